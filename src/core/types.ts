@@ -1,0 +1,299 @@
+// The vocabulary of the pure core. No OpenTelemetry imports anywhere under src/core:
+// the span processor, the replay CLI and the framework adapters all translate into these
+// types, so one set of rules decides every path.
+
+/** Which loop the guard protects. See README "Profiles" for the table of defaults. */
+export type Profile = 'chat' | 'researcher';
+
+/**
+ * What happened when a call ran (or did not).
+ * - `success`: returned a result with at least one fact in it.
+ * - `empty`: returned only empty containers, "", 0, false or null (counts as a new fact).
+ * - `error`: threw / returned an error.
+ * - `overloaded`: rate limited (429 / 503 / "overloaded"); a failure that may come off the budget.
+ * - `timeout`: exceeded its `timeoutMs` or the transport timed out; a failure.
+ * - `refused`: the guard refused it before it ran.
+ */
+export type OutcomeClass = 'success' | 'empty' | 'error' | 'overloaded' | 'timeout' | 'refused';
+
+/** A tool call as the model asked for it. `args` may be an object or JSON text. */
+export interface ToolCall {
+  tool: string;
+  args?: unknown;
+  /** The framework's id for this call (shown to the model in refusal messages). */
+  callId?: string;
+  /** Epoch ms when the call starts; defaults to the guard's clock. Replay passes recorded times. */
+  startTime?: number;
+}
+
+/**
+ * A call whose argument identity was computed elsewhere (span attributes, a replayed trace).
+ * `argsHash` must come from {@link callSignature} / the `loopguard.tool.args_hash` attribute.
+ */
+export interface PrehashedToolCall {
+  tool: string;
+  argsHash: string;
+  callId?: string;
+  startTime?: number;
+}
+
+/** Error details recorded for a failed call. */
+export interface ToolErrorInfo {
+  /** e.g. `overloaded`, `timeout`, `ValidationError`. */
+  type?: string;
+  message?: string;
+}
+
+/** What a call returned: exactly one of `result` or `error`. */
+export type CallOutcome =
+  | { result: unknown; error?: undefined; endTime?: number }
+  | { error: unknown; result?: undefined; endTime?: number };
+
+/** An outcome that was already fingerprinted (span attributes, replayed trace). */
+export interface PrehashedOutcome {
+  outcome: Exclude<OutcomeClass, 'refused'>;
+  /**
+   * Result fingerprint. `undefined` means "no fingerprint": empty or not fingerprintable,
+   * which counts as a new fact unless `failClosed` is set.
+   */
+  resultHash?: string;
+  /** True when the result could not be fingerprinted (cycle, function, BigInt, over the cap). */
+  unfingerprintable?: boolean;
+  errorType?: string;
+  endTime?: number;
+}
+
+/** Per-tool policy, declared once per tool (never per feature). */
+export interface ToolPolicy {
+  /**
+   * Skips both repeat checks and never makes a round stale (e.g. waiting for a subagent).
+   * Still bounded by the round, call and time limits. Default false.
+   */
+  exempt?: boolean;
+  /**
+   * The tool has side effects and needs approval (set by the admin, not the tool's own hint):
+   * its results always count as new, and once it runs, earlier reads may run again.
+   * Default false.
+   */
+  approval?: boolean;
+  /**
+   * A polling tool: identical calls are allowed until `deadlineMs` after the first one, and
+   * until then an unchanged answer does not make a round stale. Past the deadline identical
+   * calls are refused. `minIntervalMs` refuses polls that come sooner than that after the last.
+   */
+  poll?: { deadlineMs: number; minIntervalMs?: number };
+  /**
+   * Name of the pagination cursor argument. A call whose arguments (cursor included) match
+   * one already executed is refused as "cursor did not advance" in every profile.
+   */
+  cursorArg?: string;
+  /** Identical retries allowed after a failed execution. Default: the shared threshold (5). */
+  retries?: number;
+  /** Per-call timeout enforced by the instrumentation with an AbortSignal. Default none. */
+  timeoutMs?: number;
+  /** Extra argument field names that carry no meaning (stripped at every depth). */
+  volatileArgs?: string[];
+  /** Extra result field names that carry no meaning (stripped at every depth). */
+  volatileResult?: string[];
+}
+
+/** The options object of {@link LoopGuard}. Every field is optional; defaults per profile. */
+export interface LoopGuardOptions {
+  /** Default `'researcher'`. */
+  profile?: Profile;
+  /** The one shared "tries that go nowhere" threshold N. Default 5. */
+  threshold?: number;
+  /** Stale rounds in a row that stop the run. Default N. */
+  staleRounds?: number;
+  /** Rounds in a row where every call was refused that stop the run. Default N. */
+  refusedRounds?: number;
+  /** The same tool failing this many times in a row stops the run. Default N. */
+  consecutiveFailures?: number;
+  /** The k-th consecutive identical call is refused (chat check). Default 3. */
+  backToBackLimit?: number;
+  /** Refuse any call identical to one already executed in the run. Default: researcher true, chat false. */
+  runWideRepeat?: boolean;
+  /** Executed tool calls allowed in the run. Default: researcher 100, chat unlimited. */
+  maxToolCalls?: number;
+  /** Rounds allowed in the run. Default: chat 40, researcher = maxToolCalls. */
+  maxRounds?: number;
+  /** Wall-clock budget of the run in ms. Default unlimited. */
+  maxRunMs?: number;
+  /** Overloaded calls per run that come off the call budget and grow the round limit. Default 3. */
+  overloadedExemptMax?: number;
+  /** Rounds without a change of the reported progress state that stop the run. Default N. */
+  maxStalled?: number;
+  /**
+   * Ambiguity stance. false (default, documents 000/002): empty and unfingerprintable
+   * results count as new facts. true (document 003): they count as already seen.
+   */
+  failClosed?: boolean;
+  /** Escalation ladder before the stop. See {@link EscalationOptions}. */
+  escalation?: EscalationOptions;
+  /** Per-tool policies by tool name. */
+  tools?: Record<string, ToolPolicy>;
+  /** Replaces the default volatile argument field names (see DEFAULT_VOLATILE_ARGS). */
+  volatileArgs?: string[];
+  /** Replaces the default volatile result field names (see DEFAULT_VOLATILE_RESULT). */
+  volatileResult?: string[];
+  /** Results larger than this many bytes (as JSON text) are not fingerprinted. Default 16 MiB. */
+  maxFingerprintBytes?: number;
+  /** Clock in epoch ms. Default Date.now. */
+  now?: () => number;
+}
+
+/** Escalation ladder (document 002): nudge, then disable the looping tool, then stop. */
+export interface EscalationOptions {
+  /** Stale rounds in a row after which shouldStop carries a nudge for the model. Default 1. */
+  nudgeAfter?: number;
+  /** Rounds in a row in which one tool returned only seen results before it is disabled. Default 3. */
+  disableAfter?: number;
+  /** Set false to turn the ladder off (stop only). Default true. */
+  enabled?: boolean;
+}
+
+/** Stable machine reasons for a refusal. */
+export type RefusalReason =
+  | 'repeat.back_to_back'
+  | 'repeat.run_wide'
+  | 'repeat.in_flight'
+  | 'pagination.cursor_not_advanced'
+  | 'retry.budget_exhausted'
+  | 'poll.deadline_passed'
+  | 'poll.too_soon'
+  | 'tool.disabled'
+  | 'budget.tool_calls'
+  | 'budget.rounds'
+  | 'budget.run_time'
+  | 'run.stopped';
+
+/** Stable machine reasons for a stop. */
+export type StopReason =
+  | 'stale_rounds'
+  | 'refused_rounds'
+  | 'consecutive_failures'
+  | 'max_tool_calls'
+  | 'max_rounds'
+  | 'max_run_ms'
+  | 'stalled_progress';
+
+/** How an allowed call relates to earlier ones. */
+export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat';
+
+export interface AllowDecision {
+  action: 'allow';
+  kind: AllowKind;
+  tool: string;
+  argsHash: string;
+}
+
+export interface RefuseDecision {
+  action: 'refuse';
+  reason: RefusalReason;
+  tool: string;
+  argsHash: string;
+  /** What the model is told instead of the tool's result: what happened and what to do next. */
+  message: string;
+  /** The earlier call whose result is already in the conversation, when there is one. */
+  previousCallId?: string;
+  previousRound?: number;
+}
+
+export type CallDecision = AllowDecision | RefuseDecision;
+
+/** Per-tool counts reported with a stop. */
+export interface ToolTally {
+  calls: number;
+  executed: number;
+  refused: number;
+  newFacts: number;
+  seen: number;
+  failures: number;
+}
+
+/** What the run learned, returned with a stop so the caller keeps the partial work. */
+export interface PartialResults {
+  rounds: number;
+  toolCalls: number;
+  executed: number;
+  refused: number;
+  /** Distinct result fingerprints plus empty / unfingerprintable / approval results. */
+  newFacts: number;
+  /** Executed calls whose result had been seen before. */
+  seenResults: number;
+  staleRoundStreak: number;
+  refusedRoundStreak: number;
+  /** Round in which the last new fact arrived (0 = none yet). */
+  lastNewFactRound: number;
+  /** Tokens of model calls in rounds that learned nothing (when usage was reported). */
+  wastedTokens: number;
+  tools: Record<string, ToolTally>;
+}
+
+export interface ContinueDecision {
+  action: 'continue';
+  /** Ladder step 1: a message to inject before the next model call, when the run is going stale. */
+  nudge?: string;
+  /** Ladder step 2: tools the next model call should not be offered. */
+  disabledTools: string[];
+}
+
+export interface StopDecision {
+  action: 'stop';
+  reason: StopReason;
+  /** Tells the model tools are gone and to answer from what it gathered. */
+  message: string;
+  /** Human/SRE-facing one-line explanation. */
+  detail: string;
+  round: number;
+  partial: PartialResults;
+}
+
+export type RunDecision = ContinueDecision | StopDecision;
+
+/** Token usage of one model call. */
+export interface ModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** How a round was judged when it closed. */
+export type RoundVerdict = 'new' | 'stale' | 'refused' | 'neutral' | 'empty';
+
+export interface RoundSummary {
+  round: number;
+  verdict: RoundVerdict;
+  calls: number;
+  executed: number;
+  refused: number;
+  newFacts: number;
+  seen: number;
+  usage?: ModelUsage;
+}
+
+/** Whether an executed call's result taught the run something. */
+export type Novelty = 'new' | 'seen' | 'neutral';
+
+/**
+ * Observers of the engine (telemetry, progress output). Every method is optional and is
+ * called inside a try/catch: a listener can never break the agent loop.
+ */
+export interface LoopGuardListener {
+  runStarted?(run: RunView): void;
+  callDecided?(run: RunView, call: PrehashedToolCall, decision: CallDecision, round: number): void;
+  callFinished?(run: RunView, call: PrehashedToolCall, outcome: OutcomeClass, novelty: Novelty, round: number): void;
+  roundClosed?(run: RunView, summary: RoundSummary): void;
+  runStopped?(run: RunView, decision: StopDecision): void;
+  runEnded?(run: RunView): void;
+}
+
+/** Read-only facts about a run, handed to listeners. */
+export interface RunView {
+  readonly id: string;
+  readonly profile: Profile;
+  readonly round: number;
+  readonly staleRoundStreak: number;
+  readonly refusedRoundStreak: number;
+  readonly stopped: StopDecision | undefined;
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+}

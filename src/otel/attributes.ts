@@ -1,0 +1,47 @@
+// Span attribute names and values shared by the instrumentation, the span processor, the
+// replay reader and the telemetry. GenAI names follow the OpenTelemetry GenAI semantic
+// conventions; loopguard's own live under `loopguard.*`.
+
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_ERROR_TYPE = 'error.type';
+
+/** `gen_ai.operation.name` values that loopguard reads. */
+export const OPERATION_INVOKE_AGENT = 'invoke_agent';
+export const OPERATION_EXECUTE_TOOL = 'execute_tool';
+/** Model-call operations: each one opens a round. */
+export const MODEL_CALL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'generate_content', 'text_completion']);
+
+/** Names a run on the `invoke_agent` span (falls back to gen_ai.conversation.id, then the span id). */
+export const ATTR_RUN_ID = 'loopguard.run.id';
+/** Argument identity (see src/core/call-signature.ts), set at span start. */
+export const ATTR_ARGS_HASH = 'loopguard.tool.args_hash';
+/** Result fingerprint; absent when the result was empty or could not be fingerprinted. */
+export const ATTR_RESULT_HASH = 'loopguard.tool.result_hash';
+/** OutcomeClass of the call. */
+export const ATTR_OUTCOME = 'loopguard.tool.outcome';
+/** true when the result could not be fingerprinted. */
+export const ATTR_UNFINGERPRINTABLE = 'loopguard.tool.unfingerprintable';
+/** `allow` or `refuse`, set by the span processor at span start. */
+export const ATTR_DECISION = 'loopguard.decision';
+/** RefusalReason when refused. */
+export const ATTR_REFUSAL_REASON = 'loopguard.refusal.reason';
+/** new | seen | neutral, set when the call ends. */
+export const ATTR_NOVELTY = 'loopguard.novelty';
+/** Round number the call belongs to. */
+export const ATTR_ROUND = 'loopguard.round';
+/** On the invoke_agent span when the run ends. */
+export const ATTR_STOP_REASON = 'loopguard.stop.reason';
+export const ATTR_RUN_ROUNDS = 'loopguard.run.rounds';
+export const ATTR_RUN_REFUSALS = 'loopguard.run.refusals';
+export const ATTR_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
+/** Marks spans produced by loopguard's own exporters/telemetry so the processor ignores them. */
+export const ATTR_INTERNAL = 'loopguard.internal';
