@@ -1,0 +1,76 @@
+// Instrument, label and event names of loopguard's telemetry, and the Prometheus series they
+// become. Both export paths (app -> OTLP -> Collector -> Prometheus, and Prometheus scraping
+// the app's PrometheusExporter) apply the same translation: dots become underscores and
+// monotonic counters gain `_total`. Units are curly-brace annotations only, which the
+// Collector's translator drops, so no `_seconds`/`_ratio`-style suffix appears on one path and
+// not the other. The dashboard, the alert rules and the README quote the Prometheus names.
+
+import {
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_REFUSAL_REASON,
+  ATTR_STOP_REASON,
+  ATTR_DECISION,
+} from '../otel/attributes.js';
+
+/** Meter and logger scope name. */
+export const TELEMETRY_SCOPE = 'loopguard';
+
+/** Counter: tool calls the guard decided on. Labels: decision, tool, profile. */
+export const METRIC_TOOL_CALLS = 'loopguard.tool.calls';
+/** Counter: refused tool calls. Labels: refusal reason, tool. */
+export const METRIC_REFUSALS = 'loopguard.refusals';
+/** Counter: closed rounds. Labels: verdict, profile. */
+export const METRIC_ROUNDS = 'loopguard.rounds';
+/** Counter: runs opened. Labels: profile. The denominator of the stop ratio. */
+export const METRIC_RUNS_STARTED = 'loopguard.runs.started';
+/** Counter: runs the guard stopped. Labels: stop reason, profile. */
+export const METRIC_RUN_STOPS = 'loopguard.run.stops';
+/** Counter: executed tool calls whose result had already been seen in the run. Labels: tool. */
+export const METRIC_WASTED_CALLS = 'loopguard.wasted.calls';
+/** Counter: model tokens spent in rounds that learned nothing (stale or refused). Labels: profile. */
+export const METRIC_WASTED_TOKENS = 'loopguard.wasted.tokens';
+/** Gauge: runs open in the engine. */
+export const METRIC_RUNS_OPEN = 'loopguard.runs.open';
+/** Gauge: open runs with a stale or refused round streak >= 2 (the early warning before a stop). */
+export const METRIC_RUNS_AT_RISK = 'loopguard.runs.at_risk';
+
+/** Metric label keys. Shared with the span attributes so spanmetrics dimensions line up. */
+export const LABEL_DECISION = ATTR_DECISION;
+export const LABEL_TOOL = ATTR_GEN_AI_TOOL_NAME;
+export const LABEL_PROFILE = 'loopguard.profile';
+export const LABEL_REFUSAL_REASON = ATTR_REFUSAL_REASON;
+export const LABEL_STOP_REASON = ATTR_STOP_REASON;
+export const LABEL_VERDICT = 'loopguard.round.verdict';
+
+/** Log record `eventName`s. */
+export const EVENT_RUN_STOP = 'loopguard.run.stop';
+export const EVENT_TOOL_REFUSED = 'loopguard.tool.refused';
+
+/**
+ * Metric the Collector's count connector derives from `loopguard.run.stop` log records
+ * (collector/otel-collector.yaml), labelled by stop reason: the stop count for apps that export
+ * logs but no metrics.
+ */
+export const METRIC_RUN_STOP_EVENTS = 'loopguard.run.stop.events';
+
+/**
+ * The OTel -> Prometheus name translation both paths perform for loopguard's names
+ * (which contain only `[a-z0-9._]`): dots to underscores, `_total` on monotonic counters.
+ */
+export function prometheusName(otelName: string, kind: 'counter' | 'gauge'): string {
+  const base = otelName.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/_+/g, '_');
+  return kind === 'counter' && !base.endsWith('_total') ? `${base}_total` : base;
+}
+
+/** Every series name loopguard's own instruments produce, as Prometheus sees them. */
+export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freeze({
+  [METRIC_TOOL_CALLS]: prometheusName(METRIC_TOOL_CALLS, 'counter'),
+  [METRIC_REFUSALS]: prometheusName(METRIC_REFUSALS, 'counter'),
+  [METRIC_ROUNDS]: prometheusName(METRIC_ROUNDS, 'counter'),
+  [METRIC_RUNS_STARTED]: prometheusName(METRIC_RUNS_STARTED, 'counter'),
+  [METRIC_RUN_STOPS]: prometheusName(METRIC_RUN_STOPS, 'counter'),
+  [METRIC_WASTED_CALLS]: prometheusName(METRIC_WASTED_CALLS, 'counter'),
+  [METRIC_WASTED_TOKENS]: prometheusName(METRIC_WASTED_TOKENS, 'counter'),
+  [METRIC_RUNS_OPEN]: prometheusName(METRIC_RUNS_OPEN, 'gauge'),
+  [METRIC_RUNS_AT_RISK]: prometheusName(METRIC_RUNS_AT_RISK, 'gauge'),
+});

@@ -1,0 +1,335 @@
+// Metrics and events out of the engine. The telemetry is a LoopGuardListener: it sees every
+// decision the engine makes, whichever front (span processor, replay, framework adapter) drove
+// it, so the numbers on the dashboard are the numbers the guard acted on.
+
+import { context, diag, metrics } from '@opentelemetry/api';
+import type {
+  Attributes,
+  BatchObservableResult,
+  Counter,
+  Meter,
+  MeterProvider,
+  Observable,
+  ObservableGauge,
+} from '@opentelemetry/api';
+import { logs, SeverityNumber } from '@opentelemetry/api-logs';
+import type { Logger, LoggerProvider, LogAttributes } from '@opentelemetry/api-logs';
+
+import type {
+  CallDecision,
+  LoopGuardListener,
+  Novelty,
+  OutcomeClass,
+  PartialResults,
+  PrehashedToolCall,
+  RoundSummary,
+  RunView,
+  StopDecision,
+} from '../core/types.js';
+import {
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_REFUSAL_REASON,
+  ATTR_ROUND,
+  ATTR_RUN_ID,
+  ATTR_RUN_REFUSALS,
+  ATTR_RUN_ROUNDS,
+  ATTR_RUN_TOOL_CALLS,
+  ATTR_STOP_REASON,
+} from '../otel/attributes.js';
+import {
+  EVENT_RUN_STOP,
+  EVENT_TOOL_REFUSED,
+  LABEL_DECISION,
+  LABEL_PROFILE,
+  LABEL_REFUSAL_REASON,
+  LABEL_STOP_REASON,
+  LABEL_TOOL,
+  LABEL_VERDICT,
+  METRIC_REFUSALS,
+  METRIC_ROUNDS,
+  METRIC_RUN_STOPS,
+  METRIC_RUNS_AT_RISK,
+  METRIC_RUNS_OPEN,
+  METRIC_RUNS_STARTED,
+  METRIC_TOOL_CALLS,
+  METRIC_WASTED_CALLS,
+  METRIC_WASTED_TOKENS,
+  TELEMETRY_SCOPE,
+} from './names.js';
+
+/** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
+export interface ObservableGuard {
+  addListener(listener: LoopGuardListener): () => void;
+  stats(): { openRuns: number; runsAtRisk: number };
+}
+
+/** Options of {@link createLoopGuardTelemetry}. */
+export interface LoopGuardTelemetryOptions {
+  /**
+   * The engine to observe. The telemetry subscribes with `guard.addListener` and reads
+   * `guard.stats()` for the open-runs and runs-at-risk gauges. Optional only when the caller
+   * registers the returned `listener` itself (then the gauges are not reported).
+   */
+  guard?: ObservableGuard;
+  /**
+   * Where metrics go. Default: the global MeterProvider, looked up again on every recording
+   * until one is registered, because the Metrics API (unlike the Logs API) has no proxy provider
+   * and telemetry is often created before the SDK starts. With none registered every instrument
+   * is a no-op.
+   */
+  meterProvider?: MeterProvider;
+  /** Where events go. Default: the global LoggerProvider (a proxy, so late registration works). */
+  loggerProvider?: LoggerProvider;
+  /** Emit `loopguard.tool.refused` log events (one per refused call). Default true. */
+  refusalEvents?: boolean;
+  /** Emit `loopguard.run.stop` log events. Default true. */
+  stopEvents?: boolean;
+}
+
+/** The handle {@link createLoopGuardTelemetry} returns. */
+export interface LoopGuardTelemetry {
+  /** The engine listener; already registered when `guard` was given. */
+  readonly listener: LoopGuardListener;
+  /** Unsubscribes from the engine and removes the gauge callbacks. Idempotent; never throws. */
+  shutdown(): void;
+}
+
+interface Instruments {
+  provider: MeterProvider;
+  meter: Meter;
+  toolCalls: Counter;
+  refusals: Counter;
+  rounds: Counter;
+  runsStarted: Counter;
+  runStops: Counter;
+  wastedCalls: Counter;
+  wastedTokens: Counter;
+  runsOpen: ObservableGauge;
+  runsAtRisk: ObservableGauge;
+  observe?: (result: BatchObservableResult) => void;
+}
+
+/** Round verdicts that mean the model call learned nothing: its tokens are wasted. */
+const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale', 'refused']);
+
+/**
+ * Turns the engine's decisions into OpenTelemetry metrics and log events.
+ *
+ * Metrics (Prometheus names in README "Telemetry"): tool calls by decision/tool/profile,
+ * refusals by reason/tool, rounds by verdict, runs started, stops by reason, wasted calls and
+ * tokens, and the open / at-risk gauges. No run ids or arguments are ever labels.
+ * Events: `loopguard.run.stop` and `loopguard.tool.refused` log records, emitted in the active
+ * context so they carry the trace and span ids of the agent run.
+ *
+ * Listener methods never throw: failures go to `diag`.
+ */
+export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}): LoopGuardTelemetry {
+  const { guard, meterProvider, loggerProvider } = options;
+  const refusalEvents = options.refusalEvents ?? true;
+  const stopEvents = options.stopEvents ?? true;
+  let current: Instruments | undefined;
+  let closed = false;
+
+  const logger: Logger = (loggerProvider ?? logs.getLoggerProvider()).getLogger(TELEMETRY_SCOPE);
+
+  const instruments = (): Instruments | undefined => {
+    if (closed) return undefined;
+    const provider = meterProvider ?? metrics.getMeterProvider();
+    if (current?.provider === provider) return current;
+    detachGauges(current);
+    current = createInstruments(provider);
+    if (guard) {
+      const observe = (result: BatchObservableResult): void => {
+        try {
+          const stats = guard.stats();
+          result.observe(current!.runsOpen, stats.openRuns);
+          result.observe(current!.runsAtRisk, stats.runsAtRisk);
+        } catch (error) {
+          diag.warn('loopguard telemetry: reading guard.stats() failed', error);
+        }
+      };
+      current.observe = observe;
+      current.meter.addBatchObservableCallback(observe, [current.runsOpen, current.runsAtRisk] as Observable[]);
+    }
+    return current;
+  };
+
+  const guarded = <A extends unknown[]>(what: string, fn: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        fn(...args);
+      } catch (error) {
+        diag.warn(`loopguard telemetry: ${what} failed`, error);
+      }
+    };
+
+  const emit = (eventName: string, severityNumber: SeverityNumber, body: string, attributes: LogAttributes): void => {
+    logger.emit({
+      eventName,
+      severityNumber,
+      severityText: SeverityNumber[severityNumber],
+      body,
+      attributes,
+      context: context.active(),
+    });
+  };
+
+  const listener: LoopGuardListener = {
+    runStarted: guarded('runStarted', (run: RunView) => {
+      instruments()?.runsStarted.add(1, { [LABEL_PROFILE]: run.profile });
+    }),
+
+    callDecided: guarded('callDecided', (run: RunView, call: PrehashedToolCall, decision: CallDecision, round: number) => {
+      const inst = instruments();
+      if (!inst) return;
+      inst.toolCalls.add(1, {
+        [LABEL_DECISION]: decision.action,
+        [LABEL_TOOL]: call.tool,
+        [LABEL_PROFILE]: run.profile,
+      });
+      if (decision.action !== 'refuse') return;
+      inst.refusals.add(1, { [LABEL_REFUSAL_REASON]: decision.reason, [LABEL_TOOL]: call.tool });
+      if (!refusalEvents) return;
+      const attributes: LogAttributes = {
+        [ATTR_RUN_ID]: run.id,
+        [LABEL_PROFILE]: run.profile,
+        [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+        [ATTR_REFUSAL_REASON]: decision.reason,
+        [ATTR_ROUND]: round,
+        'loopguard.run.stale_round_streak': run.staleRoundStreak,
+        'loopguard.run.refused_round_streak': run.refusedRoundStreak,
+      };
+      if (call.callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
+      if (decision.previousRound !== undefined) attributes['loopguard.previous_round'] = decision.previousRound;
+      emit(EVENT_TOOL_REFUSED, SeverityNumber.INFO, decision.message, attributes);
+    }),
+
+    callFinished: guarded('callFinished', (_run: RunView, call: PrehashedToolCall, _outcome: OutcomeClass, novelty: Novelty) => {
+      if (novelty === 'seen') instruments()?.wastedCalls.add(1, { [LABEL_TOOL]: call.tool });
+    }),
+
+    roundClosed: guarded('roundClosed', (run: RunView, summary: RoundSummary) => {
+      const inst = instruments();
+      if (!inst) return;
+      inst.rounds.add(1, { [LABEL_VERDICT]: summary.verdict, [LABEL_PROFILE]: run.profile });
+      if (WASTED_VERDICTS.has(summary.verdict) && summary.usage) {
+        const tokens = (summary.usage.inputTokens ?? 0) + (summary.usage.outputTokens ?? 0);
+        if (tokens > 0) inst.wastedTokens.add(tokens, { [LABEL_PROFILE]: run.profile });
+      }
+    }),
+
+    runStopped: guarded('runStopped', (run: RunView, decision: StopDecision) => {
+      instruments()?.runStops.add(1, { [LABEL_STOP_REASON]: decision.reason, [LABEL_PROFILE]: run.profile });
+      if (!stopEvents) return;
+      const p = decision.partial;
+      emit(EVENT_RUN_STOP, SeverityNumber.WARN, decision.detail, {
+        [ATTR_RUN_ID]: run.id,
+        [LABEL_PROFILE]: run.profile,
+        [ATTR_STOP_REASON]: decision.reason,
+        [ATTR_ROUND]: decision.round,
+        [ATTR_RUN_ROUNDS]: p.rounds,
+        [ATTR_RUN_TOOL_CALLS]: p.toolCalls,
+        [ATTR_RUN_REFUSALS]: p.refused,
+        'loopguard.run.executed': p.executed,
+        'loopguard.run.new_facts': p.newFacts,
+        'loopguard.run.seen_results': p.seenResults,
+        'loopguard.run.last_new_fact_round': p.lastNewFactRound,
+        'loopguard.run.wasted_tokens': p.wastedTokens,
+      });
+    }),
+  };
+
+  const unsubscribe = guard?.addListener(listener);
+  // Register the gauges now rather than on the first event, so a scrape before any run still
+  // shows `loopguard_runs_open 0` (alert expressions then evaluate to 0, not to "no data").
+  if (guard) instruments();
+
+  return {
+    listener,
+    shutdown(): void {
+      if (closed) return;
+      closed = true;
+      try {
+        unsubscribe?.();
+      } catch (error) {
+        diag.warn('loopguard telemetry: removing the engine listener failed', error);
+      }
+      detachGauges(current);
+      current = undefined;
+    },
+  };
+}
+
+function createInstruments(provider: MeterProvider): Instruments {
+  const meter = provider.getMeter(TELEMETRY_SCOPE);
+  return {
+    provider,
+    meter,
+    toolCalls: meter.createCounter(METRIC_TOOL_CALLS, {
+      description: 'Tool calls the loop guard decided on, by decision (allow / refuse), tool and profile.',
+      unit: '{call}',
+    }),
+    refusals: meter.createCounter(METRIC_REFUSALS, {
+      description: 'Tool calls the loop guard refused before they ran, by refusal reason and tool.',
+      unit: '{call}',
+    }),
+    rounds: meter.createCounter(METRIC_ROUNDS, {
+      description: 'Closed rounds (one model call plus its tool calls), by verdict (new, stale, refused, neutral, empty).',
+      unit: '{round}',
+    }),
+    runsStarted: meter.createCounter(METRIC_RUNS_STARTED, {
+      description: 'Agent runs opened in the loop guard.',
+      unit: '{run}',
+    }),
+    runStops: meter.createCounter(METRIC_RUN_STOPS, {
+      description: 'Agent runs the loop guard stopped, by stop reason.',
+      unit: '{run}',
+    }),
+    wastedCalls: meter.createCounter(METRIC_WASTED_CALLS, {
+      description: 'Executed tool calls whose result had already been seen in the run.',
+      unit: '{call}',
+    }),
+    wastedTokens: meter.createCounter(METRIC_WASTED_TOKENS, {
+      description: 'Model tokens (input + output) spent in rounds that learned nothing (stale or refused).',
+      unit: '{token}',
+    }),
+    runsOpen: meter.createObservableGauge(METRIC_RUNS_OPEN, {
+      description: 'Agent runs currently open in the loop guard.',
+      unit: '{run}',
+    }),
+    runsAtRisk: meter.createObservableGauge(METRIC_RUNS_AT_RISK, {
+      description: 'Open runs with a stale or refused round streak of 2 or more: the early warning before a stop.',
+      unit: '{run}',
+    }),
+  };
+}
+
+function detachGauges(inst: Instruments | undefined): void {
+  if (!inst?.observe) return;
+  try {
+    inst.meter.removeBatchObservableCallback(inst.observe, [inst.runsOpen, inst.runsAtRisk] as Observable[]);
+  } catch (error) {
+    diag.warn('loopguard telemetry: removing the gauge callback failed', error);
+  }
+  inst.observe = undefined;
+}
+
+/**
+ * Attributes for the `invoke_agent` span when its run ends: stop reason (when stopped), rounds,
+ * tool calls and refusals. The span processor owns that span and should set these before the
+ * span ends (e.g. from `onEnding`), so traces and metrics report the same numbers.
+ */
+export function runEndAttributes(
+  run: Pick<RunView, 'round' | 'stopped'>,
+  partial?: Pick<PartialResults, 'rounds' | 'toolCalls' | 'refused'>,
+): Attributes {
+  const p = partial ?? run.stopped?.partial;
+  const attributes: Attributes = { [ATTR_RUN_ROUNDS]: p?.rounds ?? run.round };
+  if (p) {
+    attributes[ATTR_RUN_TOOL_CALLS] = p.toolCalls;
+    attributes[ATTR_RUN_REFUSALS] = p.refused;
+  }
+  if (run.stopped) attributes[ATTR_STOP_REASON] = run.stopped.reason;
+  return attributes;
+}
