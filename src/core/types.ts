@@ -225,7 +225,7 @@ export interface PartialResults {
   refusedRoundStreak: number;
   /** Round in which the last new fact arrived (0 = none yet). */
   lastNewFactRound: number;
-  /** Tokens of model calls in rounds that learned nothing (when usage was reported). */
+  /** Tokens of model calls in rounds that learned nothing — stale or all refused (when usage was reported). */
   wastedTokens: number;
   tools: Record<string, ToolTally>;
 }

@@ -1,0 +1,23 @@
+import type { ResolvedOptions, ResolvedToolPolicy } from '../policy.js';
+import type { RunLedger, SignatureRecord } from '../run-ledger.js';
+import type { AllowKind, RefusalReason } from '../types.js';
+
+/** Everything a pre-execution check may read about the call being decided. */
+export interface CallCheckContext {
+  readonly ledger: RunLedger;
+  readonly options: ResolvedOptions;
+  readonly policy: ResolvedToolPolicy;
+  readonly tool: string;
+  readonly argsHash: string;
+  /** The earlier execution(s) of this exact call, if any. */
+  readonly record: SignatureRecord | undefined;
+  readonly now: number;
+}
+
+/** A check's verdict: refuse for a reason, or allow as a given kind, or pass (undefined) to the next check. */
+export type CallCheckResult =
+  | { refuse: RefusalReason; facts?: Readonly<Record<string, number | string>> }
+  | { allow: AllowKind }
+  | undefined;
+
+export type CallCheck = (context: CallCheckContext) => CallCheckResult;

@@ -1,0 +1,99 @@
+import type { ResolvedOptions } from '../policy.js';
+import type { RunLedger } from '../run-ledger.js';
+import type { RoundVerdict } from '../types.js';
+
+/** The run's counters as they stand once the current round is counted. */
+export interface RoundProjection {
+  verdict: RoundVerdict;
+  staleRoundStreak: number;
+  refusedRoundStreak: number;
+  overloadedRounds: number;
+  /** Tools that returned only already-seen results this round (for the nudge). */
+  repeatingTools: string[];
+  /** Tools disabled after this round (escalation ladder step 2). */
+  disabledTools: string[];
+  /** Per-tool stale streaks after this round, only for tools called this round. */
+  toolStreaks: Array<[string, number]>;
+}
+
+/**
+ * How a round counts — per round, never per tool (document 000):
+ * - a round where at least one call ran and any result was new made progress ('new'):
+ *   the stale-round streak resets, even if another tool repeated itself;
+ * - a round where calls ran and every result was already seen is 'stale';
+ * - a round where every call was refused is 'refused'; that streak is a separate counter,
+ *   reset as soon as any call runs. Merging the two would let a round of seen results be
+ *   wiped by the refusal-side reset, and the results-side loop would never be counted;
+ * - a round whose executed calls were all neutral (exempt waits, polls inside their
+ *   window) changes neither streak; a round with no calls (the final answer) neither.
+ *
+ * Pure: shouldStop projects the open round with it; beginRound applies it.
+ */
+export function projectRound(ledger: RunLedger, options: ResolvedOptions, includeOpenRound = true): RoundProjection {
+  const round = ledger.current;
+  const unchanged: RoundProjection = {
+    verdict: 'empty',
+    staleRoundStreak: ledger.staleRoundStreak,
+    refusedRoundStreak: ledger.refusedRoundStreak,
+    overloadedRounds: ledger.overloadedRounds,
+    repeatingTools: [],
+    disabledTools: [...ledger.disabledTools],
+    toolStreaks: [],
+  };
+  if (!includeOpenRound || ledger.currentClosed || round.calls === 0) return unchanged;
+
+  const projection = unchanged;
+  if (round.hadOverloadedExemption) projection.overloadedRounds += 1;
+  if (round.executed === 0) {
+    projection.verdict = 'refused';
+    projection.refusedRoundStreak += 1;
+    // Insisting on a tool the ladder disabled is the stale loop going on by other means: the
+    // stale streak keeps counting, so the ladder never delays the stop it leads up to.
+    if (round.disabledRefusals > 0) projection.staleRoundStreak += 1;
+  } else if (round.newFacts > 0) {
+    projection.refusedRoundStreak = 0;
+    projection.verdict = 'new';
+    projection.staleRoundStreak = 0;
+  } else if (round.seen > 0) {
+    projection.refusedRoundStreak = 0;
+    projection.verdict = 'stale';
+    projection.staleRoundStreak += 1;
+  } else {
+    projection.refusedRoundStreak = 0;
+    projection.verdict = 'neutral';
+  }
+
+  const disabled = projection.verdict === 'new' ? new Set<string>() : new Set(ledger.disabledTools);
+  for (const [tool, progressed] of round.toolProgress) {
+    const streak = progressed ? 0 : (ledger.staleStreakByTool.get(tool) ?? 0) + 1;
+    projection.toolStreaks.push([tool, streak]);
+    if (progressed) continue;
+    projection.repeatingTools.push(tool);
+    const policy = options.tool(tool);
+    const ladder = options.escalation;
+    if (projection.verdict !== 'new' && ladder.enabled && streak >= ladder.disableAfter && !policy.exempt && policy.poll === undefined) {
+      disabled.add(tool);
+    }
+  }
+  projection.disabledTools = [...disabled];
+  return projection;
+}
+
+/** Writes a projection into the ledger (closing the round). */
+export function applyRound(ledger: RunLedger, projection: RoundProjection): void {
+  ledger.staleRoundStreak = projection.staleRoundStreak;
+  ledger.refusedRoundStreak = projection.refusedRoundStreak;
+  ledger.overloadedRounds = projection.overloadedRounds;
+  for (const [tool, streak] of projection.toolStreaks) ledger.staleStreakByTool.set(tool, streak);
+  ledger.disabledTools.clear();
+  for (const tool of projection.disabledTools) ledger.disabledTools.add(tool);
+  if (isWastedRound(projection.verdict) && ledger.current.usage !== undefined) {
+    ledger.wastedTokens += (ledger.current.usage.inputTokens ?? 0) + (ledger.current.usage.outputTokens ?? 0);
+  }
+  ledger.currentClosed = true;
+}
+
+/** Rounds whose model call bought nothing: only seen results, or only refusals. */
+export function isWastedRound(verdict: RoundVerdict): boolean {
+  return verdict === 'stale' || verdict === 'refused';
+}

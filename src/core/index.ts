@@ -1,0 +1,11 @@
+export { LoopGuard, type LoopGuardEngineOptions, type LoopGuardLogger } from './loop-guard.js';
+export { RunGuard, type CallTicket } from './run-guard.js';
+export { resolveOptions, validateOptions, DEFAULT_THRESHOLD, type ResolvedOptions, type ResolvedToolPolicy } from './policy.js';
+export { LoopGuardConfigError } from './errors.js';
+export { callSignature } from './call-signature.js';
+export { canonicalJson } from './canonical-json.js';
+export { hashText } from './hash.js';
+export { classifyError, describeError, fingerprintError, fingerprintOutcome, fingerprintResult, isEmptyResult } from './result-fingerprint.js';
+export { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './volatile-fields.js';
+export { refusalMessage, stopMessage, nudgeMessage, describePolicyText } from './messages.js';
+export * from './types.js';

@@ -1,0 +1,539 @@
+import { callSignature } from './call-signature.js';
+import { refuseBackToBackRepeat } from './checks/back-to-back-repeat.js';
+import { refuseOverBudget, stopOnBudget } from './checks/budgets.js';
+import type { CallCheck, CallCheckContext } from './checks/call-check.js';
+import { stopOnConsecutiveFailures } from './checks/consecutive-failures.js';
+import { refuseDisabledTool } from './checks/escalation-ladder.js';
+import { allowExemptTool } from './checks/exempt-tools.js';
+import { refuseInFlightRepeat } from './checks/in-flight-repeat.js';
+import { checkPolling, isInsidePollWindow } from './checks/polling.js';
+import { stopOnRefusedRounds } from './checks/refused-rounds.js';
+import { checkRetryBudget } from './checks/retry-budget.js';
+import { applyRound, isWastedRound, projectRound, type RoundProjection } from './checks/round-verdict.js';
+import { refuseRunWideRepeat } from './checks/run-wide-repeat.js';
+import { stopOnStaleRounds } from './checks/stale-rounds.js';
+import { stopOnStalledProgress } from './checks/stalled-progress.js';
+import type { StopCheck } from './checks/stop-check.js';
+import { hashText } from './hash.js';
+import { nudgeMessage, refusalMessage, stopMessage } from './messages.js';
+import type { ResolvedOptions } from './policy.js';
+import { fingerprintOutcome } from './result-fingerprint.js';
+import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
+import type {
+  CallDecision,
+  CallOutcome,
+  ModelUsage,
+  Novelty,
+  OutcomeClass,
+  PartialResults,
+  PrehashedOutcome,
+  PrehashedToolCall,
+  Profile,
+  RefusalReason,
+  RoundSummary,
+  RunDecision,
+  RunView,
+  StopDecision,
+  ToolCall,
+  ToolTally,
+} from './types.js';
+
+/**
+ * Pre-execution checks, in order; the first that refuses or allows decides. Budgets first
+ * (no call starts past a limit), then the ladder's disabled tools, then exemptions, then the
+ * repeat family from most to least specific.
+ */
+const CALL_CHECKS: readonly CallCheck[] = [
+  refuseOverBudget,
+  refuseDisabledTool,
+  allowExemptTool,
+  refuseInFlightRepeat,
+  checkPolling,
+  checkRetryBudget,
+  refuseRunWideRepeat,
+  refuseBackToBackRepeat,
+];
+
+/** Stop checks, in order of how specific the explanation is. */
+const STOP_CHECKS: readonly StopCheck[] = [
+  stopOnStaleRounds,
+  stopOnRefusedRounds,
+  stopOnConsecutiveFailures,
+  stopOnStalledProgress,
+  stopOnBudget,
+];
+
+/** Refusals that mean "the model insisted on a call": failures of that tool in the chat profile. */
+const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
+  'repeat.back_to_back',
+  'repeat.run_wide',
+  'repeat.in_flight',
+  'pagination.cursor_not_advanced',
+  'retry.budget_exhausted',
+  'poll.deadline_passed',
+]);
+
+const FAILURE_OUTCOMES: ReadonlySet<OutcomeClass> = new Set<OutcomeClass>(['error', 'overloaded', 'timeout']);
+
+/** A started call: pass it back to {@link RunGuard.finishCall}. */
+export interface CallTicket {
+  readonly decision: CallDecision;
+  readonly round: number;
+  readonly call: PrehashedToolCall;
+  /** @internal set once finished, so a double finish is ignored. */
+  finished: boolean;
+}
+
+/** Hooks the engine gives each run (listener fan-out), so a run never holds the engine. */
+export interface RunHooks {
+  callDecided(run: RunGuard, call: PrehashedToolCall, decision: CallDecision, round: number): void;
+  callFinished(run: RunGuard, call: PrehashedToolCall, outcome: OutcomeClass, novelty: Novelty, round: number): void;
+  roundClosed(run: RunGuard, summary: RoundSummary): void;
+  runStopped(run: RunGuard, decision: StopDecision): void;
+  touched(run: RunGuard): void;
+}
+
+function isPrehashed(call: ToolCall | PrehashedToolCall): call is PrehashedToolCall {
+  return typeof (call as PrehashedToolCall).argsHash === 'string';
+}
+
+function isPrehashedOutcome(outcome: CallOutcome | PrehashedOutcome): outcome is PrehashedOutcome {
+  return typeof (outcome as PrehashedOutcome).outcome === 'string';
+}
+
+/**
+ * One agent run: its ledger and the answers to shouldRefuse / shouldStop. Created by
+ * {@link LoopGuard.startRun}; many may be open at once and never share state.
+ *
+ * Per-call cost is a signature hash, one Map lookup per check and a Set lookup for the
+ * result fingerprint; nothing scans the run's history, so decisions stay flat in run length.
+ */
+export class RunGuard implements RunView {
+  readonly id: string;
+  readonly profile: Profile;
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+  private readonly ledger = new RunLedger();
+  private stopDecision: StopDecision | undefined;
+  private ended = false;
+  /** @internal bookkeeping for the engine's eviction. */
+  lastActivity: number;
+
+  constructor(
+    id: string,
+    private readonly options: ResolvedOptions,
+    private readonly hooks: RunHooks,
+    attributes: Record<string, string | number | boolean> = {},
+  ) {
+    this.id = id;
+    this.profile = options.profile;
+    this.attributes = attributes;
+    this.lastActivity = options.now();
+  }
+
+  get round(): number {
+    return this.ledger.round;
+  }
+  get staleRoundStreak(): number {
+    return this.ledger.staleRoundStreak;
+  }
+  get refusedRoundStreak(): number {
+    return this.ledger.refusedRoundStreak;
+  }
+  get stopped(): StopDecision | undefined {
+    return this.stopDecision;
+  }
+  get isEnded(): boolean {
+    return this.ended;
+  }
+  /** Calls started and not finished yet. */
+  get inFlight(): number {
+    return this.ledger.inFlight;
+  }
+
+  /** Argument identity of a call under this run's policy (see call-signature.ts). */
+  argsHash(tool: string, args: unknown): string {
+    return callSignature(tool, args, this.options.tool(tool));
+  }
+
+  /**
+   * One model call: closes the previous round (counting it toward the streaks) and opens the
+   * next. Returns the new round number. Calls made before any round begin round 1.
+   */
+  beginRound(usage?: ModelUsage): number {
+    this.closeRound();
+    this.ledger.round += 1;
+    this.ledger.current = new RoundAccumulator();
+    this.ledger.currentClosed = false;
+    if (usage !== undefined) this.ledger.current.usage = { ...usage };
+    this.touch();
+    return this.ledger.round;
+  }
+
+  /** Token usage of the current round's model call (known when the model call ends). */
+  recordUsage(usage: ModelUsage): void {
+    const current = this.ledger.current;
+    current.usage = {
+      inputTokens: (current.usage?.inputTokens ?? 0) + (usage.inputTokens ?? 0),
+      outputTokens: (current.usage?.outputTokens ?? 0) + (usage.outputTokens ?? 0),
+    };
+  }
+
+  /** Would this call be refused now? Pure: records nothing. */
+  shouldRefuse(call: ToolCall | PrehashedToolCall): CallDecision {
+    const prehashed = this.prehash(call);
+    const now = this.timeOf(prehashed.startTime);
+    return this.decide(prehashed, now);
+  }
+
+  /**
+   * Decides a call and records it: an allowed call is in flight until {@link finishCall};
+   * a refused call is recorded as refused (it counts toward the refused-round streak).
+   */
+  startCall(call: ToolCall | PrehashedToolCall): CallTicket {
+    const prehashed = this.prehash(call);
+    this.observeTime(prehashed.startTime);
+    const now = this.timeOf(prehashed.startTime);
+    if (this.ledger.startTime === undefined) this.ledger.startTime = now;
+    if (this.ledger.round === 0) this.beginRound();
+    const decision = this.decide(prehashed, now);
+    const ledger = this.ledger;
+    const round = ledger.current;
+    round.calls += 1;
+    ledger.toolCalls += 1;
+    const tally = ledger.tally(prehashed.tool);
+    tally.calls += 1;
+
+    if (ledger.lastArgsHash === prehashed.argsHash) ledger.sameCallStreak += 1;
+    else {
+      ledger.lastArgsHash = prehashed.argsHash;
+      ledger.sameCallStreak = 1;
+    }
+
+    if (decision.action === 'refuse') {
+      round.refused += 1;
+      ledger.refused += 1;
+      tally.refused += 1;
+      if (decision.reason === 'tool.disabled') {
+        round.disabledRefusals += 1;
+        round.toolProgress.set(prehashed.tool, round.toolProgress.get(prehashed.tool) ?? false);
+      }
+      if (this.profile === 'chat' && INSISTENCE_REASONS.has(decision.reason)) {
+        ledger.failureStreakByTool.set(prehashed.tool, (ledger.failureStreakByTool.get(prehashed.tool) ?? 0) + 1);
+        tally.failures += 1;
+      }
+    } else {
+      round.executed += 1;
+      ledger.executed += 1;
+      ledger.budgetedCalls += 1;
+      ledger.inFlight += 1;
+      tally.executed += 1;
+      let record = ledger.signatures.get(prehashed.argsHash);
+      if (record === undefined) {
+        record = {
+          state: CallState.InFlight,
+          callId: prehashed.callId,
+          round: ledger.round,
+          epoch: ledger.writeEpoch,
+          retries: 0,
+          firstTime: now,
+          lastTime: now,
+          inFlight: 0,
+        } satisfies SignatureRecord;
+        ledger.signatures.set(prehashed.argsHash, record);
+      } else {
+        if (decision.kind === 'retry') record.retries += 1;
+        if (decision.kind === 'reread' || decision.kind === 'repeat') record.retries = 0;
+        record.lastTime = now;
+        record.round = ledger.round;
+        if (prehashed.callId !== undefined) record.callId = prehashed.callId;
+      }
+      record.inFlight += 1;
+    }
+    this.hooks.callDecided(this, prehashed, decision, ledger.round);
+    this.touch();
+    return { decision, round: ledger.round, call: prehashed, finished: false };
+  }
+
+  /**
+   * Records what an allowed call returned and whether it taught the run anything. Finishing
+   * a refused ticket, or the same ticket twice, does nothing (returns 'neutral').
+   */
+  finishCall(ticket: CallTicket, outcome: CallOutcome | PrehashedOutcome): Novelty {
+    if (ticket.finished || ticket.decision.action === 'refuse') return 'neutral';
+    ticket.finished = true;
+    const ledger = this.ledger;
+    const { tool, argsHash } = ticket.call;
+    const policy = this.options.tool(tool);
+    const prehashed = isPrehashedOutcome(outcome) ? outcome : fingerprintOutcome(outcome, policy, this.options.maxFingerprintBytes);
+    this.observeTime(prehashed.endTime);
+    const now = this.timeOf(prehashed.endTime);
+    const record = ledger.signatures.get(argsHash);
+    const failed = FAILURE_OUTCOMES.has(prehashed.outcome);
+    const tally = ledger.tally(tool);
+    ledger.inFlight = Math.max(0, ledger.inFlight - 1);
+
+    if (record !== undefined) {
+      record.inFlight = Math.max(0, record.inFlight - 1);
+      record.state = failed ? CallState.Failed : CallState.Succeeded;
+      if (!failed) record.retries = 0;
+      record.epoch = ledger.writeEpoch;
+    }
+    if (failed) {
+      ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + 1);
+      tally.failures += 1;
+      if (prehashed.outcome === 'overloaded' && ledger.overloadedExempted < this.options.overloadedExemptMax) {
+        // Comes off the budget but is not progress: still a failure, still a seen result.
+        ledger.overloadedExempted += 1;
+        ledger.budgetedCalls = Math.max(0, ledger.budgetedCalls - 1);
+        if (ticket.round === ledger.round) ledger.current.hadOverloadedExemption = true;
+      }
+    } else {
+      ledger.failureStreakByTool.set(tool, 0);
+    }
+    if (policy.approval && !failed) ledger.writeEpoch += 1;
+
+    const novelty = this.judgeNovelty(tool, prehashed, record, now);
+    if (ticket.round === ledger.round) {
+      const round = ledger.current;
+      round.finished += 1;
+      if (novelty === 'new') round.newFacts += 1;
+      else if (novelty === 'seen') round.seen += 1;
+      else round.neutral += 1;
+      if (novelty !== 'neutral') round.toolProgress.set(tool, (round.toolProgress.get(tool) ?? false) || novelty === 'new');
+    }
+    if (novelty === 'new') {
+      ledger.newFacts += 1;
+      tally.newFacts += 1;
+      ledger.lastNewFactRound = ticket.round;
+    } else if (novelty === 'seen') {
+      ledger.seenResults += 1;
+      tally.seen += 1;
+    }
+    this.hooks.callFinished(this, ticket.call, prehashed.outcome, novelty, ticket.round);
+    this.touch();
+    return novelty;
+  }
+
+  /** startCall + finishCall for a call whose outcome is already known (replay, tests). */
+  recordCall(call: ToolCall | PrehashedToolCall, outcome: CallOutcome | PrehashedOutcome): { decision: CallDecision; novelty?: Novelty } {
+    const ticket = this.startCall(call);
+    if (ticket.decision.action === 'refuse') return { decision: ticket.decision };
+    return { decision: ticket.decision, novelty: this.finishCall(ticket, outcome) };
+  }
+
+  /**
+   * Progress state (document 002): a digest of the artifact the task moves (facts gathered,
+   * files changed). Report it once per round; `maxStalled` reports in a row without a change
+   * stop the run. Strings are taken as ready digests; other values are hashed as JSON.
+   */
+  reportState(state: unknown): void {
+    let digest: string;
+    try {
+      digest = typeof state === 'string' ? state : hashText(JSON.stringify(state) ?? 'undefined');
+    } catch {
+      return; // A state that cannot be serialized says nothing about progress.
+    }
+    if (digest === this.ledger.lastStateDigest) this.ledger.stalledRounds += 1;
+    else {
+      this.ledger.lastStateDigest = digest;
+      this.ledger.stalledRounds = 0;
+    }
+  }
+
+  /**
+   * Should the agent loop stop? Counts the current round if all its calls have finished.
+   * The first stop is latched (and reported to listeners once); from then on every call is
+   * refused and this keeps returning the same decision.
+   */
+  shouldStop(): RunDecision {
+    if (this.stopDecision !== undefined) return this.stopDecision;
+    const ledger = this.ledger;
+    // A round with calls still running is not judged yet: its results are not in.
+    const projection = projectRound(ledger, this.options, ledger.inFlight === 0);
+    const now = this.timeOf(undefined);
+    const context = { ledger, options: this.options, projection, now };
+    for (const check of STOP_CHECKS) {
+      const verdict = check(context);
+      if (verdict === undefined) continue;
+      const partial = this.partialWith(projection);
+      const decision: StopDecision = {
+        action: 'stop',
+        reason: verdict.reason,
+        detail: verdict.detail,
+        message: stopMessage(verdict.detail, partial),
+        round: ledger.round,
+        partial,
+      };
+      this.stopDecision = decision;
+      this.hooks.runStopped(this, decision);
+      return decision;
+    }
+    const ladder = this.options.escalation;
+    const nudge =
+      ladder.enabled && projection.staleRoundStreak >= ladder.nudgeAfter
+        ? nudgeMessage(projection.repeatingTools, projection.staleRoundStreak)
+        : undefined;
+    return nudge === undefined
+      ? { action: 'continue', disabledTools: projection.disabledTools }
+      : { action: 'continue', nudge, disabledTools: projection.disabledTools };
+  }
+
+  /** Tools the next model call should not be offered (escalation ladder step 2). */
+  disabledTools(): string[] {
+    return projectRound(this.ledger, this.options).disabledTools;
+  }
+
+  /** What the run has learned so far, with counts. */
+  partial(): PartialResults {
+    return this.partialWith(projectRound(this.ledger, this.options));
+  }
+
+  /** Closes the last round; called by the engine when the run ends. Idempotent. */
+  end(): void {
+    if (this.ended) return;
+    this.closeRound();
+    this.ended = true;
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private decide(call: PrehashedToolCall, now: number): CallDecision {
+    const { tool, argsHash } = call;
+    if (this.stopDecision !== undefined) {
+      return {
+        action: 'refuse',
+        reason: 'run.stopped',
+        tool,
+        argsHash,
+        message: refusalMessage('run.stopped', { tool, stopReason: this.stopDecision.detail }),
+      };
+    }
+    const record = this.ledger.signatures.get(argsHash);
+    const context: CallCheckContext = {
+      ledger: this.ledger,
+      options: this.options,
+      policy: this.options.tool(tool),
+      tool,
+      argsHash,
+      record,
+      now,
+    };
+    for (const check of CALL_CHECKS) {
+      const result = check(context);
+      if (result === undefined) continue;
+      if ('allow' in result) return { action: 'allow', kind: result.allow, tool, argsHash };
+      const decision: CallDecision = {
+        action: 'refuse',
+        reason: result.refuse,
+        tool,
+        argsHash,
+        message: refusalMessage(result.refuse, {
+          tool,
+          previousCallId: record?.callId,
+          previousRound: record?.round,
+          facts: result.facts,
+        }),
+      };
+      if (record?.callId !== undefined) decision.previousCallId = record.callId;
+      if (record !== undefined) decision.previousRound = record.round;
+      return decision;
+    }
+    return { action: 'allow', kind: record === undefined ? 'new' : 'repeat', tool, argsHash };
+  }
+
+  /**
+   * Did this result teach the run something? Every unclear case leans to "new" unless
+   * `failClosed` (document 003) is set: a wrongly continued run is still bounded by the
+   * other checks and budgets; a healthy run cut off cannot be brought back (document 000).
+   */
+  private judgeNovelty(tool: string, outcome: PrehashedOutcome, record: SignatureRecord | undefined, now: number): Novelty {
+    const policy = this.options.tool(tool);
+    const failClosed = this.options.failClosed;
+    let fingerprint = outcome.resultHash;
+    if (fingerprint === undefined) {
+      // Empty results: zero results in a row is normal exploration (document 000).
+      // Unfingerprintable results: the first use of an unknown tool must not cut a run.
+      if (!failClosed) return 'new';
+      fingerprint = outcome.unfingerprintable ? `unfingerprintable:${tool}` : `empty:${tool}`;
+    }
+    const seen = this.ledger.fingerprints.has(fingerprint);
+    if (!seen) this.ledger.fingerprints.add(fingerprint);
+    // Side effects happened again with every call, even when the response is the same.
+    if (policy.approval && !FAILURE_OUTCOMES.has(outcome.outcome)) return 'new';
+    if (!seen) return 'new';
+    if (policy.exempt) return 'neutral';
+    if (policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
+      return 'neutral';
+    }
+    return 'seen';
+  }
+
+  private closeRound(): void {
+    const ledger = this.ledger;
+    if (ledger.round === 0 || ledger.currentClosed) return;
+    const projection = projectRound(ledger, this.options);
+    applyRound(ledger, projection);
+    const round = ledger.current;
+    const summary: RoundSummary = {
+      round: ledger.round,
+      verdict: projection.verdict,
+      calls: round.calls,
+      executed: round.executed,
+      refused: round.refused,
+      newFacts: round.newFacts,
+      seen: round.seen,
+    };
+    if (round.usage !== undefined) summary.usage = round.usage;
+    this.hooks.roundClosed(this, summary);
+  }
+
+  private partialWith(projection: RoundProjection): PartialResults {
+    const ledger = this.ledger;
+    const tools: Record<string, ToolTally> = {};
+    for (const [name, tally] of ledger.tallies) tools[name] = { ...tally };
+    let wastedTokens = ledger.wastedTokens;
+    if (!ledger.currentClosed && isWastedRound(projection.verdict) && ledger.current.usage !== undefined) {
+      wastedTokens += (ledger.current.usage.inputTokens ?? 0) + (ledger.current.usage.outputTokens ?? 0);
+    }
+    return {
+      rounds: ledger.round,
+      toolCalls: ledger.toolCalls,
+      executed: ledger.executed,
+      refused: ledger.refused,
+      newFacts: ledger.newFacts,
+      seenResults: ledger.seenResults,
+      staleRoundStreak: projection.staleRoundStreak,
+      refusedRoundStreak: projection.refusedRoundStreak,
+      lastNewFactRound: ledger.lastNewFactRound,
+      wastedTokens,
+      tools,
+    };
+  }
+
+  private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
+    if (isPrehashed(call)) return call;
+    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: this.argsHash(call.tool, call.args) };
+    if (call.callId !== undefined) prehashed.callId = call.callId;
+    if (call.startTime !== undefined) prehashed.startTime = call.startTime;
+    return prehashed;
+  }
+
+  /**
+   * Time for checks: a recorded time when the caller supplies one (replay), else the latest
+   * recorded time if the run is fed recorded times, else the clock.
+   */
+  private timeOf(recorded: number | undefined): number {
+    if (recorded !== undefined) return recorded;
+    if (this.ledger.lastObservedTime !== undefined) return this.ledger.lastObservedTime;
+    return this.options.now();
+  }
+
+  private observeTime(recorded: number | undefined): void {
+    if (recorded === undefined) return;
+    if (this.ledger.lastObservedTime === undefined || recorded > this.ledger.lastObservedTime) this.ledger.lastObservedTime = recorded;
+  }
+
+  private touch(): void {
+    this.hooks.touched(this);
+  }
+}
