@@ -27,7 +27,7 @@ export const METRIC_RUNS_STARTED = 'loopguard.runs.started';
 export const METRIC_RUN_STOPS = 'loopguard.run.stops';
 /** Counter: executed tool calls whose result had already been seen in the run. Labels: tool. */
 export const METRIC_WASTED_CALLS = 'loopguard.wasted.calls';
-/** Counter: model tokens spent in rounds that learned nothing (stale or refused). Labels: profile. */
+/** Counter: model tokens of stale rounds (as PartialResults.wastedTokens). Labels: profile. */
 export const METRIC_WASTED_TOKENS = 'loopguard.wasted.tokens';
 /** Gauge: runs open in the engine. */
 export const METRIC_RUNS_OPEN = 'loopguard.runs.open';

@@ -110,8 +110,11 @@ interface Instruments {
   observe?: (result: BatchObservableResult) => void;
 }
 
-/** Round verdicts that mean the model call learned nothing: its tokens are wasted. */
-const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale', 'refused']);
+/**
+ * Round verdicts whose model tokens count as wasted: the same rule as the engine's
+ * `PartialResults.wastedTokens`, so the counter and the stop events agree.
+ */
+const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale']);
 
 /**
  * Turns the engine's decisions into OpenTelemetry metrics and log events.
@@ -291,7 +294,7 @@ function createInstruments(provider: MeterProvider): Instruments {
       unit: '{call}',
     }),
     wastedTokens: meter.createCounter(METRIC_WASTED_TOKENS, {
-      description: 'Model tokens (input + output) spent in rounds that learned nothing (stale or refused).',
+      description: 'Model tokens (input + output) of stale rounds: rounds whose calls brought back only results already seen.',
       unit: '{token}',
     }),
     runsOpen: meter.createObservableGauge(METRIC_RUNS_OPEN, {
