@@ -1,0 +1,120 @@
+import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { CallTicket, RunGuard } from '../../core/run-guard.js';
+import type { CallOutcome } from '../../core/types.js';
+import { recordDeliveredRefusal } from '../delivered-refusals.js';
+import { failOpen } from '../fail-open.js';
+import { getAiSdkRunState } from './ai-sdk-run-state.js';
+
+export interface GuardToolsOptions {
+  /** The run these tool calls belong to (`guard.startRun(...)`). */
+  run: RunGuard;
+}
+
+/**
+ * Wraps every tool of an AI SDK `tools` object so loopguard sees each call before it runs and
+ * each result after. A refused call never runs: its result is loopguard's message, which tells
+ * the model what happened and what to do next (the result it already has is in the
+ * conversation). Errors are recorded and rethrown, so the SDK reports them exactly as it would
+ * without loopguard. Tools without `execute` (provider-executed, client-side) pass through.
+ *
+ * Note: a refused call's output is a string even when the tool's declared output is an
+ * object. A tool's own `toModelOutput` is skipped for refused calls for that reason.
+ */
+export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: GuardToolsOptions): TOOLS {
+  const guarded: Record<string, Tool> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    guarded[name] = guardTool(name, tool as Tool, options.run);
+  }
+  return guarded as TOOLS;
+}
+
+function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
+  const execute = tool.execute;
+  if (execute === undefined) return tool;
+  const state = getAiSdkRunState(run);
+  const toModelOutput = tool.toModelOutput;
+
+  const guardedExecute = (input: unknown, options: ToolExecutionOptions): unknown => {
+    const ticket = failOpen<CallTicket | undefined>(
+      `startCall(${name})`,
+      () => run.startCall({ tool: name, args: input, callId: options.toolCallId }),
+      undefined,
+    );
+    const decision = ticket?.decision;
+    if (decision?.action === 'refuse') {
+      state.refusedCallIds.add(options.toolCallId);
+      recordDeliveredRefusal(run, ticket!);
+      return decision.message;
+    }
+    const finish = (outcome: CallOutcome): void => {
+      if (ticket !== undefined) failOpen(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
+    };
+
+    let output: unknown;
+    try {
+      output = (execute as (input: unknown, options: ToolExecutionOptions) => unknown)(input, options);
+    } catch (error) {
+      finish({ error });
+      throw error;
+    }
+    if (isAsyncIterable(output)) return recordStreamedOutput(output, finish);
+    return Promise.resolve(output).then(
+      (result) => {
+        finish({ result });
+        return result;
+      },
+      (error: unknown) => {
+        finish({ error });
+        throw error;
+      },
+    );
+  };
+
+  const guarded: Tool = { ...tool, execute: guardedExecute as Tool['execute'] };
+  if (toModelOutput !== undefined) {
+    guarded.toModelOutput = ((options: { toolCallId: string; input: unknown; output: unknown }) =>
+      state.refusedCallIds.has(options.toolCallId)
+        ? { type: 'text', value: String(options.output) }
+        : (toModelOutput as (o: typeof options) => unknown)(options)) as Tool['toModelOutput'];
+  }
+  return guarded;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/**
+ * Streaming tools (`async function*` execute) yield preliminary results and end with the final
+ * one; the SDK treats the last value as the result, so that is what loopguard fingerprints.
+ */
+async function* recordStreamedOutput(
+  output: AsyncIterable<unknown>,
+  finish: (outcome: CallOutcome) => void,
+): AsyncGenerator<unknown> {
+  let last: unknown;
+  let finished = false;
+  try {
+    for await (const part of output) {
+      last = part;
+      yield part;
+    }
+    finished = true;
+    finish({ result: last });
+  } catch (error) {
+    finished = true;
+    finish({ error });
+    throw error;
+  } finally {
+    // The consumer stopped reading (abort): the call did not complete, it is not in flight.
+    if (!finished) finish({ error: new ToolStreamAbandonedError() });
+  }
+}
+
+/** Recorded when a streaming tool's output was abandoned before its final value. */
+class ToolStreamAbandonedError extends Error {
+  override readonly name = 'ToolStreamAbandonedError';
+  constructor() {
+    super('the streaming tool call was abandoned before it finished');
+  }
+}

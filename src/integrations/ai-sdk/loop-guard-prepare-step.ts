@@ -1,0 +1,82 @@
+import type { ModelMessage, PrepareStepFunction, PrepareStepResult, ToolSet } from 'ai';
+import type { RunGuard } from '../../core/run-guard.js';
+import type { RunDecision } from '../../core/types.js';
+import { failOpen } from '../fail-open.js';
+import { getAiSdkRunState } from './ai-sdk-run-state.js';
+import { recordStepUsage } from './record-step-usage.js';
+import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
+
+export interface LoopGuardPrepareStepOptions<TOOLS extends ToolSet> {
+  /** The tools passed to generateText: needed to compute `activeTools` without the disabled ones. */
+  tools: TOOLS;
+  /** The `activeTools` you would pass to generateText, if any. Default: every tool. */
+  activeTools?: Array<keyof TOOLS>;
+  /** Your own prepareStep; it runs first and loopguard narrows its result. */
+  prepareStep?: PrepareStepFunction<TOOLS>;
+}
+
+/**
+ * A `prepareStep` that makes each AI SDK step one loopguard round.
+ *
+ * Before every model call it records the previous step's token usage, opens a round and asks
+ * loopguard how the run stands:
+ * - going stale: the nudge is appended to this step's messages (the model is told it is
+ *   repeating itself before anything is taken away);
+ * - a tool looped for several rounds: it is dropped from `activeTools`;
+ * - the run must stop: the model is offered no tools (`toolChoice: 'none'`, `activeTools: []`)
+ *   and told why, so it answers from what it gathered instead of being cut off mid-thought.
+ *
+ * Messages added here apply to this step only (the SDK does not carry prepareStep messages
+ * forward), which is what a per-round nudge wants.
+ */
+export function loopGuardPrepareStep<TOOLS extends ToolSet>(
+  run: RunGuard,
+  options: LoopGuardPrepareStepOptions<TOOLS>,
+): PrepareStepFunction<TOOLS> {
+  const state = getAiSdkRunState(run);
+  state.prepareStepInstalled = true;
+  const allToolNames = (options.activeTools ?? Object.keys(options.tools)) as string[];
+
+  return async (step) => {
+    const base: PrepareStepResult<TOOLS> = (await options.prepareStep?.(step)) ?? {};
+
+    const decision = failOpen<RunDecision | undefined>(
+      'prepareStep',
+      () => {
+        recordUnofferedToolCalls(run, step.steps);
+        recordStepUsage(run, step.steps);
+        run.beginRound();
+        return run.shouldStop();
+      },
+      undefined,
+    );
+    if (decision === undefined) return base;
+
+    const messages = base.messages ?? step.messages;
+    if (decision.action === 'stop') {
+      state.finalAnswerOffered = true;
+      return {
+        ...base,
+        toolChoice: 'none',
+        activeTools: [],
+        messages: [...messages, loopGuardMessage(decision.message)],
+      };
+    }
+
+    const disabled = new Set(decision.disabledTools);
+    const offered = ((base.activeTools as string[] | undefined) ?? allToolNames).filter((name) => !disabled.has(name));
+    return {
+      ...base,
+      ...(disabled.size > 0 ? { activeTools: offered as Array<keyof TOOLS> } : {}),
+      ...(decision.nudge !== undefined ? { messages: [...messages, loopGuardMessage(decision.nudge)] } : {}),
+    };
+  };
+}
+
+/**
+ * loopguard speaks to the model as the user: a system message mid-conversation is rejected or
+ * warned about by several providers, and the model treats a user turn as an instruction.
+ */
+function loopGuardMessage(text: string): ModelMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}

@@ -1,0 +1,59 @@
+import type { CallModelInputFilter, Tool } from '@openai/agents';
+import type { LoopGuard } from '../../core/loop-guard.js';
+import type { RunGuard } from '../../core/run-guard.js';
+import { failOpen } from '../fail-open.js';
+import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
+import { guardAgentTools } from './guard-agent-tools.js';
+import { loopGuardCallModelInputFilter } from './loop-guard-call-model-input-filter.js';
+import { recordAgentUsage } from './record-agent-usage.js';
+
+export interface CreateGuardedAgentRunOptions<TContext> {
+  guard: LoopGuard;
+  /** The agent's tools; pass the returned `tools` to `new Agent({ tools })`. */
+  tools: Tool<TContext>[];
+  runId?: string;
+  attributes?: Record<string, string | number | boolean>;
+  /** Your own callModelInputFilter; loopguard's runs after it. */
+  callModelInputFilter?: CallModelInputFilter<any>;
+}
+
+export interface GuardedAgentRun<TContext> {
+  /** Guarded copies of the tools, for the agent. */
+  tools: Tool<TContext>[];
+  /** Spread into `run(agent, input, { ...guarded.runOptions })`. */
+  runOptions: { callModelInputFilter: CallModelInputFilter<any> };
+  run: RunGuard;
+  /** Why and where the run ended, as loopguard saw it. */
+  outcome(): LoopGuardOutcome;
+  /** Records the last model call's usage and closes the run. Call after `run()` returns. */
+  end(): LoopGuardOutcome;
+}
+
+/**
+ * Everything one guarded OpenAI Agents run needs:
+ *
+ * ```ts
+ * const guarded = createGuardedAgentRun({ guard, tools: [search, fetchPage] });
+ * const agent = new Agent({ name: 'researcher', tools: guarded.tools, model });
+ * const result = await run(agent, question, { ...guarded.runOptions });
+ * const { stopReason, refusals } = guarded.end();
+ * ```
+ *
+ * A new agent per run is cheap and keeps runs apart; for a long-lived agent, use
+ * `agent.clone({ tools: guarded.tools })`.
+ */
+export function createGuardedAgentRun<TContext = unknown>(options: CreateGuardedAgentRunOptions<TContext>): GuardedAgentRun<TContext> {
+  const run = options.guard.startRun(options.runId, options.attributes);
+  return {
+    tools: guardAgentTools(options.tools, { run }),
+    runOptions: { callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter) },
+    run,
+    outcome: () => getLoopGuardOutcome(run),
+    end: () => {
+      failOpen('end', () => recordAgentUsage(run), undefined);
+      const outcome = getLoopGuardOutcome(run);
+      options.guard.endRun(run.id);
+      return outcome;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Agent, RunContext, Tool } from '@openai/agents';
+import type { RunGuard } from '../../core/run-guard.js';
+import { failOpen } from '../fail-open.js';
+import { beginAgentRound } from './begin-agent-round.js';
+import { loopGuardToolInputGuardrail } from './loop-guard-tool-input-guardrail.js';
+import { loopGuardToolOutputGuardrail } from './loop-guard-tool-output-guardrail.js';
+
+export interface GuardAgentToolsOptions {
+  /** The run these tool calls belong to (`guard.startRun(...)`). */
+  run: RunGuard;
+}
+
+/**
+ * Returns copies of an agent's function tools that loopguard watches:
+ * - the input guardrail refuses repeats before they run (`rejectContent` with the reason);
+ * - the output guardrail records what each call returned;
+ * - `isEnabled` opens the round for the coming model call and hides the tools loopguard
+ *   disabled (escalation ladder), and every tool once the run must stop, so the model's last
+ *   turn has no tools and it answers from what it gathered.
+ * Your own guardrails and `isEnabled` still run (loopguard's input guardrail goes last, so
+ * a call your guardrail rejects is never counted). Hosted and other non-function tools pass
+ * through unchanged.
+ */
+export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], options: GuardAgentToolsOptions): Tool<TContext>[] {
+  const { run } = options;
+  const inputGuardrail = loopGuardToolInputGuardrail(run);
+  const outputGuardrail = loopGuardToolOutputGuardrail(run);
+  return tools.map((tool) => {
+    if (tool.type !== 'function') return tool;
+    const isEnabled = tool.isEnabled;
+    return {
+      // Copied, not mutated: the same tool may serve unguarded agents. The SDK keys its input
+      // parser by the `invoke` function, which the copy keeps.
+      ...tool,
+      inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail],
+      outputGuardrails: [outputGuardrail, ...(tool.outputGuardrails ?? [])],
+      isEnabled: async (runContext: RunContext<TContext>, agent: Agent<any, any>) => {
+        const offered = failOpen(
+          'isEnabled',
+          () => {
+            beginAgentRound(run, runContext as RunContext<unknown>);
+            if (run.stopped !== undefined) return false;
+            return !run.disabledTools().includes(tool.name);
+          },
+          true,
+        );
+        return offered && (await isEnabled(runContext, agent));
+      },
+    };
+  });
+}

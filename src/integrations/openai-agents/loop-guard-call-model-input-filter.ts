@@ -1,0 +1,37 @@
+import type { CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
+import type { RunGuard } from '../../core/run-guard.js';
+import type { RunDecision } from '../../core/types.js';
+import { failOpen } from '../fail-open.js';
+import { beginAgentRound } from './begin-agent-round.js';
+import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
+
+/**
+ * A `callModelInputFilter` (run option) that runs right before each model call: it makes
+ * sure the round is open, and tells the model where the run stands by appending to the
+ * system instructions for this call only (instructions are not written to the session, so
+ * a nudge does not pile up in history):
+ * - going stale: the nudge (the model is told it is repeating itself);
+ * - the run must stop: the stop message; the tools are already hidden by `isEnabled`.
+ * Your own filter, if any, runs first.
+ */
+export function loopGuardCallModelInputFilter(run: RunGuard, filter?: CallModelInputFilter<any>): CallModelInputFilter<any> {
+  const state = getOpenAIAgentsRunState(run);
+  return async (args: CallModelInputFilterArgs<any>): Promise<ModelInputData> => {
+    const modelData = filter === undefined ? args.modelData : await filter(args);
+    const decision = failOpen<RunDecision | undefined>(
+      'callModelInputFilter',
+      () => {
+        if (!state.roundPendingFilter) beginAgentRound(run, undefined);
+        state.roundPendingFilter = false;
+        return run.shouldStop();
+      },
+      undefined,
+    );
+    const note = decision?.action === 'stop' ? decision.message : decision?.nudge;
+    if (note === undefined) return modelData;
+    return {
+      ...modelData,
+      instructions: modelData.instructions ? `${modelData.instructions}\n\n${note}` : note,
+    };
+  };
+}

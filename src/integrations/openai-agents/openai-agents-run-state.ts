@@ -1,0 +1,38 @@
+import type { RunContext } from '@openai/agents';
+import type { CallTicket, RunGuard } from '../../core/run-guard.js';
+
+/**
+ * What the OpenAI Agents hooks of one run share: the input guardrail starts calls, the output
+ * guardrail finishes them (matched by call id), and the round opens in whichever per-turn hook
+ * runs first before the model call (each tool's `isEnabled`, then `callModelInputFilter`).
+ */
+export interface OpenAIAgentsRunState {
+  readonly tickets: Map<string, CallTicket>;
+  /** The SDK's RunContext, captured from the first hook that sees it (usage lives there). */
+  runContext: RunContext<unknown> | undefined;
+  /** `runContext.usage.requests` when the current round was opened; -1 before the first. */
+  roundOpenedAtRequests: number;
+  /** A round was opened for the model call about to happen and the filter has not run yet. */
+  roundPendingFilter: boolean;
+  /** Usage already recorded, to record only the difference per round. */
+  recordedInputTokens: number;
+  recordedOutputTokens: number;
+}
+
+const states = new WeakMap<RunGuard, OpenAIAgentsRunState>();
+
+export function getOpenAIAgentsRunState(run: RunGuard): OpenAIAgentsRunState {
+  let state = states.get(run);
+  if (state === undefined) {
+    state = {
+      tickets: new Map(),
+      runContext: undefined,
+      roundOpenedAtRequests: -1,
+      roundPendingFilter: false,
+      recordedInputTokens: 0,
+      recordedOutputTokens: 0,
+    };
+    states.set(run, state);
+  }
+  return state;
+}
