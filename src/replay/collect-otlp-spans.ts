@@ -1,0 +1,154 @@
+import { ATTR_GEN_AI_OPERATION_NAME, MODEL_CALL_OPERATIONS, OPERATION_EXECUTE_TOOL, OPERATION_INVOKE_AGENT } from '../otel/attributes.js';
+import { decodeOtlpAttributes } from './otlp-any-value.js';
+import { isPlainObject } from './parse-transcript-line.js';
+import { ReplayInputError } from './replay-input-error.js';
+
+/**
+ * What a span means to replay:
+ * - `run`: opens a run (`invoke_agent`, or Vercel AI SDK `ai.generateText` / `ai.streamText`);
+ * - `round`: a model call (gen_ai chat / generate_content / text_completion, or Vercel
+ *   `ai.generateText.doGenerate` / `ai.streamText.doStream`);
+ * - `tool`: a tool call (`execute_tool`, or Vercel `ai.toolCall`);
+ * - `other`: kept only as a link in the parent chain.
+ */
+export type CollectedSpanRole = 'run' | 'round' | 'tool' | 'other';
+
+/** A span reduced to what replay needs; `other` spans keep only their ids. */
+export interface CollectedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  role: CollectedSpanRole;
+  /** `genai` for gen_ai / loopguard spans, `vercel` for Vercel AI SDK `ai.*` spans. */
+  flavor: 'genai' | 'vercel';
+  name: string;
+  line: number;
+  /** Span path inside the request, for messages: resourceSpans[0].scopeSpans[0].spans[3]. */
+  path: string;
+  startNanos: bigint;
+  endNanos: bigint;
+  attributes: Record<string, unknown>;
+  statusError: boolean;
+  statusMessage: string | undefined;
+  exceptionType: string | undefined;
+  exceptionMessage: string | undefined;
+}
+
+const VERCEL_RUN_SPANS = new Set(['ai.generateText', 'ai.streamText']);
+const VERCEL_ROUND_SPANS = new Set(['ai.generateText.doGenerate', 'ai.streamText.doStream']);
+const VERCEL_TOOL_SPAN = 'ai.toolCall';
+
+/**
+ * Buffers the spans of an OTLP JSON file (one ExportTraceServiceRequest per line). Spans of
+ * one run can arrive in any order and in any request, so nothing can be replayed before the
+ * file ends; only spans that matter are kept with their attributes, every other span keeps
+ * just its ids so parent chains still resolve.
+ */
+export class OtlpSpanCollector {
+  readonly spans: CollectedSpan[] = [];
+
+  /** Parses one request line. Throws for a line that is not a request; returns span-level problems. */
+  addRequestLine(text: string, file: string, line: number): ReplayInputError[] {
+    let request: unknown;
+    try {
+      request = JSON.parse(text);
+    } catch (error) {
+      throw new ReplayInputError({ file, line, problem: `not valid JSON (${(error as Error).message})` });
+    }
+    if (!isPlainObject(request) || !Array.isArray(request.resourceSpans)) {
+      throw new ReplayInputError({
+        file,
+        line,
+        field: 'resourceSpans',
+        problem: 'expected an OTLP ExportTraceServiceRequest: an object with a "resourceSpans" array (this file started as OTLP JSON)',
+      });
+    }
+    const problems: ReplayInputError[] = [];
+    request.resourceSpans.forEach((resourceSpans: unknown, r: number) => {
+      const scopeSpansList = isPlainObject(resourceSpans) ? resourceSpans.scopeSpans : undefined;
+      if (!Array.isArray(scopeSpansList)) return;
+      scopeSpansList.forEach((scopeSpans: unknown, s: number) => {
+        const spans = isPlainObject(scopeSpans) ? scopeSpans.spans : undefined;
+        if (!Array.isArray(spans)) return;
+        spans.forEach((span: unknown, i: number) => {
+          const path = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
+          const collected = collectSpan(span, path, file, line, problems);
+          if (collected) this.spans.push(collected);
+        });
+      });
+    });
+    return problems;
+  }
+}
+
+function collectSpan(
+  span: unknown,
+  path: string,
+  file: string,
+  line: number,
+  problems: ReplayInputError[],
+): CollectedSpan | undefined {
+  const problem = (field: string, what: string): undefined => {
+    problems.push(new ReplayInputError({ file, line, field: `${path}.${field}`, problem: `${path}.${field} ${what}` }));
+    return undefined;
+  };
+  if (!isPlainObject(span)) return problem('', 'must be an object');
+  const traceId = span.traceId;
+  const spanId = span.spanId;
+  if (typeof traceId !== 'string' || traceId.length === 0) return problem('traceId', 'must be a non-empty string');
+  if (typeof spanId !== 'string' || spanId.length === 0) return problem('spanId', 'must be a non-empty string');
+  const parentSpanId = typeof span.parentSpanId === 'string' && span.parentSpanId.length > 0 ? span.parentSpanId : undefined;
+  const name = typeof span.name === 'string' ? span.name : '';
+
+  const attributes = decodeOtlpAttributes(span.attributes);
+  const operation = attributes[ATTR_GEN_AI_OPERATION_NAME];
+  let role: CollectedSpanRole = 'other';
+  let flavor: CollectedSpan['flavor'] = 'genai';
+  if (operation === OPERATION_INVOKE_AGENT) role = 'run';
+  else if (operation === OPERATION_EXECUTE_TOOL) role = 'tool';
+  else if (typeof operation === 'string' && MODEL_CALL_OPERATIONS.has(operation)) role = 'round';
+  else {
+    const vercelOperation = typeof attributes['ai.operationId'] === 'string' ? (attributes['ai.operationId'] as string) : name;
+    flavor = 'vercel';
+    if (VERCEL_RUN_SPANS.has(vercelOperation)) role = 'run';
+    else if (VERCEL_ROUND_SPANS.has(vercelOperation)) role = 'round';
+    else if (vercelOperation === VERCEL_TOOL_SPAN) role = 'tool';
+    else flavor = 'genai';
+  }
+
+  if (role === 'other') {
+    return {
+      traceId, spanId, parentSpanId, role, flavor, name, line, path,
+      startNanos: 0n, endNanos: 0n, attributes: {},
+      statusError: false, statusMessage: undefined, exceptionType: undefined, exceptionMessage: undefined,
+    };
+  }
+
+  const startNanos = parseNanos(span.startTimeUnixNano);
+  if (startNanos === undefined) return problem('startTimeUnixNano', 'must be epoch nanoseconds (a string or number of digits)');
+  const endNanos = parseNanos(span.endTimeUnixNano) ?? startNanos;
+
+  const status = isPlainObject(span.status) ? span.status : {};
+  const statusError = status.code === 2 || status.code === 'STATUS_CODE_ERROR';
+  const statusMessage = typeof status.message === 'string' && status.message.length > 0 ? status.message : undefined;
+  let exceptionType: string | undefined;
+  let exceptionMessage: string | undefined;
+  if (Array.isArray(span.events)) {
+    for (const event of span.events) {
+      if (!isPlainObject(event) || event.name !== 'exception') continue;
+      const eventAttributes = decodeOtlpAttributes(event.attributes);
+      if (typeof eventAttributes['exception.type'] === 'string') exceptionType = eventAttributes['exception.type'];
+      if (typeof eventAttributes['exception.message'] === 'string') exceptionMessage = eventAttributes['exception.message'];
+    }
+  }
+  return {
+    traceId, spanId, parentSpanId, role, flavor, name, line, path, startNanos, endNanos, attributes,
+    statusError, statusMessage, exceptionType, exceptionMessage,
+  };
+}
+
+function parseNanos(value: unknown): bigint | undefined {
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return BigInt(Math.round(value));
+  return undefined;
+}

@@ -1,0 +1,298 @@
+import type { ModelUsage, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from '../core/types.js';
+import {
+  ATTR_ARGS_HASH,
+  ATTR_DECISION,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_OUTCOME,
+  ATTR_RESULT_HASH,
+  ATTR_ROUND,
+  ATTR_RUN_ID,
+  ATTR_UNFINGERPRINTABLE,
+} from '../otel/attributes.js';
+import type { CollectedSpan } from './collect-otlp-spans.js';
+import type { ReplayCall } from './replay-call.js';
+import { ReplayInputError } from './replay-input-error.js';
+
+/** One run rebuilt from spans, its calls in the order they were made. */
+export interface OtlpReplayRun {
+  run: string;
+  calls: ReplayCall[];
+}
+
+const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success', 'empty', 'error', 'overloaded', 'timeout']);
+
+/**
+ * Rebuilds runs, rounds and calls from the spans of a whole file.
+ *
+ * - A call belongs to its nearest run span ancestor (`invoke_agent`, `ai.generateText`,
+ *   `ai.streamText`); calls with none form one run per trace, named `trace:<traceId>`.
+ * - Run name: `loopguard.run.id`, else `gen_ai.conversation.id`, else the run span's id.
+ *   Spans of several run spans with the same name form one run.
+ * - Round: `loopguard.round` when recorded; else the model-call span the call sits under;
+ *   else the number of the run's model-call spans that started before the call. A run with
+ *   no model-call spans at all starts a new round at each call that did not overlap the
+ *   previous one (parallel calls share a round).
+ * - Calls are ordered by round, then start time, because exporters write spans when they
+ *   end, not when they start.
+ */
+export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: string): {
+  runs: OtlpReplayRun[];
+  problems: ReplayInputError[];
+} {
+  const problems: ReplayInputError[] = [];
+  const byKey = new Map<string, CollectedSpan>();
+  for (const span of spans) byKey.set(spanKey(span.traceId, span.spanId), span);
+  const parentOf = (span: CollectedSpan): CollectedSpan | undefined =>
+    span.parentSpanId === undefined ? undefined : byKey.get(spanKey(span.traceId, span.parentSpanId));
+
+  // A Vercel ai.toolCall that wraps loopguard's own execute_tool span is the same call twice;
+  // the execute_tool span carries loopguard's hashes, so it wins.
+  const supersededToolSpans = new Set<CollectedSpan>();
+  for (const span of spans) {
+    if (span.role !== 'tool' || span.flavor !== 'genai') continue;
+    for (let ancestor = parentOf(span), depth = 0; ancestor && depth < 256; ancestor = parentOf(ancestor), depth++) {
+      if (ancestor.role === 'run') break;
+      if (ancestor.role === 'tool') supersededToolSpans.add(ancestor);
+    }
+  }
+
+  interface RunBucket {
+    name: string;
+    firstStart: bigint;
+    models: CollectedSpan[];
+    tools: Array<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }>;
+  }
+  const buckets = new Map<string, RunBucket>();
+  const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined } => {
+    let modelAncestor: CollectedSpan | undefined;
+    let runSpan: CollectedSpan | undefined;
+    for (let ancestor = parentOf(span), depth = 0; ancestor && depth < 256; ancestor = parentOf(ancestor), depth++) {
+      if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
+      if (ancestor.role === 'run') {
+        runSpan = ancestor;
+        break;
+      }
+    }
+    const name = runSpan ? runName(runSpan) : `trace:${span.traceId}`;
+    let bucket = buckets.get(name);
+    if (!bucket) {
+      bucket = { name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
+      buckets.set(name, bucket);
+    }
+    if (runSpan && runSpan.startNanos < bucket.firstStart) bucket.firstStart = runSpan.startNanos;
+    if (span.startNanos < bucket.firstStart) bucket.firstStart = span.startNanos;
+    return { bucket, modelAncestor };
+  };
+
+  for (const span of spans) {
+    if (span.role === 'round') bucketFor(span).bucket.models.push(span);
+    else if (span.role === 'tool' && !supersededToolSpans.has(span)) {
+      const { bucket, modelAncestor } = bucketFor(span);
+      bucket.tools.push({ span, modelAncestor });
+    }
+  }
+
+  const runs: OtlpReplayRun[] = [];
+  const orderedBuckets = [...buckets.values()].sort((a, b) => compareBigInt(a.firstStart, b.firstStart));
+  for (const bucket of orderedBuckets) {
+    if (bucket.tools.length === 0) continue;
+    bucket.models.sort((a, b) => compareBigInt(a.startNanos, b.startNanos));
+    bucket.tools.sort((a, b) => compareBigInt(a.span.startNanos, b.span.startNanos) || a.span.line - b.span.line);
+    const rounds = assignRounds(bucket.tools, bucket.models);
+
+    const calls: ReplayCall[] = [];
+    bucket.tools.forEach(({ span }, index) => {
+      try {
+        calls.push(toolSpanToCall(span, bucket.name, rounds[index], file));
+      } catch (error) {
+        if (error instanceof ReplayInputError) problems.push(error);
+        else throw error;
+      }
+    });
+    // Stable sort keeps start-time order inside a round.
+    calls.sort((a, b) => a.round - b.round);
+    attachRoundUsage(calls, bucket.models);
+    runs.push({ run: bucket.name, calls });
+  }
+  return { runs, problems };
+}
+
+function assignRounds(
+  tools: ReadonlyArray<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }>,
+  models: readonly CollectedSpan[],
+): number[] {
+  const rounds: number[] = [];
+  let overlapRound = 0;
+  let overlapEnd = -1n;
+  for (const { span, modelAncestor } of tools) {
+    const recorded = span.attributes[ATTR_ROUND];
+    if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) {
+      rounds.push(recorded);
+      continue;
+    }
+    if (modelAncestor) {
+      rounds.push(models.indexOf(modelAncestor) + 1);
+      continue;
+    }
+    if (models.length > 0) {
+      let started = 0;
+      while (started < models.length && models[started].startNanos <= span.startNanos) started++;
+      rounds.push(Math.max(1, started));
+      continue;
+    }
+    if (span.startNanos >= overlapEnd) overlapRound++;
+    overlapEnd = span.endNanos > overlapEnd ? span.endNanos : overlapEnd;
+    rounds.push(overlapRound);
+  }
+  return rounds;
+}
+
+/** Puts each model-call span's token usage on the first call of its round. */
+function attachRoundUsage(calls: ReplayCall[], models: readonly CollectedSpan[]): void {
+  let lastRound = 0;
+  for (const call of calls) {
+    if (call.round === lastRound) continue;
+    lastRound = call.round;
+    const model = models[call.round - 1];
+    if (model) {
+      const usage = modelUsage(model);
+      if (usage) call.usage = usage;
+    }
+  }
+}
+
+function modelUsage(span: CollectedSpan): ModelUsage | undefined {
+  const a = span.attributes;
+  const input = firstNumber(a[ATTR_GEN_AI_USAGE_INPUT_TOKENS], a['ai.usage.inputTokens'], a['ai.usage.promptTokens']);
+  const output = firstNumber(a[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS], a['ai.usage.outputTokens'], a['ai.usage.completionTokens']);
+  if (input === undefined && output === undefined) return undefined;
+  const usage: ModelUsage = {};
+  if (input !== undefined) usage.inputTokens = input;
+  if (output !== undefined) usage.outputTokens = output;
+  return usage;
+}
+
+function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: string): ReplayCall {
+  const a = span.attributes;
+  const vercel = span.flavor === 'vercel';
+  const fail = (field: string, problem: string): never => {
+    throw new ReplayInputError({ file, line: span.line, field, problem: `${span.path} (${span.name || 'tool span'}): ${problem}` });
+  };
+  const tool = vercel ? a['ai.toolCall.name'] : a[ATTR_GEN_AI_TOOL_NAME];
+  const toolField = vercel ? 'ai.toolCall.name' : ATTR_GEN_AI_TOOL_NAME;
+  if (typeof tool !== 'string' || tool.length === 0) fail(toolField, `attribute ${toolField} is missing`);
+
+  const call: ReplayCall = {
+    source: { file, line: span.line },
+    run,
+    round,
+    tool: tool as string,
+    outcome: { result: null },
+    startTime: nanosToMs(span.startNanos),
+    durationMs: nanosToMs(span.endNanos - span.startNanos),
+  };
+  const callId = vercel ? a['ai.toolCall.id'] : a[ATTR_GEN_AI_TOOL_CALL_ID];
+  if (typeof callId === 'string') call.callId = callId;
+
+  const rawArgs = vercel ? a['ai.toolCall.args'] : a[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
+  const argsHash = a[ATTR_ARGS_HASH];
+  if (typeof rawArgs === 'string') call.args = rawArgs;
+  else if (typeof argsHash === 'string') call.argsHash = argsHash;
+  else {
+    const argsField = vercel ? 'ai.toolCall.args' : `${ATTR_GEN_AI_TOOL_CALL_ARGUMENTS} or ${ATTR_ARGS_HASH}`;
+    fail(argsField, `no call identity: attribute ${argsField} is missing (record arguments, or run loopguard's span processor)`);
+  }
+
+  // A call the recording guard refused never ran, so whatever the span holds is the refusal,
+  // not a tool result. If this replay allows it, its outcome is unknown; replay leans the way
+  // the guard leans on ambiguity and treats it as an empty (new-fact) result.
+  const refusedWhenRecorded = a[ATTR_DECISION] === 'refuse' || a[ATTR_OUTCOME] === 'refused';
+  if (refusedWhenRecorded) {
+    call.outcome = { outcome: 'empty' } satisfies PrehashedOutcome;
+    return call;
+  }
+
+  const rawResult = vercel ? a['ai.toolCall.result'] : a[ATTR_GEN_AI_TOOL_CALL_RESULT];
+  const recordedOutcome = a[ATTR_OUTCOME];
+  if (span.statusError) {
+    const errorType = stringOr(a[ATTR_ERROR_TYPE], span.exceptionType);
+    const message = stringOr(span.statusMessage, span.exceptionMessage);
+    if (typeof recordedOutcome === 'string' && PREHASHED_OUTCOMES.has(recordedOutcome) && rawResult === undefined) {
+      call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], errorType);
+    } else {
+      const error: ToolErrorInfo = {};
+      if (errorType !== undefined) error.type = errorType;
+      if (message !== undefined) error.message = message;
+      call.outcome = { error };
+    }
+    return call;
+  }
+  if (typeof rawResult === 'string') {
+    call.outcome = { result: parseJsonOrText(rawResult) };
+    return call;
+  }
+  if (typeof recordedOutcome === 'string' && PREHASHED_OUTCOMES.has(recordedOutcome)) {
+    call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], stringOr(a[ATTR_ERROR_TYPE], undefined));
+    return call;
+  }
+  const resultField = vercel ? 'ai.toolCall.result' : `${ATTR_GEN_AI_TOOL_CALL_RESULT} or ${ATTR_OUTCOME}`;
+  return fail(resultField, `no result: attribute ${resultField} is missing and the span status is not ERROR`);
+}
+
+function prehashedOutcome(
+  span: CollectedSpan,
+  outcome: PrehashedOutcome['outcome'],
+  errorType: string | undefined,
+): PrehashedOutcome {
+  const a = span.attributes;
+  const prehashed: PrehashedOutcome = { outcome };
+  if (typeof a[ATTR_RESULT_HASH] === 'string') prehashed.resultHash = a[ATTR_RESULT_HASH] as string;
+  if (a[ATTR_UNFINGERPRINTABLE] === true) prehashed.unfingerprintable = true;
+  if (errorType !== undefined) prehashed.errorType = errorType;
+  return prehashed;
+}
+
+/** Results are recorded as JSON text; text that is not JSON is the result itself. */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function runName(span: CollectedSpan): string {
+  const a = span.attributes;
+  for (const candidate of [a[ATTR_RUN_ID], a[ATTR_GEN_AI_CONVERSATION_ID], a['ai.telemetry.metadata.runId']]) {
+    if (typeof candidate === 'string' && candidate.length > 0) return candidate;
+  }
+  return span.spanId;
+}
+
+function firstNumber(...values: unknown[]): number | undefined {
+  for (const value of values) if (typeof value === 'number' && Number.isFinite(value)) return value;
+  return undefined;
+}
+
+function stringOr(first: unknown, second: string | undefined): string | undefined {
+  return typeof first === 'string' && first.length > 0 ? first : second;
+}
+
+function nanosToMs(nanos: bigint): number {
+  return Number(nanos / 1000n) / 1000;
+}
+
+function spanKey(traceId: string, spanId: string): string {
+  return `${traceId}/${spanId}`;
+}
+
+function compareBigInt(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,38 @@
+// The one shape every input reader produces. The JSONL reader and the OTLP reader both
+// translate into ReplayCall so the driver, and therefore the decisions, cannot differ by
+// input format.
+
+import type { CallOutcome, ModelUsage, PrehashedOutcome } from '../core/types.js';
+
+/** Where a call came from, for `file:line` messages and for the report. */
+export interface ReplaySourceLocation {
+  file: string;
+  line: number;
+}
+
+/** One recorded tool call, ready to be fed to a RunGuard. */
+export interface ReplayCall {
+  source: ReplaySourceLocation;
+  run: string;
+  /** 1-based; calls with the same round came from one model response. */
+  round: number;
+  tool: string;
+  /**
+   * Raw arguments (object or JSON text) when recorded. Exactly one of `args` / `argsHash`
+   * identifies the call; `argsHash` is used when only the hash survived (span attributes).
+   */
+  args?: unknown;
+  argsHash?: string;
+  callId?: string;
+  /** Epoch ms at call start. */
+  startTime?: number;
+  durationMs?: number;
+  /** Raw outcome (`{result}` / `{error}`) or a fingerprint computed when the run was recorded. */
+  outcome: CallOutcome | PrehashedOutcome;
+  /** Usage of this round's model call, when the input recorded it. */
+  usage?: ModelUsage;
+}
+
+export function isPrehashedOutcome(outcome: CallOutcome | PrehashedOutcome): outcome is PrehashedOutcome {
+  return 'outcome' in outcome && typeof (outcome as PrehashedOutcome).outcome === 'string';
+}

@@ -1,0 +1,177 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { LoopGuardOptions, Profile } from '../core/types.js';
+import { OtlpSpanCollector } from './collect-otlp-spans.js';
+import { otlpSpansToReplayRuns } from './otlp-spans-to-replay-calls.js';
+import { parseTranscriptLine } from './parse-transcript-line.js';
+import { ReplayFileError, ReplayInputError, ReplayStrictAbort } from './replay-input-error.js';
+import { ReplaySession } from './replay-session.js';
+import type { RunReport } from './run-report.js';
+
+export type ReplayInputFormat = 'jsonl' | 'otlp';
+
+export interface ReplayInputsOptions {
+  /** Paths; `-` reads `stdin`. */
+  files: readonly string[];
+  engineOptions: LoopGuardOptions;
+  /** Abort at the first bad line instead of reporting it and going on. */
+  strict?: boolean;
+  stdin?: Readable;
+  /** Called as each run ends (JSONL: when its file ends; OTLP: as runs are rebuilt). */
+  onRun(report: RunReport): Promise<void> | void;
+  /** Called for each bad line (not under strict, which throws instead). */
+  onProblem(problem: ReplayInputError | ReplayFileError): void;
+}
+
+/** Totals over every run of every input, for the summary line and the exit code. */
+export interface ReplaySummary {
+  profile: Profile;
+  files: number;
+  runs: number;
+  stoppedRuns: number;
+  runsWithRefusals: number;
+  calls: number;
+  executed: number;
+  refused: number;
+  skipped: number;
+  savedCalls: number;
+  /** Present when at least one run recorded token usage. */
+  savedTokens?: number;
+  /** Bad lines and unreadable files. */
+  problems: number;
+  stopReasons: Record<string, number>;
+}
+
+/**
+ * Replays every input in turn. Each file gets its own guard, so a run id that appears in two
+ * files is two runs. The format is detected per file from its first non-blank line: an
+ * object with `resourceSpans` is OTLP JSON, anything else is read as a JSONL transcript.
+ */
+export async function replayInputs(options: ReplayInputsOptions): Promise<ReplaySummary> {
+  let profile: Profile | undefined;
+  const summary: Omit<ReplaySummary, 'profile'> = {
+    files: 0,
+    runs: 0,
+    stoppedRuns: 0,
+    runsWithRefusals: 0,
+    calls: 0,
+    executed: 0,
+    refused: 0,
+    skipped: 0,
+    savedCalls: 0,
+    problems: 0,
+    stopReasons: {},
+  };
+  const reportProblem = (problem: ReplayInputError | ReplayFileError): void => {
+    summary.problems++;
+    if (options.strict && problem instanceof ReplayInputError) throw new ReplayStrictAbort(problem);
+    options.onProblem(problem);
+  };
+  const emitRun = async (report: RunReport): Promise<void> => {
+    summary.runs++;
+    summary.calls += report.calls;
+    summary.executed += report.executed;
+    summary.refused += report.refused;
+    summary.skipped += report.skipped;
+    summary.savedCalls += report.saved.calls;
+    if (report.saved.tokens !== undefined) summary.savedTokens = (summary.savedTokens ?? 0) + report.saved.tokens;
+    if (report.refused > 0) summary.runsWithRefusals++;
+    if (report.stop) {
+      summary.stoppedRuns++;
+      summary.stopReasons[report.stop.reason] = (summary.stopReasons[report.stop.reason] ?? 0) + 1;
+    }
+    await options.onRun(report);
+  };
+
+  for (const file of options.files) {
+    let lines: AsyncIterable<string>;
+    try {
+      lines = await openInputLines(file, options.stdin);
+    } catch (error) {
+      if (options.strict) throw error;
+      reportProblem(error as ReplayFileError);
+      continue;
+    }
+    summary.files++;
+    const session = new ReplaySession(file === '-' ? '<stdin>' : file, options.engineOptions);
+    profile ??= session.profile;
+    await replayOneInput(lines, session, reportProblem, emitRun);
+  }
+  return { profile: profile ?? options.engineOptions.profile ?? 'researcher', ...summary };
+}
+
+async function replayOneInput(
+  lines: AsyncIterable<string>,
+  session: ReplaySession,
+  reportProblem: (problem: ReplayInputError) => void,
+  emitRun: (report: RunReport) => Promise<void>,
+): Promise<void> {
+  const file = session.file;
+  let format: ReplayInputFormat | undefined;
+  let collector: OtlpSpanCollector | undefined;
+  let lineNumber = 0;
+  for await (const text of lines) {
+    lineNumber++;
+    if (text.trim().length === 0) continue;
+    format ??= detectInputFormat(text);
+    try {
+      if (format === 'otlp') {
+        collector ??= new OtlpSpanCollector();
+        for (const problem of collector.addRequestLine(text, file, lineNumber)) reportProblem(problem);
+      } else {
+        const problem = session.feed(parseTranscriptLine(text, file, lineNumber));
+        if (problem) reportProblem(problem);
+      }
+    } catch (error) {
+      if (error instanceof ReplayInputError) reportProblem(error);
+      else throw error;
+    }
+  }
+
+  if (collector) {
+    const { runs, problems } = otlpSpansToReplayRuns(collector.spans, file);
+    for (const problem of problems) reportProblem(problem);
+    collector.spans.length = 0;
+    for (const run of runs) {
+      for (const call of run.calls) {
+        const problem = session.feed(call);
+        if (problem) reportProblem(problem);
+      }
+      const report = session.finishRun(run.run);
+      if (report) await emitRun(report);
+    }
+  }
+  for (const report of session.finishAllRuns()) await emitRun(report);
+}
+
+/** `{"resourceSpans": ...}` on the first line means OTLP JSON; everything else is JSONL. */
+export function detectInputFormat(firstLine: string): ReplayInputFormat {
+  const trimmed = firstLine.trimStart();
+  if (!trimmed.startsWith('{')) return 'jsonl';
+  try {
+    const value = JSON.parse(trimmed) as unknown;
+    return typeof value === 'object' && value !== null && 'resourceSpans' in value ? 'otlp' : 'jsonl';
+  } catch {
+    return 'jsonl';
+  }
+}
+
+async function openInputLines(file: string, stdin: Readable | undefined): Promise<AsyncIterable<string>> {
+  let input: Readable;
+  if (file === '-') {
+    input = stdin ?? process.stdin;
+  } else {
+    try {
+      const info = await stat(file);
+      if (info.isDirectory()) throw new ReplayFileError(file, 'is a directory, expected a JSONL or OTLP JSON file');
+    } catch (error) {
+      if (error instanceof ReplayFileError) throw error;
+      throw new ReplayFileError(file, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    input = createReadStream(file, { encoding: 'utf8' });
+  }
+  // readline holds one line at a time: memory follows the longest line, not the file.
+  return createInterface({ input, crlfDelay: Infinity });
+}

@@ -1,0 +1,34 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * Writes report text and waits for the stream to drain when its buffer is full, so a report
+ * for millions of calls streams out instead of piling up in memory.
+ */
+export class ReportOutput {
+  constructor(private readonly stream: Writable) {}
+
+  async write(text: string): Promise<void> {
+    if (text.length === 0) return;
+    if (!this.stream.write(text)) {
+      await new Promise<void>((resolve, reject) => {
+        const onDrain = (): void => {
+          this.stream.off('error', onError);
+          resolve();
+        };
+        const onError = (error: Error): void => {
+          this.stream.off('drain', onDrain);
+          reject(error);
+        };
+        this.stream.once('drain', onDrain);
+        this.stream.once('error', onError);
+      });
+    }
+  }
+}
+
+/** A renderer receives runs as they end and the totals at the very end. */
+export interface ReplayReportRenderer {
+  begin(): Promise<void>;
+  run(report: import('./run-report.js').RunReport): Promise<void>;
+  end(summary: import('./replay-inputs.js').ReplaySummary, problems: readonly string[]): Promise<void>;
+}
