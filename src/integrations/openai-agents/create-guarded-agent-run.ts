@@ -1,10 +1,11 @@
-import type { CallModelInputFilter, Tool } from '@openai/agents';
+import type { CallModelInputFilter, Tool, ToolErrorFormatter } from '@openai/agents';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { guardAgentTools } from './guard-agent-tools.js';
 import { loopGuardCallModelInputFilter } from './loop-guard-call-model-input-filter.js';
+import { loopGuardToolErrorFormatter } from './loop-guard-tool-error-formatter.js';
 import { recordAgentUsage } from './record-agent-usage.js';
 
 export interface CreateGuardedAgentRunOptions<TContext> {
@@ -15,13 +16,23 @@ export interface CreateGuardedAgentRunOptions<TContext> {
   attributes?: Record<string, string | number | boolean>;
   /** Your own callModelInputFilter; loopguard's runs after it. */
   callModelInputFilter?: CallModelInputFilter<any>;
+  /** Your own toolErrorFormatter; it gets every error loopguard does not answer. */
+  toolErrorFormatter?: ToolErrorFormatter<any>;
 }
 
 export interface GuardedAgentRun<TContext> {
   /** Guarded copies of the tools, for the agent. */
   tools: Tool<TContext>[];
-  /** Spread into `run(agent, input, { ...guarded.runOptions })`. */
-  runOptions: { callModelInputFilter: CallModelInputFilter<any> };
+  /**
+   * Spread into `run(agent, input, { ...guarded.runOptions })`. `toolNotFoundBehavior` is
+   * `return_error_to_model`: a model calling a tool loopguard took away is told why, instead
+   * of the run failing with ModelBehaviorError.
+   */
+  runOptions: {
+    callModelInputFilter: CallModelInputFilter<any>;
+    toolErrorFormatter: ToolErrorFormatter<any>;
+    toolNotFoundBehavior: 'return_error_to_model';
+  };
   run: RunGuard;
   /** Why and where the run ended, as loopguard saw it. */
   outcome(): LoopGuardOutcome;
@@ -46,7 +57,11 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
   const run = options.guard.startRun(options.runId, options.attributes);
   return {
     tools: guardAgentTools(options.tools, { run }),
-    runOptions: { callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter) },
+    runOptions: {
+      callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter),
+      toolErrorFormatter: loopGuardToolErrorFormatter(run, options.toolErrorFormatter),
+      toolNotFoundBehavior: 'return_error_to_model',
+    },
     run,
     outcome: () => getLoopGuardOutcome(run),
     end: () => {
