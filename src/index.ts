@@ -1,0 +1,59 @@
+// Public entry of loopguard. Each symbol is exported by name so the surface is reviewable
+// in one place; everything else under src/ is internal.
+
+// Pure core: engine, run ledger, policy, identities.
+export { LoopGuard, type LoopGuardEngineOptions, type LoopGuardLogger } from './core/loop-guard.js';
+export { RunGuard, type CallTicket } from './core/run-guard.js';
+export { resolveOptions, validateOptions, DEFAULT_THRESHOLD, type ResolvedOptions, type ResolvedToolPolicy } from './core/policy.js';
+export { LoopGuardConfigError } from './core/errors.js';
+export { callSignature } from './core/call-signature.js';
+export { canonicalJson } from './core/canonical-json.js';
+export { classifyError, describeError, fingerprintError, fingerprintOutcome, fingerprintResult, isEmptyResult } from './core/result-fingerprint.js';
+export { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './core/volatile-fields.js';
+export type {
+  AllowDecision,
+  AllowKind,
+  CallDecision,
+  CallOutcome,
+  ContinueDecision,
+  EscalationOptions,
+  LoopGuardListener,
+  LoopGuardOptions,
+  ModelUsage,
+  Novelty,
+  OutcomeClass,
+  PartialResults,
+  PrehashedOutcome,
+  PrehashedToolCall,
+  Profile,
+  RefusalReason,
+  RefuseDecision,
+  RoundSummary,
+  RoundVerdict,
+  RunDecision,
+  RunView,
+  StopDecision,
+  StopReason,
+  ToolCall,
+  ToolErrorInfo,
+  ToolPolicy,
+  ToolTally,
+} from './core/types.js';
+
+// OpenTelemetry front: span processor, tool instrumentation, run helper.
+export { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from './otel/loop-guard-span-processor.js';
+export { instrumentTool, type InstrumentToolOptions, type GuardedTool, type GuardedCallOptions, type ToolCallExtras } from './otel/instrument-tool.js';
+export { startAgentRun, type StartAgentRunOptions, type AgentRun } from './otel/start-agent-run.js';
+export { ToolTimeoutError } from './otel/tool-timeout-error.js';
+export { interpretGenAiSpan, type SpanInterpreter, type SpanRole } from './otel/span-roles.js';
+export {
+  ATTR_ARGS_HASH,
+  ATTR_DECISION,
+  ATTR_NOVELTY,
+  ATTR_OUTCOME,
+  ATTR_REFUSAL_REASON,
+  ATTR_RESULT_HASH,
+  ATTR_ROUND,
+  ATTR_RUN_ID,
+  ATTR_STOP_REASON,
+} from './otel/attributes.js';

@@ -1,0 +1,144 @@
+import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { describeError } from '../core/result-fingerprint.js';
+import {
+  ATTR_ARGS_HASH,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_OUTCOME,
+  ATTR_RESULT_HASH,
+  ATTR_UNFINGERPRINTABLE,
+  OPERATION_EXECUTE_TOOL,
+} from './attributes.js';
+import type { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
+import { ToolTimeoutError } from './tool-timeout-error.js';
+
+/** Options of {@link instrumentTool}. */
+export interface InstrumentToolOptions {
+  /** The processor registered on the tracer provider; it owns the ledger. */
+  processor: LoopGuardSpanProcessor;
+  /** Default: `trace.getTracer('loopguard')` from the global provider. */
+  tracer?: Tracer;
+  /** Put the raw arguments on the span (`gen_ai.tool.call.arguments`). Default false: they may hold personal data. */
+  recordArguments?: boolean;
+  /** Put the raw result on the span (`gen_ai.tool.call.result`). Default false. */
+  recordResult?: boolean;
+  /** `gen_ai.tool.type`. Default `function`. */
+  type?: string;
+  /** Parent context for the span. Default: the active context at call time. */
+  parentContext?: () => Context;
+}
+
+/** Per-call extras handed to a guarded tool. */
+export interface ToolCallExtras {
+  /** Aborted when the tool's `timeoutMs` passes (or the caller's signal aborts). */
+  signal: AbortSignal;
+  callId: string | undefined;
+}
+
+/** Options a caller may pass per call. */
+export interface GuardedCallOptions {
+  callId?: string;
+  signal?: AbortSignal;
+}
+
+/** A guarded tool returns the tool's result, or the refusal message when it was not run. */
+export type GuardedTool<A, R> = (args: A, options?: GuardedCallOptions) => Promise<R | string>;
+
+const MAX_RECORDED_TEXT = 64 * 1024;
+
+function asAttributeText(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > MAX_RECORDED_TEXT ? `${text.slice(0, MAX_RECORDED_TEXT)}…` : text;
+}
+
+/**
+ * Wraps a tool function so every call is an `execute_tool {name}` span with the GenAI
+ * attributes and loopguard's hashes, and is decided by the ledger before it runs.
+ *
+ * The span's start is where the processor decides (synchronously, in onStart); a refused
+ * call ends its span at once and returns the refusal message as the tool result, without
+ * running — a refusal is not a span error. An allowed call runs with an AbortSignal that
+ * fires at the tool's `timeoutMs`; its result is fingerprinted here, so raw results stay off
+ * spans unless `recordResult` is set. Errors are recorded and rethrown unchanged.
+ */
+export function instrumentTool<A, R>(
+  name: string,
+  execute: (args: A, extras: ToolCallExtras) => Promise<R> | R,
+  options: InstrumentToolOptions,
+): GuardedTool<A, R> {
+  const { processor } = options;
+  const tracer = options.tracer ?? trace.getTracer('loopguard');
+  const toolType = options.type ?? 'function';
+  const policy = processor.guard.options.tool(name);
+
+  return async (args: A, callOptions: GuardedCallOptions = {}): Promise<R | string> => {
+    const parent = options.parentContext?.() ?? contextApi.active();
+    const attributes: Record<string, string> = {
+      [ATTR_GEN_AI_OPERATION_NAME]: OPERATION_EXECUTE_TOOL,
+      [ATTR_GEN_AI_TOOL_NAME]: name,
+      [ATTR_GEN_AI_TOOL_TYPE]: toolType,
+      [ATTR_ARGS_HASH]: processor.guard.argsHash(name, args),
+    };
+    if (callOptions.callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callOptions.callId;
+    if (options.recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
+    const span = tracer.startSpan(`${OPERATION_EXECUTE_TOOL} ${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+    const decision = processor.decisionForSpan(span.spanContext().spanId);
+    if (decision?.action === 'refuse') {
+      span.end();
+      return decision.message;
+    }
+
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort(callOptions.signal?.reason);
+    callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const running = contextApi.with(trace.setSpan(parent, span), () =>
+        Promise.resolve().then(() => execute(args, { signal: controller.signal, callId: callOptions.callId })),
+      );
+      const result =
+        policy.timeoutMs === undefined
+          ? await running
+          : await Promise.race([
+              running,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => {
+                  const error = new ToolTimeoutError({ tool: name, timeoutMs: policy.timeoutMs as number });
+                  controller.abort(error);
+                  reject(error);
+                }, policy.timeoutMs);
+                // A pending tool timeout must never keep the process alive.
+                timer.unref();
+              }),
+            ]);
+      const fingerprint = processor.guard.fingerprint(name, { result });
+      span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
+      if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
+      if (fingerprint.unfingerprintable) span.setAttribute(ATTR_UNFINGERPRINTABLE, true);
+      if (options.recordResult) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, asAttributeText(result));
+      return result;
+    } catch (error) {
+      const fingerprint = processor.guard.fingerprint(name, { error });
+      const { type, message } = describeError(error);
+      span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
+      if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
+      span.setAttribute(ATTR_ERROR_TYPE, fingerprint.outcome === 'error' ? type : fingerprint.outcome);
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
+      throw error;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      callOptions.signal?.removeEventListener('abort', onCallerAbort);
+      span.end();
+    }
+  };
+}

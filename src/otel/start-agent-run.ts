@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { context as contextApi, SpanKind, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { RunGuard } from '../core/run-guard.js';
+import type { ModelUsage, RunDecision } from '../core/types.js';
+import {
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_RUN_ID,
+  OPERATION_INVOKE_AGENT,
+} from './attributes.js';
+import { instrumentTool, type GuardedTool, type InstrumentToolOptions, type ToolCallExtras } from './instrument-tool.js';
+import type { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
+
+/** Options of {@link startAgentRun}. */
+export interface StartAgentRunOptions {
+  processor: LoopGuardSpanProcessor;
+  /** Default: `trace.getTracer('loopguard')`. */
+  tracer?: Tracer;
+  /** Default: a random UUID. */
+  runId?: string;
+  /** `gen_ai.agent.name`. Default `agent`. */
+  agentName?: string;
+  /** Passed to every tool made with {@link AgentRun.tool}. */
+  toolOptions?: Omit<InstrumentToolOptions, 'processor' | 'tracer' | 'parentContext'>;
+}
+
+/** A guarded run of a hand-written agent loop. */
+export interface AgentRun {
+  readonly runId: string;
+  /** The run's context (the invoke_agent span); tool and model spans are its children. */
+  readonly context: Context;
+  /** The ledger, for shouldRefuse / partial() / reportState(). */
+  readonly run: RunGuard;
+  /**
+   * One model call = one round: runs `call` inside a `chat {model}` span. When the result
+   * has `usage` ({inputTokens, outputTokens}) it is recorded on the span.
+   */
+  modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T>;
+  /** A guarded tool whose spans belong to this run. */
+  tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R>;
+  shouldStop(): RunDecision;
+  /** Ends the invoke_agent span (and so the run). Idempotent. */
+  end(): void;
+}
+
+function usageOf(result: unknown): ModelUsage | undefined {
+  const usage = typeof result === 'object' && result !== null ? (result as { usage?: unknown }).usage : undefined;
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { inputTokens, outputTokens } = usage as ModelUsage;
+  return { inputTokens, outputTokens };
+}
+
+/**
+ * Guards a hand-written agent loop in a few lines: opens an `invoke_agent` span (the run),
+ * wraps each model call in a `chat` span (a round) and each tool in an `execute_tool` span
+ * (a call). The processor registered on the provider keeps the ledger from those spans.
+ */
+export function startAgentRun(options: StartAgentRunOptions): AgentRun {
+  const { processor } = options;
+  const tracer = options.tracer ?? trace.getTracer('loopguard');
+  const runId = options.runId ?? randomUUID();
+  const agentName = options.agentName ?? 'agent';
+  const rootSpan: Span = tracer.startSpan(`${OPERATION_INVOKE_AGENT} ${agentName}`, {
+    kind: SpanKind.INTERNAL,
+    attributes: { [ATTR_GEN_AI_OPERATION_NAME]: OPERATION_INVOKE_AGENT, [ATTR_GEN_AI_AGENT_NAME]: agentName, [ATTR_RUN_ID]: runId },
+  });
+  const runContext = trace.setSpan(contextApi.active(), rootSpan);
+  // The processor opened the run in onStart; without one on this provider, keep a private
+  // run so the loop still works (unguarded telemetry, guarded decisions).
+  const run = processor.guard.getRun(runId) ?? processor.guard.startRun(runId);
+  let ended = false;
+
+  return {
+    runId,
+    context: runContext,
+    run,
+    async modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T> {
+      const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: { [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'gen_ai.request.model': model } }, runContext);
+      try {
+        const result = await contextApi.with(trace.setSpan(runContext, span), call);
+        const usage = usageOf(result);
+        if (usage?.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, usage.inputTokens);
+        if (usage?.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, usage.outputTokens);
+        return result;
+      } finally {
+        span.end();
+      }
+    },
+    tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R> {
+      return instrumentTool(name, execute, { ...options.toolOptions, processor, tracer, parentContext: () => runContext });
+    },
+    shouldStop: () => run.shouldStop(),
+    end(): void {
+      if (ended) return;
+      ended = true;
+      rootSpan.end();
+      processor.guard.endRun(runId);
+    },
+  };
+}
