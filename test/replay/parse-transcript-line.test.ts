@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { parseTranscriptLine } from '../../src/replay/parse-transcript-line.js';
+import { ReplayInputError } from '../../src/replay/replay-input-error.js';
+
+const good = { run: 'r1', round: 1, tool: 'search', args: { q: 'x' }, result: { hits: 1 } };
+
+function problemFor(line: unknown): ReplayInputError {
+  const text = typeof line === 'string' ? line : JSON.stringify(line);
+  try {
+    parseTranscriptLine(text, 'runs.jsonl', 7);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ReplayInputError);
+    return error as ReplayInputError;
+  }
+  throw new Error(`expected ${text} to be rejected`);
+}
+
+describe('parseTranscriptLine', () => {
+  it('turns a valid line into a call with its source location', () => {
+    const call = parseTranscriptLine(
+      JSON.stringify({ ...good, callId: 'c1', ts: 1000, durationMs: 20, usage: { inputTokens: 10, outputTokens: 2 } }),
+      'runs.jsonl',
+      3,
+    );
+    expect(call).to.deep.include({ run: 'r1', round: 1, tool: 'search', callId: 'c1', startTime: 1000, durationMs: 20 });
+    expect(call.source).to.deep.equal({ file: 'runs.jsonl', line: 3 });
+    expect(call.outcome).to.deep.equal({ result: { hits: 1 } });
+    expect(call.usage).to.deep.equal({ inputTokens: 10, outputTokens: 2 });
+  });
+
+  it('keeps args given as JSON text and errors as {type, message}', () => {
+    const call = parseTranscriptLine(
+      JSON.stringify({ run: 'r', round: 2, tool: 't', args: '{"b":1,"a":2}', error: { type: 'overloaded', message: '429' } }),
+      'f',
+      1,
+    );
+    expect(call.args).to.equal('{"b":1,"a":2}');
+    expect(call.outcome).to.deep.equal({ error: { type: 'overloaded', message: '429' } });
+  });
+
+  it('accepts a null result (a recorded null is a result)', () => {
+    expect(parseTranscriptLine(JSON.stringify({ ...good, result: null }), 'f', 1).outcome).to.deep.equal({ result: null });
+  });
+
+  const cases: Array<[string, unknown, string | undefined, RegExp]> = [
+    ['bad JSON', '{"run": "r1", ', undefined, /not valid JSON/],
+    ['an array line', [1, 2], undefined, /expected a JSON object/],
+    ['missing run', { ...good, run: undefined }, 'run', /"run" must be a non-empty string, got nothing/],
+    ['numeric run', { ...good, run: 5 }, 'run', /"run" must be a non-empty string, got 5/],
+    ['round 0', { ...good, round: 0 }, 'round', /"round" must be an integer >= 1, got 0/],
+    ['fractional round', { ...good, round: 1.5 }, 'round', /"round" must be an integer >= 1/],
+    ['round as text', { ...good, round: '2' }, 'round', /got "2"/],
+    ['empty tool', { ...good, tool: '' }, 'tool', /"tool" must be a non-empty string/],
+    ['args not JSON', { ...good, args: '{nope' }, 'args', /"args" is a string but not valid JSON/],
+    ['args an array', { ...good, args: [1] }, 'args', /"args" must be an object or a string holding JSON, got an array/],
+    ['both result and error', { ...good, error: { type: 'x' } }, 'result', /both "result" and "error"/],
+    ['neither result nor error', { run: 'r', round: 1, tool: 't' }, 'result', /exactly one of "result".*or "error"/],
+    ['error a string', { run: 'r', round: 1, tool: 't', error: 'boom' }, 'error', /"error" must be an object/],
+    ['error.type a number', { run: 'r', round: 1, tool: 't', error: { type: 429 } }, 'error.type', /"error.type" must be a string/],
+    ['negative ts', { ...good, ts: -1 }, 'ts', /"ts" must be a non-negative number \(epoch milliseconds/],
+    ['durationMs text', { ...good, durationMs: 'fast' }, 'durationMs', /"durationMs" must be a non-negative number/],
+    ['usage tokens text', { ...good, usage: { inputTokens: '12' } }, 'usage.inputTokens', /"usage.inputTokens" must be a non-negative integer/],
+    ['callId number', { ...good, callId: 7 }, 'callId', /"callId" must be a string/],
+  ];
+  for (const [name, line, field, message] of cases) {
+    it(`rejects ${name} as file:line naming the field`, () => {
+      const problem = problemFor(line);
+      expect(problem.message).to.match(/^runs\.jsonl:7: /);
+      expect(problem.message).to.match(message);
+      expect(problem.field).to.equal(field);
+      expect(problem.line).to.equal(7);
+    });
+  }
+
+  it('shortens huge bad values in the message', () => {
+    const problem = problemFor({ ...good, round: 'x'.repeat(10_000) });
+    expect(problem.message.length).to.be.lessThan(200);
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoopGuardOptions } from '../../src/core/types.js';
+import { replayInputs, type ReplaySummary } from '../../src/replay/replay-inputs.js';
+import type { ReplayDecision, RunReport } from '../../src/replay/run-report.js';
+
+export interface CollectedRun extends Omit<RunReport, 'decisions'> {
+  decisions: ReplayDecision[];
+}
+
+/** Replays files in-process and materialises every run's decisions for assertions. */
+export async function replayFiles(
+  files: string[],
+  engineOptions: LoopGuardOptions = {},
+  strict = false,
+): Promise<{ runs: CollectedRun[]; summary: ReplaySummary; problems: string[] }> {
+  const runs: CollectedRun[] = [];
+  const problems: string[] = [];
+  const summary = await replayInputs({
+    files,
+    engineOptions,
+    strict,
+    onRun: (report) => {
+      runs.push({ ...report, decisions: [...report.decisions()] });
+    },
+    onProblem: (problem) => problems.push(problem.message),
+  });
+  return { runs, summary, problems };
+}
+
+export function runNamed(runs: CollectedRun[], name: string): CollectedRun {
+  const run = runs.find((r) => r.run === name);
+  if (!run) throw new Error(`no run ${name} in ${runs.map((r) => r.run).join(', ')}`);
+  return run;
+}
+
+let scratch: string | undefined;
+/** Writes lines (objects are JSON-encoded) to a fresh temp file and returns its path. */
+export function writeTempLines(name: string, lines: Array<object | string>): string {
+  scratch ??= mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
+  const path = join(scratch, name);
+  writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
+  return path;
+}
+
+export function tempDir(): string {
+  scratch ??= mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
+  return scratch;
+}
+
+export const EXAMPLES_DIR = new URL('../../examples/transcripts/', import.meta.url).pathname;
+export const EXAMPLE_POLICY = join(EXAMPLES_DIR, 'policy.json');
