@@ -101,11 +101,18 @@ function collectSpan(
   const name = typeof span.name === 'string' ? span.name : '';
 
   const attributes = decodeOtlpAttributes(span.attributes);
-  const operation = attributes[ATTR_GEN_AI_OPERATION_NAME];
+  // Same fallback as the span processor: spans that follow only the naming half of the GenAI
+  // convention ("execute_tool search") are still recognised by their name's first word.
+  const operation = typeof attributes[ATTR_GEN_AI_OPERATION_NAME] === 'string' ? attributes[ATTR_GEN_AI_OPERATION_NAME] : name.split(' ', 1)[0];
   let role: CollectedSpanRole = 'other';
   let flavor: CollectedSpan['flavor'] = 'genai';
   if (operation === OPERATION_INVOKE_AGENT) role = 'run';
-  else if (operation === OPERATION_EXECUTE_TOOL) role = 'tool';
+  else if (operation === OPERATION_EXECUTE_TOOL) {
+    role = 'tool';
+    if (typeof attributes['gen_ai.tool.name'] !== 'string' && name.startsWith(`${OPERATION_EXECUTE_TOOL} `)) {
+      attributes['gen_ai.tool.name'] = name.slice(OPERATION_EXECUTE_TOOL.length + 1);
+    }
+  }
   else if (typeof operation === 'string' && MODEL_CALL_OPERATIONS.has(operation)) role = 'round';
   else {
     const vercelOperation = typeof attributes['ai.operationId'] === 'string' ? (attributes['ai.operationId'] as string) : name;

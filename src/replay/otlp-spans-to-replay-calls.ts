@@ -41,6 +41,10 @@ const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success'
  *   previous one (parallel calls share a round).
  * - Calls are ordered by round, then start time, because exporters write spans when they
  *   end, not when they start.
+ * - Outcome: the raw result (`gen_ai.tool.call.result` / `ai.toolCall.result`) when recorded,
+ *   fingerprinted under the replay's policy; else loopguard's recorded hashes; an ERROR
+ *   status is a failure typed by `error.type` (or the exception event); a call with none of
+ *   these succeeded with unknown content (unfingerprintable: leans to a new fact).
  */
 export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: string): {
   runs: OtlpReplayRun[];
@@ -242,8 +246,10 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], stringOr(a[ATTR_ERROR_TYPE], undefined));
     return call;
   }
-  const resultField = vercel ? 'ai.toolCall.result' : `${ATTR_GEN_AI_TOOL_CALL_RESULT} or ${ATTR_OUTCOME}`;
-  return fail(resultField, `no result: attribute ${resultField} is missing and the span status is not ERROR`);
+  // No result and no outcome recorded: the call succeeded with content unknown. Like the span
+  // processor, replay counts that as unfingerprintable, which leans to a new fact.
+  call.outcome = { outcome: 'success', unfingerprintable: true } satisfies PrehashedOutcome;
+  return call;
 }
 
 function prehashedOutcome(
