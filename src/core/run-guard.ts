@@ -299,7 +299,10 @@ export class RunGuard implements RunView {
       if (novelty === 'new') round.newFacts += 1;
       else if (novelty === 'seen') round.seen += 1;
       else round.neutral += 1;
-      if (novelty !== 'neutral') round.toolProgress.set(tool, (round.toolProgress.get(tool) ?? false) || novelty === 'new');
+      // The ladder watches successful answers only: a failing retry is governed by the retry
+      // budget and consecutive failures, and disabling it would cut document 003's honest
+      // retry (503 four times, success on the fifth) before it got there.
+      if (novelty !== 'neutral' && !failed) round.toolProgress.set(tool, (round.toolProgress.get(tool) ?? false) || novelty === 'new');
     }
     if (novelty === 'new') {
       ledger.newFacts += 1;

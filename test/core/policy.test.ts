@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { LoopGuardConfigError } from '../../src/core/errors.js';
+import { resolveOptions, validateOptions } from '../../src/core/policy.js';
+
+describe('resolveOptions', () => {
+  it('fills the documented defaults per profile from the one shared threshold', () => {
+    const researcher = resolveOptions();
+    expect(researcher).to.include({ profile: 'researcher', threshold: 5, staleRounds: 5, refusedRounds: 5, consecutiveFailures: 5, backToBackLimit: 3 });
+    expect(researcher).to.include({ runWideRepeat: true, maxToolCalls: 100, maxRounds: 100, overloadedExemptMax: 3, maxStalled: 5, failClosed: false });
+    const chat = resolveOptions({ profile: 'chat' });
+    expect(chat).to.include({ runWideRepeat: false, maxToolCalls: Infinity, maxRounds: 40 });
+    const tuned = resolveOptions({ threshold: 3, staleRounds: 7 });
+    expect(tuned).to.include({ staleRounds: 7, refusedRounds: 3, consecutiveFailures: 3 });
+    expect(tuned.defaultTool.retries).to.equal(3);
+  });
+
+  it('sizes the researcher round limit from its call budget', () => {
+    expect(resolveOptions({ maxToolCalls: 30 }).maxRounds).to.equal(30);
+  });
+});
+
+describe('validateOptions', () => {
+  function fieldOf(value: unknown): string {
+    try {
+      validateOptions(value, 'policy.json');
+    } catch (error) {
+      expect(error).to.be.instanceOf(LoopGuardConfigError);
+      expect((error as Error).message).to.match(/^policy\.json: /);
+      return (error as LoopGuardConfigError).field;
+    }
+    throw new Error('expected a LoopGuardConfigError');
+  }
+
+  it('names the offending field, however deep', () => {
+    expect(fieldOf({ profile: 'planner' })).to.equal('profile');
+    expect(fieldOf({ threshold: 0 })).to.equal('threshold');
+    expect(fieldOf({ staleRounds: 2.5 })).to.equal('staleRounds');
+    expect(fieldOf({ tools: { search: { poll: { deadlineMs: -1 } } } })).to.equal('tools.search.poll.deadlineMs');
+    expect(fieldOf({ tools: { search: { poll: {} } } })).to.equal('tools.search.poll.deadlineMs');
+    expect(fieldOf({ tools: { search: { retry: 2 } } })).to.equal('tools.search.retry');
+    expect(fieldOf({ tools: { search: { volatileArgs: 'ts' } } })).to.equal('tools.search.volatileArgs');
+    expect(fieldOf({ escalation: { disableAfter: 'x' } })).to.equal('escalation.disableAfter');
+    expect(fieldOf({ tools: { wait: { exempt: true, poll: { deadlineMs: 10 } } } })).to.equal('tools.wait');
+    expect(fieldOf([])).to.equal('(root)');
+  });
+
+  it('says what the field takes', () => {
+    expect(() => validateOptions({ profile: 'x' })).to.throw(/must be one of "chat", "researcher"/);
+    expect(() => validateOptions({ tools: { a: { retry: 1 } } })).to.throw(/not a known option \(known: exempt, approval/);
+  });
+
+  it('accepts the example policy of the replay command', () => {
+    const policy = { profile: 'researcher', tools: { wait_for_subagent: { exempt: true }, send_email: { approval: true }, check_job_status: { poll: { deadlineMs: 120000 } } } };
+    expect(validateOptions(policy)).to.equal(policy);
+  });
+});

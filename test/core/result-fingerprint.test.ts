@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { resolveOptions } from '../../src/core/policy.js';
+import { classifyError, fingerprintError, fingerprintResult, isEmptyResult } from '../../src/core/result-fingerprint.js';
+
+const options = resolveOptions({ tools: { weather: { volatileResult: ['observed'] } } });
+const policy = options.defaultTool;
+const cap = options.maxFingerprintBytes;
+
+describe('isEmptyResult', () => {
+  it('finds "zero results" in any shape by walking the value, not by a list of keys', () => {
+    for (const empty of [null, undefined, '', 0, false, [], {}, { items: [], count: 0 }, { rows: [], rowCount: 0 }, { a: { b: [null, '', { c: false }] } }]) {
+      expect(isEmptyResult(empty), JSON.stringify(empty)).to.equal(true);
+    }
+  });
+  it('sees a single fact anywhere', () => {
+    for (const full of [1, 'x', true, [0, 0, 1], { items: [], count: 0, note: 'n' }, { a: { b: [null, { c: -1 }] } }]) {
+      expect(isEmptyResult(full), JSON.stringify(full)).to.equal(false);
+    }
+  });
+});
+
+describe('fingerprintResult', () => {
+  it('gives empty results no fingerprint', () => {
+    expect(fingerprintResult({ items: [], count: 0 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult('   ', policy, cap)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult('{"rows":[],"rowCount":0}', policy, cap)).to.deep.equal({ outcome: 'empty' });
+  });
+
+  it('fingerprints a result the same as an object and as JSON text', () => {
+    const value = { items: [{ id: 1 }], total: 1 };
+    const fromObject = fingerprintResult(value, policy, cap);
+    expect(fromObject.outcome).to.equal('success');
+    expect(fromObject.resultHash).to.be.a('string');
+    expect(fingerprintResult(JSON.stringify(value, null, 2), policy, cap)).to.deep.equal(fromObject);
+  });
+
+  it('ignores volatile fields (took_ms, request_id, fetched_at) and per-tool ones', () => {
+    const a = fingerprintResult({ items: [1], took_ms: 12, meta: { request_id: 'a', fetched_at: 1 } }, policy, cap);
+    const b = fingerprintResult({ items: [1], took_ms: 40, meta: { request_id: 'b', fetched_at: 2 } }, policy, cap);
+    expect(a.resultHash).to.equal(b.resultHash);
+    const weather = options.tool('weather');
+    expect(fingerprintResult({ t: 3, observed: 'now' }, weather, cap).resultHash).to.equal(fingerprintResult({ t: 3, observed: 'later' }, weather, cap).resultHash);
+    expect(fingerprintResult({ t: 3, observed: 'now' }, policy, cap).resultHash).to.not.equal(fingerprintResult({ t: 3, observed: 'later' }, policy, cap).resultHash);
+  });
+
+  it('treats a result holding only volatile fields and empties as empty', () => {
+    expect(fingerprintResult({ items: [], took_ms: 31 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
+  });
+
+  it('tells different content apart', () => {
+    expect(fingerprintResult({ items: [1] }, policy, cap).resultHash).to.not.equal(fingerprintResult({ items: [2] }, policy, cap).resultHash);
+    expect(fingerprintResult('plain text A', policy, cap).resultHash).to.not.equal(fingerprintResult('plain text B', policy, cap).resultHash);
+  });
+
+  it('marks values it cannot fingerprint instead of throwing: cycles, BigInt, functions, over the cap', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    for (const value of [cyclic, { n: 1n }, () => 1, 'x'.repeat(2000)]) {
+      expect(fingerprintResult(value, policy, 1000)).to.deep.equal({ outcome: 'success', unfingerprintable: true });
+    }
+  });
+
+  it('fingerprints a 10 MB result (bounded: one stringify and one hash) and rejects it over a smaller cap', () => {
+    const big = { rows: Array.from({ length: 100_000 }, (_, i) => ({ id: i, body: 'lorem ipsum dolor sit amet '.repeat(3) })) };
+    const full = fingerprintResult(big, policy, cap);
+    expect(full.outcome).to.equal('success');
+    expect(full.resultHash).to.be.a('string');
+    expect(fingerprintResult(big, policy, 1024 * 1024)).to.deep.equal({ outcome: 'success', unfingerprintable: true });
+  });
+});
+
+describe('classifyError / fingerprintError', () => {
+  it('sorts rate limits and 503s into overloaded, timeouts into timeout, the rest into error', () => {
+    expect(classifyError({ status: 429 })).to.equal('overloaded');
+    expect(classifyError({ statusCode: 503 })).to.equal('overloaded');
+    expect(classifyError({ type: 'overloaded', message: 'busy' })).to.equal('overloaded');
+    expect(classifyError(Object.assign(new Error('x'), { name: 'RateLimitError' }))).to.equal('overloaded');
+    expect(classifyError({ type: 'timeout' })).to.equal('timeout');
+    expect(classifyError(Object.assign(new Error('x'), { name: 'AbortError' }))).to.equal('timeout');
+    expect(classifyError({ code: 'ETIMEDOUT' })).to.equal('timeout');
+    expect(classifyError(new TypeError('bad input'))).to.equal('error');
+    expect(classifyError('a string')).to.equal('error');
+  });
+
+  it('fingerprints errors by type and body: the same error twice is the same result', () => {
+    const first = fingerprintError(new TypeError('query too long'));
+    expect(fingerprintError(new TypeError('query too long'))).to.deep.equal(first);
+    expect(fingerprintError(new RangeError('query too long')).resultHash).to.not.equal(first.resultHash);
+    expect(fingerprintError(new TypeError('other')).resultHash).to.not.equal(first.resultHash);
+    expect(first).to.include({ outcome: 'error', errorType: 'TypeError' });
+  });
+});
