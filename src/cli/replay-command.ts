@@ -114,6 +114,6 @@ function createRenderer(format: ReplayFormat, output: ReportOutput, color: boole
 /** Colour only for a terminal; NO_COLOR turns it off, FORCE_COLOR on (the usual conventions). */
 function wantsColor(io: CliIo): boolean {
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '' && io.env.FORCE_COLOR !== '0') return true;
   return io.stdout.isTTY === true;
 }

@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Spawns the real CLI as its own process. `via: 'source'` runs src/cli/main.ts through tsx
+ * (always current); `via: 'bin'` runs bin/loopguard.js against dist/ exactly as installed.
+ */
+export function runCli(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; via?: 'source' | 'bin' } = {},
+): Promise<CliResult> {
+  const command =
+    options.via === 'bin' ? ['bin/loopguard.js', ...args] : ['--import', 'tsx', 'test/cli/run-cli.ts', ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, command, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
