@@ -133,11 +133,13 @@ export class RunGuard implements RunView {
   get round(): number {
     return this.ledger.round;
   }
+  /** Stale rounds in a row, counting the current round once all its calls have finished. */
   get staleRoundStreak(): number {
-    return this.ledger.staleRoundStreak;
+    return this.projectOpenRound().staleRoundStreak;
   }
+  /** Refused rounds in a row, counting the current round once all its calls have finished. */
   get refusedRoundStreak(): number {
-    return this.ledger.refusedRoundStreak;
+    return this.projectOpenRound().refusedRoundStreak;
   }
   get stopped(): StopDecision | undefined {
     return this.stopDecision;
@@ -351,8 +353,7 @@ export class RunGuard implements RunView {
   shouldStop(): RunDecision {
     if (this.stopDecision !== undefined) return this.stopDecision;
     const ledger = this.ledger;
-    // A round with calls still running is not judged yet: its results are not in.
-    const projection = projectRound(ledger, this.options, ledger.inFlight === 0);
+    const projection = this.projectOpenRound();
     const now = this.timeOf(undefined);
     const context = { ledger, options: this.options, projection, now };
     for (const check of STOP_CHECKS) {
@@ -383,12 +384,12 @@ export class RunGuard implements RunView {
 
   /** Tools the next model call should not be offered (escalation ladder step 2). */
   disabledTools(): string[] {
-    return projectRound(this.ledger, this.options).disabledTools;
+    return this.projectOpenRound().disabledTools;
   }
 
   /** What the run has learned so far, with counts. */
   partial(): PartialResults {
-    return this.partialWith(projectRound(this.ledger, this.options));
+    return this.partialWith(this.projectOpenRound());
   }
 
   /** Closes the last round; called by the engine when the run ends. Idempotent. */
@@ -469,6 +470,11 @@ export class RunGuard implements RunView {
       return 'neutral';
     }
     return 'seen';
+  }
+
+  /** The counters with the open round counted — unless calls are still running: their results are not in. */
+  private projectOpenRound(): RoundProjection {
+    return projectRound(this.ledger, this.options, this.ledger.inFlight === 0);
   }
 
   private closeRound(): void {
