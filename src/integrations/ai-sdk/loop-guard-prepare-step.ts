@@ -45,8 +45,11 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
       () => {
         recordUnofferedToolCalls(run, step.steps);
         recordStepUsage(run, step.steps);
+        // Judge the step that just finished while it is still the current round (so the nudge
+        // can name the tools that repeated), then open the round of the coming model call.
+        const decision = run.shouldStop();
         run.beginRound();
-        return run.shouldStop();
+        return decision;
       },
       undefined,
     );

@@ -14,6 +14,10 @@ import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
  * no answer at all). The condition fires after that step, in case the model ignored
  * `toolChoice: 'none'`. Without prepareStep it fires as soon as the run must stop.
  *
+ * Used alone (no prepareStep), each evaluation also opens the next step's round, so the
+ * stale-round and refused-round counts work; the nudge and the ladder need prepareStep.
+ * Note the SDK evaluates `stopWhen` only after steps that called tools.
+ *
  * Combine with a step ceiling as usual: `stopWhen: [loopGuardStopCondition(run), stepCountIs(50)]`.
  */
 export function loopGuardStopCondition<TOOLS extends ToolSet = ToolSet>(run: RunGuard): StopCondition<TOOLS> {
@@ -23,7 +27,12 @@ export function loopGuardStopCondition<TOOLS extends ToolSet = ToolSet>(run: Run
       'shouldStop',
       () => {
         recordUnofferedToolCalls(run, steps);
-        return currentStop(run);
+        const decision = currentStop(run);
+        // Used alone, this condition is the only hook between steps: it opens the round of
+        // the next model call (prepareStep does that when installed). The first step's round
+        // opens with its first call.
+        if (decision === undefined && !state.prepareStepInstalled) run.beginRound();
+        return decision;
       },
       undefined,
     );

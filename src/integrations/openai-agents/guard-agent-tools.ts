@@ -38,9 +38,9 @@ export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], opt
         const offered = failOpen(
           'isEnabled',
           () => {
-            beginAgentRound(run, runContext as RunContext<unknown>);
-            if (run.stopped !== undefined) return false;
-            return !run.disabledTools().includes(tool.name);
+            const decision = beginAgentRound(run, runContext as RunContext<unknown>);
+            if (decision.action === 'stop') return false;
+            return !decision.disabledTools.includes(tool.name);
           },
           true,
         );

@@ -21,9 +21,9 @@ export function loopGuardCallModelInputFilter(run: RunGuard, filter?: CallModelI
     const decision = failOpen<RunDecision | undefined>(
       'callModelInputFilter',
       () => {
-        if (!state.roundPendingFilter) beginAgentRound(run, undefined);
+        const decision = state.roundPendingFilter && state.decision !== undefined ? state.decision : beginAgentRound(run, undefined);
         state.roundPendingFilter = false;
-        return run.shouldStop();
+        return decision;
       },
       undefined,
     );

@@ -1,5 +1,6 @@
 import type { RunContext } from '@openai/agents';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
+import type { RunDecision } from '../../core/types.js';
 
 /**
  * What the OpenAI Agents hooks of one run share: the input guardrail starts calls, the output
@@ -12,6 +13,8 @@ export interface OpenAIAgentsRunState {
   runContext: RunContext<unknown> | undefined;
   /** `runContext.usage.requests` when the current round was opened; -1 before the first. */
   roundOpenedAtRequests: number;
+  /** loopguard's decision for the coming model call, taken when its round opened. */
+  decision: RunDecision | undefined;
   /** A round was opened for the model call about to happen and the filter has not run yet. */
   roundPendingFilter: boolean;
   /** Usage already recorded, to record only the difference per round. */
@@ -28,6 +31,7 @@ export function getOpenAIAgentsRunState(run: RunGuard): OpenAIAgentsRunState {
       tickets: new Map(),
       runContext: undefined,
       roundOpenedAtRequests: -1,
+      decision: undefined,
       roundPendingFilter: false,
       recordedInputTokens: 0,
       recordedOutputTokens: 0,
