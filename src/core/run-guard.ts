@@ -20,6 +20,7 @@ import type { ResolvedOptions } from './policy.js';
 import { fingerprintOutcome } from './result-fingerprint.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type {
+  AllowKind,
   CallDecision,
   CallOutcome,
   ModelUsage,
@@ -294,7 +295,7 @@ export class RunGuard implements RunView {
     }
     if (policy.approval && !failed) ledger.writeEpoch += 1;
 
-    const novelty = this.judgeNovelty(tool, prehashed, record, now);
+    const novelty = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now);
     if (ticket.round === ledger.round) {
       const round = ledger.current;
       round.finished += 1;
@@ -450,7 +451,7 @@ export class RunGuard implements RunView {
    * `failClosed` (document 003) is set: a wrongly continued run is still bounded by the
    * other checks and budgets; a healthy run cut off cannot be brought back (document 000).
    */
-  private judgeNovelty(tool: string, outcome: PrehashedOutcome, record: SignatureRecord | undefined, now: number): Novelty {
+  private judgeNovelty(tool: string, outcome: PrehashedOutcome, kind: AllowKind, record: SignatureRecord | undefined, now: number): Novelty {
     const policy = this.options.tool(tool);
     const failClosed = this.options.failClosed;
     let fingerprint = outcome.resultHash;
@@ -466,7 +467,9 @@ export class RunGuard implements RunView {
     if (policy.approval && !FAILURE_OUTCOMES.has(outcome.outcome)) return 'new';
     if (!seen) return 'new';
     if (policy.exempt) return 'neutral';
-    if (policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
+    // Only a repeated poll may return the same answer harmlessly; a reworded poll that
+    // returns what was already seen is judged like any other call.
+    if (kind === 'poll' && policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
       return 'neutral';
     }
     return 'seen';

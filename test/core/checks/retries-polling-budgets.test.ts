@@ -1,0 +1,223 @@
+import { expect } from 'chai';
+import type { RefuseDecision } from '../../../src/core/types.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+describe('checks/retry-budget', () => {
+  const unavailable = { error: { status: 503, type: 'ServiceUnavailable', message: '503 Service Unavailable' } };
+
+  it('lets an honest retry through: 503 four times then success on the fifth (document 003)', () => {
+    const run = newRun({ overloadedExemptMax: 0 });
+    const call = (outcome: ScriptedCall['outcome']): ScriptedCall => ({ tool: 'billing_rpc', args: { invoice: 'INV-7' }, outcome });
+    const log = playRounds(run, [[call(unavailable)], [call(unavailable)], [call(unavailable)], [call(unavailable)], [call({ result: { paid: true } })]]);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow', 'allow']);
+    expect(log.slice(1).map((round) => round.decisions[0])).to.satisfy((ds: Array<{ kind?: string }>) => ds.every((d) => d.kind === 'retry'));
+    expect(log.at(-1)!.after.action).to.equal('continue');
+  });
+
+  it('stops the attempt-counter retry of document 003 within 5 iterations, not 340', () => {
+    const run = newRun();
+    const log = playRounds(
+      run,
+      Array.from({ length: 340 }, (_, i) => [
+        { tool: 'search_docs', args: { query: 'quarterly report', attempt: i + 1 }, outcome: { error: { type: 'UpstreamError', message: 'index unavailable' } } },
+      ]),
+    );
+    expect(log.length).to.be.at.most(6);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'consecutive_failures' });
+  });
+
+  it('refuses unchanged retries past the tool budget, with a message saying to change something', () => {
+    const run = newRun({ tools: { flaky: { retries: 2 } }, consecutiveFailures: 10 });
+    const fail: ScriptedCall = { tool: 'flaky', args: { id: 1 }, outcome: { error: { type: 'Bad', message: 'bad id' } } };
+    const log = playRounds(run, [[fail], [fail], [fail], [fail]]);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'refuse']);
+    const refusal = log[3]!.decisions[0] as RefuseDecision;
+    expect(refusal.reason).to.equal('retry.budget_exhausted');
+    expect(refusal.message).to.include('fix the arguments');
+  });
+
+  it('a success ends the retry: repeating it afterwards is a repeat again', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [{ tool: 't', args: { a: 1 }, outcome: { error: { type: 'x', message: 'y' } } }],
+      [{ tool: 't', args: { a: 1 }, outcome: { result: { v: 1 } } }],
+      [{ tool: 't', args: { a: 1 } }],
+    ]);
+    expect(log[2]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
+  });
+});
+
+describe('checks/read-after-write', () => {
+  it('lets earlier reads run again once a tool with side effects has run', () => {
+    const run = newRun({ tools: { update_ticket: { approval: true } } });
+    const read: ScriptedCall = { tool: 'get_ticket', args: { id: 7 }, outcome: { result: { status: 'open' } } };
+    const log = playRounds(run, [
+      [read],
+      [read],
+      [{ tool: 'update_ticket', args: { id: 7, status: 'closed' }, outcome: { result: { ok: true } } }],
+      [{ ...read, outcome: { result: { status: 'closed' } } }],
+      [read],
+    ]);
+    expect(log[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
+    expect(log[3]!.decisions[0]).to.include({ action: 'allow', kind: 'reread' });
+    expect(log[4]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
+  });
+
+  it('a failed write changes nothing', () => {
+    const run = newRun({ tools: { update_ticket: { approval: true } } });
+    const read: ScriptedCall = { tool: 'get_ticket', args: { id: 7 }, outcome: { result: { status: 'open' } } };
+    const log = playRounds(run, [[read], [{ tool: 'update_ticket', args: { id: 7 }, outcome: { error: { type: 'Denied', message: 'no' } } }], [read]]);
+    expect(log[2]!.decisions[0]).to.include({ action: 'refuse' });
+  });
+});
+
+describe('checks/polling', () => {
+  const poll = (at: number, status = 'running'): ScriptedCall => ({ tool: 'check_job_status', args: { job: 'J1' }, at, outcome: { result: { status } } });
+
+  it('allows identical polls until the deadline, and unchanged answers do not make rounds stale', () => {
+    const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 60_000 } } } });
+    const log = playRounds(run, [...Array.from({ length: 10 }, (_, i) => [poll(1_000 + i * 5_000)]), [poll(52_000, 'done')]]);
+    expect(log).to.have.length(11);
+    expect(log.every((round) => round.decisions[0]!.action === 'allow' && round.after.action === 'continue')).to.equal(true);
+    expect(run.staleRoundStreak).to.equal(0);
+  });
+
+  it('refuses identical polls past the deadline, telling the model to report the last status', () => {
+    const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 10_000 } } } });
+    const log = playRounds(run, [[poll(0)], [poll(5_000)], [poll(10_001)]]);
+    const refusal = log[2]!.decisions[0] as RefuseDecision;
+    expect(refusal).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+    expect(refusal.message).to.include('report the last status');
+  });
+
+  it('refuses polls that come sooner than minIntervalMs', () => {
+    const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 60_000, minIntervalMs: 2_000 } } } });
+    const log = playRounds(run, [[poll(0)], [poll(500)], [poll(2_600)]]);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'refuse', 'allow']);
+    expect(log[1]!.decisions[0]).to.include({ reason: 'poll.too_soon' });
+  });
+
+  it('judges a reworded poll that returns an answer already seen like any other call', () => {
+    const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 3_000 } } }, escalation: { enabled: false } });
+    // Different arguments each time: never an identical poll, so never neutral.
+    const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [{ tool: 'check_job_status', args: { job: 'J1', verbose: i }, at: i * 1_000, outcome: { result: { status: 'running' } } }]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+});
+
+describe('checks/budgets', () => {
+  it('refuses calls past maxToolCalls before they run, and stops the run', () => {
+    const run = newRun({ maxToolCalls: 3 });
+    run.beginRound();
+    const decisions = [1, 2, 3, 4].map((i) => run.recordCall({ tool: 't', args: { i } }, { result: { i } }).decision);
+    expect(decisions.map((d) => d.action)).to.deep.equal(['allow', 'allow', 'allow', 'refuse']);
+    expect(decisions[3]).to.include({ reason: 'budget.tool_calls' });
+    expect(run.shouldStop()).to.include({ action: 'stop', reason: 'max_tool_calls' });
+  });
+
+  it('stops at maxRounds (chat default 40) without cutting a run that is under it', () => {
+    const run = newRun({ profile: 'chat' });
+    const log = playRounds(run, Array.from({ length: 50 }, (_, i) => [{ tool: 't', args: { i }, outcome: { result: { i } } }]));
+    expect(log).to.have.length(40);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'max_rounds' });
+  });
+
+  it('stops at maxRunMs, measured on recorded times when the run is fed them', () => {
+    const run = newRun({ maxRunMs: 10_000 });
+    const log = playRounds(run, Array.from({ length: 5 }, (_, i) => [{ tool: 't', args: { i }, at: i * 4_000, outcome: { result: { i } } }]));
+    // The call at 12 s is past the 10 s budget: refused before it runs, then the run stops.
+    expect(log).to.have.length(4);
+    expect(log[3]!.decisions[0]).to.include({ action: 'refuse', reason: 'budget.run_time' });
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'max_run_ms' });
+  });
+
+  it('takes up to overloadedExemptMax overloaded calls off the budget and grows the round limit by their rounds', () => {
+    const overloaded = { error: { status: 429, message: 'rate limited' } };
+    const run = newRun({ maxToolCalls: 4, maxRounds: 4, consecutiveFailures: 10, escalation: { enabled: false }, staleRounds: 10 });
+    const log = playRounds(run, [
+      [{ tool: 'search', args: { q: 1 }, outcome: overloaded }],
+      [{ tool: 'search', args: { q: 1 }, outcome: overloaded }],
+      ...Array.from({ length: 6 }, (_, i) => [{ tool: 'search', args: { q: i + 10 }, outcome: { result: { i } } }]),
+    ]);
+    // 2 overloaded calls came off the 4-call budget and added 2 rounds: 6 rounds ran.
+    expect(log).to.have.length(6);
+    expect(log.at(-1)!.after).to.include({ action: 'stop' });
+    expect(run.partial().tools.search!.failures).to.equal(2);
+  });
+
+  it('still counts overloaded calls as failures and their repeated error as a seen result', () => {
+    const run = newRun({ escalation: { enabled: false } });
+    const log = playRounds(run, Array.from({ length: 10 }, () => [{ tool: 'search', args: { q: 1 }, outcome: { error: { type: 'overloaded', message: 'busy' } } }]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'consecutive_failures' });
+    expect(run.partial().seenResults).to.be.greaterThan(0);
+  });
+});
+
+describe('checks/stalled-progress', () => {
+  it('stops after maxStalled reports of an unchanged progress state, even while every call looks new', () => {
+    const run = newRun({ maxStalled: 3 });
+    let stop;
+    for (let i = 0; i < 10; i++) {
+      run.beginRound();
+      run.recordCall({ tool: 'fill_field', args: { i } }, { result: { accepted: i } });
+      run.reportState({ fieldsFilled: ['name'] });
+      stop = run.shouldStop();
+      if (stop.action === 'stop') break;
+    }
+    expect(stop).to.include({ action: 'stop', reason: 'stalled_progress' });
+    expect(run.round).to.equal(4);
+  });
+
+  it('is off until the app reports state, and a change resets it', () => {
+    const run = newRun({ maxStalled: 2 });
+    for (let i = 0; i < 6; i++) {
+      run.beginRound();
+      run.recordCall({ tool: 't', args: { i } }, { result: { i } });
+      run.reportState({ facts: Math.floor(i / 2) });
+      expect(run.shouldStop().action).to.equal('continue');
+    }
+  });
+});
+
+describe('checks/escalation-ladder', () => {
+  it('nudges after the first stale round, disables the repeating tool after 3, stops last', () => {
+    const run = newRun();
+    const call = (i: number): ScriptedCall => ({ tool: 'search_kb', args: { q: `variant ${i}` }, outcome: { result: { answer: 'no exact match, more results may be available' } } });
+    const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [call(i)]));
+    const afters = log.map((round) => round.after);
+    expect(afters[0]).to.deep.equal({ action: 'continue', disabledTools: [] });
+    expect(afters[1]).to.have.property('nudge').that.includes('search_kb').and.includes('Try a different approach');
+    expect(afters[3]).to.deep.include({ action: 'continue', disabledTools: ['search_kb'] });
+    expect(log[4]!.decisions[0]).to.include({ action: 'refuse', reason: 'tool.disabled' });
+    // The ladder never postpones the stop: still the 5th stale round.
+    expect(afters.at(-1)).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(6);
+  });
+
+  it('re-enables disabled tools once a round brings something new', () => {
+    const run = newRun({ staleRounds: 10 });
+    const stale = (i: number): ScriptedCall => ({ tool: 'search_kb', args: { q: i }, outcome: { result: { answer: 'same' } } });
+    playRounds(run, [[stale(0)], [stale(1)], [stale(2)], [stale(3)]]);
+    expect(run.disabledTools()).to.deep.equal(['search_kb']);
+    playRounds(run, [[{ tool: 'browse', args: { url: 'x' }, outcome: { result: { body: 'fresh' } } }]]);
+    expect(run.disabledTools()).to.deep.equal([]);
+  });
+
+  it('never disables exempt or polling tools', () => {
+    const run = newRun({ tools: { wait: { exempt: true } }, staleRounds: 20 });
+    playRounds(run, Array.from({ length: 6 }, () => [{ tool: 'wait', args: { id: 1 }, outcome: { result: { s: 'running' } } }]));
+    expect(run.disabledTools()).to.deep.equal([]);
+  });
+});
+
+describe('incidents from the documents', () => {
+  it('stops the same call made 73 times (document 002) at the first repeat and ends the run within 6 rounds', () => {
+    const run = newRun();
+    const call: ScriptedCall = { tool: 'search_knowledge_base', args: { query: 'reset SSO for contractor accounts' }, outcome: { result: { answer: 'No exact match, more results may be available.' } } };
+    const log = playRounds(run, Array.from({ length: 73 }, () => [call]));
+    expect(log[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
+    expect(log.length).to.equal(6);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'refused_rounds' });
+    expect(run.partial().executed).to.equal(1);
+  });
+});

@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import { LoopGuard } from '../../src/core/loop-guard.js';
+import type { LoopGuardListener, RoundSummary, StopDecision } from '../../src/core/types.js';
+import { sameDocuments } from './play.js';
+
+function quietGuard(options: ConstructorParameters<typeof LoopGuard>[0] = {}) {
+  const warnings: string[] = [];
+  const guard = new LoopGuard({ logger: { warn: (message) => warnings.push(message) }, ...options });
+  return { guard, warnings };
+}
+
+describe('LoopGuard', () => {
+  it('keeps many open runs apart: the same call in two runs is new in each', () => {
+    const { guard } = quietGuard();
+    const runs = ['a', 'b', 'c'].map((id) => guard.startRun(id));
+    for (const run of runs) run.beginRound();
+    // Interleave: a1 b1 c1 a2 b2 c2 ...
+    for (let i = 0; i < 3; i++) {
+      for (const run of runs) {
+        const { decision } = run.recordCall({ tool: 'search', args: { q: `${run.id}-${i}` } }, { result: sameDocuments });
+        expect(decision.action).to.equal('allow');
+      }
+    }
+    const first = runs.map((run) => run.recordCall({ tool: 'search', args: { q: 'shared' } }, { result: { only: run.id } }).decision.action);
+    expect(first).to.deep.equal(['allow', 'allow', 'allow']);
+    expect(runs.map((run) => run.partial().newFacts)).to.deep.equal([2, 2, 2]);
+  });
+
+  it('returns the open run for an id that is already open', () => {
+    const { guard } = quietGuard();
+    expect(guard.startRun('x')).to.equal(guard.startRun('x'));
+  });
+
+  it('evicts the least recently active run past maxOpenRuns, warning once', () => {
+    const { guard, warnings } = quietGuard({ maxOpenRuns: 3 });
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => guard.startRun(id));
+    a!.recordCall({ tool: 't' }, { result: 1 });
+    guard.startRun('d');
+    guard.startRun('e');
+    expect([...guard.runs()].map((run) => run.id).sort()).to.deep.equal(['a', 'd', 'e']);
+    expect(b!.isEnded && c!.isEnded).to.equal(true);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include('maxOpenRuns');
+  });
+
+  it('keeps ended runs queryable for the TTL, then forgets them', () => {
+    let now = 1_000;
+    const { guard } = quietGuard({ endedRunTtlMs: 5_000, now: () => now });
+    guard.startRun('old').recordCall({ tool: 't' }, { result: 1 });
+    guard.endRun('old');
+    expect(guard.getRun('old')?.isEnded).to.equal(true);
+    now += 6_000;
+    guard.startRun('new');
+    expect(guard.getRun('old')).to.equal(undefined);
+  });
+
+  it('bounds memory over many runs started and ended', () => {
+    const { guard } = quietGuard({ endedRunTtlMs: 0 });
+    for (let i = 0; i < 20_000; i++) {
+      const run = guard.startRun(`r${i}`);
+      run.recordCall({ tool: 't', args: { i } }, { result: { i } });
+      guard.endRun(run.id);
+    }
+    expect(guard.stats().openRuns).to.equal(0);
+    expect(guard.getRun('r0')).to.equal(undefined);
+  });
+
+  it('tells listeners about decisions, rounds and the stop, and survives a listener that throws', () => {
+    const { guard, warnings } = quietGuard();
+    const rounds: RoundSummary[] = [];
+    const stops: StopDecision[] = [];
+    guard.addListener({ callDecided: () => { throw new Error('telemetry exploded'); } });
+    const listener: LoopGuardListener = { roundClosed: (_run, summary) => rounds.push(summary), runStopped: (_run, decision) => stops.push(decision) };
+    guard.addListener(listener);
+    const run = guard.startRun('r', { tenant: 'acme' });
+    for (let i = 0; i < 8 && run.shouldStop().action === 'continue'; i++) {
+      run.beginRound();
+      run.recordCall({ tool: 'search', args: { q: i } }, { result: sameDocuments });
+    }
+    run.shouldStop();
+    guard.endRun('r');
+    expect(rounds.map((round) => round.verdict)).to.deep.equal(['new', 'stale', 'stale', 'stale', 'refused', 'refused']);
+    expect(stops).to.have.length(1);
+    expect(stops[0]).to.include({ reason: 'stale_rounds' });
+    expect(warnings.some((warning) => warning.includes('telemetry exploded'))).to.equal(true);
+  });
+
+  it('counts runs at risk (stale or refused streak of 2+) for the early-warning gauge', () => {
+    const { guard } = quietGuard();
+    const healthy = guard.startRun('healthy');
+    const stalling = guard.startRun('stalling');
+    for (let i = 0; i < 3; i++) {
+      healthy.beginRound();
+      healthy.recordCall({ tool: 'fetch', args: { i } }, { result: { i } });
+      stalling.beginRound();
+      stalling.recordCall({ tool: 'search', args: { q: i } }, { result: sameDocuments });
+    }
+    expect(guard.stats()).to.deep.equal({ openRuns: 2, runsAtRisk: 1 });
+  });
+
+  it('describes its policy for the system prompt, per profile and per tool', () => {
+    const { guard } = quietGuard({ tools: { check_job_status: { poll: { deadlineMs: 120_000, minIntervalMs: 5_000 } }, list_issues: { cursorArg: 'cursor' } } });
+    const text = guard.describePolicy();
+    expect(text).to.include('Do not repeat a call with the same tool and the same arguments');
+    expect(text).to.include('check_job_status is a status check').and.include('120 s').and.include('5000 ms');
+    expect(text).to.include('list_issues pages through results').and.include('`cursor`');
+    expect(quietGuard({ profile: 'chat' }).guard.describePolicy()).to.include('3 times in a row is refused');
+  });
+
+  it('clamps bad housekeeping options with a warning instead of failing the host', () => {
+    const { guard, warnings } = quietGuard({ maxOpenRuns: -5 });
+    expect(guard.startRun('a')).to.exist;
+    expect(warnings[0]).to.include('maxOpenRuns must be a positive number');
+  });
+});
