@@ -36,7 +36,7 @@ export interface AiSdkCallSpan {
   role: 'call';
   tool: string;
   callId: string | undefined;
-  /** Parsed `ai.toolCall.args`; undefined when the SDK records no inputs (`recordInputs: false`). */
+  /** Parsed `ai.toolCall.args`; undefined when the SDK records no outputs (it files the arguments under outputs: `recordOutputs: false` drops them). */
   args: unknown;
   argsRecorded: boolean;
   /**

@@ -1,0 +1,141 @@
+// The span interpretation against the SDK's real telemetry: generateText with
+// experimental_telemetry on, a real BasicTracerProvider with an in-memory exporter, and an
+// async-hooks context manager so parent links are real. The interpreted spans then drive the
+// real engine, the way the span processor will, and must reach the same verdict as the
+// wrapped-tools adapter: a user who already traces gets the ledger without wrapping anything.
+import { expect } from 'chai';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { generateText, stepCountIs, tool } from 'ai';
+import { z } from 'zod';
+
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { interpretAiSdkSpan, type AiSdkSpanRole } from '../../../src/integrations/ai-sdk/index.js';
+import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
+
+describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
+  const contextManager = new AsyncLocalStorageContextManager();
+  before(() => {
+    contextManager.enable();
+    context.setGlobalContextManager(contextManager);
+  });
+  after(() => {
+    context.disable();
+  });
+
+  async function tracedRun(recordOutputs = true): Promise<ReadableSpan[]> {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const tools = {
+      search: tool({
+        description: 'Search',
+        inputSchema: z.object({ query: z.string() }),
+        execute: async () => ({ results: [{ id: 'data-retention' }], tookMs: Math.random() }),
+      }),
+      fetchInvoice: tool({
+        description: 'Fetch an invoice',
+        inputSchema: z.object({ id: z.string() }),
+        execute: async (): Promise<{ total: number }> => {
+          throw Object.assign(new Error('billing down'), { name: 'BillingServiceError' });
+        },
+      }),
+    };
+    const queries = ['retention', 'data retention', 'retention period', 'how long is data kept', 'retention EU', 'retention policy'];
+    const model = scriptedLanguageModel([
+      { calls: [{ tool: 'fetchInvoice', args: { id: 'INV-1' }, id: 'failing' }] },
+      ...queries.map((query) => ({ calls: [{ tool: 'search', args: { query } }] })),
+    ]);
+    await generateText({
+      model,
+      prompt: 'q',
+      tools,
+      stopWhen: stepCountIs(20),
+      experimental_telemetry: {
+        isEnabled: true,
+        tracer: provider.getTracer('test'),
+        functionId: 'support-agent',
+        metadata: { runId: 'conversation-7' },
+        recordOutputs,
+      },
+    });
+    await provider.forceFlush();
+    return exporter.getFinishedSpans();
+  }
+
+  function interpret(spans: ReadableSpan[]): Array<{ span: ReadableSpan; role: AiSdkSpanRole }> {
+    const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+    const roles: Array<{ span: ReadableSpan; role: AiSdkSpanRole }> = [];
+    for (const span of [...spans].sort((a, b) => compareTime(a.startTime, b.startTime))) {
+      const parent = span.parentSpanContext ? byId.get(span.parentSpanContext.spanId) : undefined;
+      const role = interpretAiSdkSpan({
+        name: span.name,
+        attributes: span.attributes,
+        parent: parent ? { name: parent.name } : undefined,
+        status: span.status,
+        events: span.events,
+      });
+      if (role) roles.push({ span, role });
+    }
+    return roles;
+  }
+
+  it('maps generateText, doGenerate and toolCall spans to run, round and call roles', async () => {
+    const roles = interpret(await tracedRun());
+    const run = roles.find((entry) => entry.role.role === 'run');
+    expect(run?.role).to.deep.equal({ role: 'run', runId: 'conversation-7', agentName: 'support-agent', nested: false });
+
+    const rounds = roles.filter((entry) => entry.role.role === 'round');
+    expect(rounds).to.have.length(8);
+    expect(rounds[0].role).to.deep.equal({ role: 'round', usage: { inputTokens: 100, outputTokens: 10 } });
+    for (const round of rounds) expect(round.span.parentSpanContext?.spanId).to.equal(run?.span.spanContext().spanId);
+
+    const calls = roles.filter((entry) => entry.role.role === 'call').map((entry) => entry.role);
+    expect(calls).to.have.length(7);
+    expect(calls[0]).to.deep.equal({
+      role: 'call',
+      tool: 'fetchInvoice',
+      callId: 'failing',
+      args: { id: 'INV-1' },
+      argsRecorded: true,
+      outcome: { error: { type: 'BillingServiceError', message: 'billing down' } },
+    });
+    expect(calls[1]).to.deep.include({ tool: 'search', args: { query: 'retention' } });
+    expect((calls[1] as { outcome: { result: { results: unknown } } }).outcome.result.results).to.deep.equal([{ id: 'data-retention' }]);
+  });
+
+  it('without recorded outputs, arguments and result are unknown (not empty)', async () => {
+    // The SDK files `ai.toolCall.args` under outputs too: recordOutputs: false drops both.
+    const calls = interpret(await tracedRun(false)).filter((entry) => entry.role.role === 'call');
+    const search = calls.find((entry) => entry.role.role === 'call' && entry.role.tool === 'search');
+    expect(search?.role).to.deep.include({ args: undefined, argsRecorded: false, outcome: undefined });
+  });
+
+  it('drives the real engine to the same stale-round verdict the wrapped tools reach', async () => {
+    const roles = interpret(await tracedRun());
+    const guard = new LoopGuard({ escalation: { enabled: false } });
+    let run = undefined as ReturnType<LoopGuard['startRun']> | undefined;
+    // Replayed the way a span processor sees them: a run, then each model call opens a round,
+    // and each tool call belongs to the round of the model call before it.
+    const ordered = roles.filter((entry) => entry.role.role !== 'run');
+    const runRole = roles.find((entry) => entry.role.role === 'run')!.role as { runId: string };
+    run = guard.startRun(runRole.runId);
+    for (const { role } of ordered) {
+      if (role.role === 'round') {
+        if (run.shouldStop().action === 'stop') break;
+        run.beginRound(role.usage);
+      } else if (role.role === 'call') {
+        const outcome = role.outcome ?? { result: undefined };
+        run.recordCall({ tool: role.tool, args: role.args, callId: role.callId }, 'error' in outcome ? { error: outcome.error } : outcome);
+      }
+    }
+    const decision = run.shouldStop();
+    expect(decision.action).to.equal('stop');
+    expect(run.stopped?.reason).to.equal('stale_rounds');
+    expect(run.partial()).to.include({ executed: 7, newFacts: 2, seenResults: 5 });
+  });
+});
+
+function compareTime(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
+}
