@@ -4,7 +4,6 @@
 
 import { context, diag, metrics } from '@opentelemetry/api';
 import type {
-  Attributes,
   BatchObservableResult,
   Counter,
   Meter,
@@ -20,7 +19,6 @@ import type {
   LoopGuardListener,
   Novelty,
   OutcomeClass,
-  PartialResults,
   PrehashedToolCall,
   RoundSummary,
   RunView,
@@ -316,23 +314,4 @@ function detachGauges(inst: Instruments | undefined): void {
     diag.warn('loopguard telemetry: removing the gauge callback failed', error);
   }
   inst.observe = undefined;
-}
-
-/**
- * Attributes for the `invoke_agent` span when its run ends: stop reason (when stopped), rounds,
- * tool calls and refusals. The span processor owns that span and should set these before the
- * span ends (e.g. from `onEnding`), so traces and metrics report the same numbers.
- */
-export function runEndAttributes(
-  run: Pick<RunView, 'round' | 'stopped'>,
-  partial?: Pick<PartialResults, 'rounds' | 'toolCalls' | 'refused'>,
-): Attributes {
-  const p = partial ?? run.stopped?.partial;
-  const attributes: Attributes = { [ATTR_RUN_ROUNDS]: p?.rounds ?? run.round };
-  if (p) {
-    attributes[ATTR_RUN_TOOL_CALLS] = p.toolCalls;
-    attributes[ATTR_RUN_REFUSALS] = p.refused;
-  }
-  if (run.stopped) attributes[ATTR_STOP_REASON] = run.stopped.reason;
-  return attributes;
 }
