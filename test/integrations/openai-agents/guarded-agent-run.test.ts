@@ -1,0 +1,153 @@
+// The OpenAI Agents adapter driven through the real Runner: a scripted model implementing the
+// SDK's Model interface, real function tools, the real engine. Assertions are on what the
+// model was sent (tool outputs, instructions) and which tools each request offered.
+import { expect } from 'chai';
+import { Agent, Runner, setTracingDisabled, tool } from '@openai/agents';
+import { z } from 'zod';
+
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
+import { ScriptedAgentsModel, functionOutputsIn } from '../helpers/scripted-agents-model.js';
+
+setTracingDisabled(true);
+
+function searchTool(executions: string[]) {
+  return tool({
+    name: 'search',
+    description: 'Search the documentation',
+    parameters: z.object({ query: z.string() }),
+    execute: async ({ query }) => {
+      executions.push(query);
+      return JSON.stringify({ results: [{ id: 'data-retention' }, { id: 'privacy-overview' }], tookMs: Math.random() });
+    },
+  });
+}
+
+const offered = (model: ScriptedAgentsModel) => model.requests.map((request) => request.tools.map((t) => t.name));
+
+describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
+  it('refuses an exact repeat with rejectContent: the tool does not run and the model reads why', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)] });
+    const model = new ScriptedAgentsModel([
+      { calls: [{ tool: 'search', args: { query: 'retention' }, id: 'first' }] },
+      { calls: [{ tool: 'search', args: '{"query":  "retention"}', id: 'again' }] },
+      { text: 'Data is kept 30 days after deletion.' },
+    ]);
+    const agent = new Agent({ name: 'support', instructions: 'Answer from the docs.', model, tools: guarded.tools });
+
+    const result = await new Runner().run(agent, 'How long is data kept?', { ...guarded.runOptions });
+
+    expect(executions).to.deep.equal(['retention']);
+    expect(functionOutputsIn(model.requests[2]).get('again')).to.match(/^Not run: search was already called with these same arguments in this run \(call first, round 1\)/);
+    expect(result.finalOutput).to.equal('Data is kept 30 days after deletion.');
+    const rejection = result.toolInputGuardrailResults.find((entry) => entry.output.behavior.type === 'rejectContent');
+    expect(rejection?.guardrail.name).to.equal('loopguard');
+    const outcome = guarded.end();
+    expect(outcome.refusals.map((refusal) => [refusal.callId, refusal.reason])).to.deep.equal([['again', 'repeat.run_wide']]);
+    expect(outcome.stopReason).to.equal(undefined);
+  });
+
+  it('nudges in the instructions, hides the looping tool, and ends the run with no tools and the stop message', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)], runId: 'stale' });
+    const queries = ['retention', 'data retention', 'retention period', 'how long is data kept', 'EU retention', 'retention policy', 'trash'];
+    const model = new ScriptedAgentsModel(queries.map((query) => ({ calls: [{ tool: 'search', args: { query } }] })), 'Deleted data goes after 30 days; nothing EU-specific found.');
+    const agent = new Agent({ name: 'support', instructions: 'Answer from the docs.', model, tools: guarded.tools });
+
+    const result = await new Runner().run(agent, 'EU retention?', { ...guarded.runOptions, maxTurns: 20 });
+
+    expect(executions).to.deep.equal(queries.slice(0, 4));
+    expect(model.requests[2].systemInstructions).to.match(/^Answer from the docs\.\n\nNote: in the last round, search returned only results you have already seen/);
+    expect(offered(model).slice(0, 4)).to.deep.equal([['search'], ['search'], ['search'], ['search']]);
+    expect(offered(model)[4]).to.deep.equal([]);
+    // The model called the hidden tool anyway: it is told why instead of the run failing.
+    expect(functionOutputsIn(model.requests[5]).get('call-5')).to.match(/^Not run: search is switched off for this run/);
+    const last = model.requests[model.requests.length - 1];
+    expect(last.tools).to.deep.equal([]);
+    expect(last.systemInstructions).to.match(/Tool use has ended for this run: the last 5 rounds returned only results already seen/);
+    expect(result.finalOutput).to.equal('Deleted data goes after 30 days; nothing EU-specific found.');
+
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('stale_rounds');
+    expect(outcome.partial).to.include({ executed: 4, newFacts: 1, seenResults: 3 });
+    expect(outcome.partial.wastedTokens).to.be.greaterThan(0);
+  });
+
+  it('counts the SDK default error text as a failure: a retry loop with an attempt counter stops on consecutive failures', async () => {
+    let executions = 0;
+    const fetchInvoice = tool({
+      name: 'fetchInvoice',
+      description: 'Fetch an invoice',
+      parameters: z.object({ invoiceId: z.string(), attempt: z.number() }),
+      execute: async (): Promise<string> => {
+        executions += 1;
+        throw new Error('billing service unavailable');
+      },
+    });
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [fetchInvoice] });
+    const model = new ScriptedAgentsModel(
+      Array.from({ length: 12 }, (_, attempt) => ({ calls: [{ tool: 'fetchInvoice', args: { invoiceId: 'INV-2026-0042', attempt } }] })),
+      'Billing is down.',
+    );
+    const agent = new Agent({ name: 'billing', model, tools: guarded.tools });
+
+    const result = await new Runner().run(agent, 'Get INV-2026-0042', { ...guarded.runOptions, maxTurns: 30 });
+
+    expect(executions).to.equal(5);
+    expect(result.finalOutput).to.equal('Billing is down.');
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('consecutive_failures');
+    expect(outcome.partial.tools.fetchInvoice.failures).to.equal(5);
+  });
+
+  it('keeps your own isEnabled, guardrails and input filter working', async () => {
+    const executions: string[] = [];
+    const hidden = tool({ name: 'admin', description: 'Admin only', parameters: z.object({}), isEnabled: false, execute: async () => 'secret' });
+    const ownGuardrailCalls: string[] = [];
+    const search = tool({
+      name: 'search',
+      description: 'Search',
+      parameters: z.object({ query: z.string() }),
+      inputGuardrails: [
+        {
+          name: 'no-empty-query',
+          run: async ({ toolCall }) => {
+            ownGuardrailCalls.push(toolCall.callId);
+            return JSON.parse(toolCall.arguments).query === ''
+              ? { behavior: { type: 'rejectContent', message: 'Empty query.' } }
+              : { behavior: { type: 'allow' } };
+          },
+        },
+      ],
+      execute: async ({ query }) => {
+        executions.push(query);
+        return `results for ${query}`;
+      },
+    });
+    let filtered = 0;
+    const guarded = createGuardedAgentRun({
+      guard: new LoopGuard(),
+      tools: [search, hidden],
+      callModelInputFilter: ({ modelData }) => {
+        filtered += 1;
+        return modelData;
+      },
+    });
+    const model = new ScriptedAgentsModel([
+      { calls: [{ tool: 'search', args: { query: '' }, id: 'empty' }] },
+      { calls: [{ tool: 'search', args: { query: 'sso' }, id: 'ok' }] },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ name: 'a', model, tools: guarded.tools });
+    await new Runner().run(agent, 'x', { ...guarded.runOptions });
+
+    expect(offered(model)[0]).to.deep.equal(['search']);
+    expect(ownGuardrailCalls).to.deep.equal(['empty', 'ok']);
+    expect(functionOutputsIn(model.requests[1]).get('empty')).to.equal('Empty query.');
+    expect(executions).to.deep.equal(['sso']);
+    expect(filtered).to.equal(3);
+    // The call your guardrail rejected never reached loopguard.
+    expect(guarded.end().partial.toolCalls).to.equal(1);
+  });
+});
