@@ -23,6 +23,8 @@ export interface CollectedSpan {
   flavor: 'genai' | 'vercel';
   name: string;
   line: number;
+  /** Order of the span in the file: the last tie-breaker when timestamps are equal. */
+  seq: number;
   /** Span path inside the request, for messages: resourceSpans[0].scopeSpans[0].spans[3]. */
   path: string;
   startNanos: bigint;
@@ -73,7 +75,10 @@ export class OtlpSpanCollector {
         spans.forEach((span: unknown, i: number) => {
           const path = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
           const collected = collectSpan(span, path, file, line, problems);
-          if (collected) this.spans.push(collected);
+          if (collected) {
+            collected.seq = this.spans.length;
+            this.spans.push(collected);
+          }
         });
       });
     });
@@ -125,7 +130,7 @@ function collectSpan(
 
   if (role === 'other') {
     return {
-      traceId, spanId, parentSpanId, role, flavor, name, line, path,
+      traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path,
       startNanos: 0n, endNanos: 0n, attributes: {},
       statusError: false, statusMessage: undefined, exceptionType: undefined, exceptionMessage: undefined,
     };
@@ -149,7 +154,7 @@ function collectSpan(
     }
   }
   return {
-    traceId, spanId, parentSpanId, role, flavor, name, line, path, startNanos, endNanos, attributes,
+    traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path, startNanos, endNanos, attributes,
     statusError, statusMessage, exceptionType, exceptionMessage,
   };
 }

@@ -107,8 +107,8 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   const orderedBuckets = [...buckets.values()].sort((a, b) => compareBigInt(a.firstStart, b.firstStart));
   for (const bucket of orderedBuckets) {
     if (bucket.tools.length === 0) continue;
-    bucket.models.sort((a, b) => compareBigInt(a.startNanos, b.startNanos));
-    bucket.tools.sort((a, b) => compareBigInt(a.span.startNanos, b.span.startNanos) || a.span.line - b.span.line);
+    bucket.models.sort(compareSpansByTime);
+    bucket.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
     const rounds = assignRounds(bucket.tools, bucket.models);
 
     const calls: ReplayCall[] = [];
@@ -297,6 +297,14 @@ function nanosToMs(nanos: bigint): number {
 
 function spanKey(traceId: string, spanId: string): string {
   return `${traceId}/${spanId}`;
+}
+
+/**
+ * Start time, then end time, then file order. SDKs that stamp spans at millisecond
+ * resolution give fast steps equal start times; the file order is the best remaining evidence.
+ */
+function compareSpansByTime(a: CollectedSpan, b: CollectedSpan): number {
+  return compareBigInt(a.startNanos, b.startNanos) || compareBigInt(a.endNanos, b.endNanos) || a.seq - b.seq;
 }
 
 function compareBigInt(a: bigint, b: bigint): number {

@@ -1,0 +1,100 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { LoopGuardOptions } from '../../src/core/types.js';
+import { LoopGuardSpanProcessor } from '../../src/otel/loop-guard-span-processor.js';
+import { startAgentRun } from '../../src/otel/start-agent-run.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun } from './replay-test-helpers.js';
+
+const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
+const EXAMPLES = ['reworded-search', 'exact-repeat', 'attempt-counter-retry', 'polling-to-completion', 'pagination', 'empty-exploration'];
+
+interface TranscriptLine {
+  run: string;
+  round: number;
+  tool: string;
+  args: Record<string, unknown>;
+  result?: unknown;
+  error?: { type?: string; message?: string };
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+/**
+ * Plays a recorded transcript through the library's own front: startAgentRun opens the
+ * invoke_agent span, modelCall a chat span per round, and each tool is an instrumented
+ * execute_tool span decided by the real LoopGuardSpanProcessor. The agent does not stop on
+ * its own (it calls every recorded call), so calls after a stop are refused live and still
+ * appear in the trace, as they would from an agent that ignores shouldStop.
+ */
+async function recordThroughSpanProcessor(lines: TranscriptLine[], record: boolean): Promise<ReadableSpan[]> {
+  const exporter = new InMemorySpanExporter();
+  const processor = new LoopGuardSpanProcessor({ ...policy });
+  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('replay-test');
+  const run = startAgentRun({ processor, tracer, runId: lines[0].run, agentName: 'researcher', toolOptions: { recordArguments: record, recordResult: record } });
+  let current: TranscriptLine | undefined;
+  const tools = new Map<string, (args: Record<string, unknown>) => Promise<unknown>>();
+  const toolFor = (name: string) => {
+    let tool = tools.get(name);
+    if (!tool) {
+      tool = run.tool(name, async () => {
+        if (current!.error) throw Object.assign(new Error(current!.error.message ?? ''), { type: current!.error.type });
+        return current!.result;
+      });
+      tools.set(name, tool);
+    }
+    return tool;
+  };
+  // The SDK stamps spans at millisecond resolution; steps a few ms apart keep start times
+  // distinct, so the file can be shuffled and still be put back in order by time.
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+  let round = 0;
+  for (const line of lines) {
+    if (line.round !== round) {
+      round = line.round;
+      await tick();
+      await run.modelCall('gpt-test', () => ({ usage: line.usage }));
+    }
+    current = line;
+    await tick();
+    await toolFor(line.tool)(line.args).catch(() => undefined);
+  }
+  run.end();
+  await provider.forceFlush();
+  const spans = exporter.getFinishedSpans();
+  await provider.shutdown();
+  return spans;
+}
+
+function comparable(run: CollectedRun): unknown {
+  return { run: run.run, calls: run.calls, stop: run.stop && { reason: run.stop.reason, round: run.stop.round, call: run.stop.call }, saved: run.saved, decisions: run.decisions };
+}
+
+describe('OTLP written by loopguard\'s own span processor replays like the JSONL transcript', function () {
+  this.timeout(30_000);
+
+  for (const record of [true, false]) {
+    const variant = record ? 'raw arguments and results on spans' : 'hashes only (the default: no raw content on spans)';
+    it(`same decisions for every example transcript: ${variant}`, async () => {
+      for (const name of EXAMPLES) {
+        const jsonlFile = join(EXAMPLES_DIR, `${name}.jsonl`);
+        const lines = readFileSync(jsonlFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TranscriptLine);
+        const spans = await recordThroughSpanProcessor(lines, record);
+        // One request per few spans, newest first: the file exporter's lines need not be in order.
+        const requests: string[] = [];
+        for (let i = spans.length; i > 0; i -= 5) {
+          requests.push(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans.slice(Math.max(0, i - 5), i))));
+        }
+        const otlpFile = writeTempLines(`${name}.processor-${record ? 'raw' : 'hashed'}.otlp.json`, requests);
+
+        const fromJsonl = await replayFiles([jsonlFile], policy);
+        const fromOtlp = await replayFiles([otlpFile], policy);
+        expect(fromOtlp.problems, name).to.deep.equal([]);
+        expect(fromOtlp.runs, name).to.have.length(1);
+        expect(comparable(fromOtlp.runs[0]), name).to.deep.equal(comparable(fromJsonl.runs[0]));
+      }
+    });
+  }
+});
