@@ -1,0 +1,526 @@
+// instrumentTool on the real OTel SDK: every call is an execute_tool span decided by the
+// processor in onStart; refusals return the message without running the tool; timeouts abort.
+import { expect } from 'chai';
+import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { AlwaysOffSampler, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+import { instrumentTool, type ToolCallExtras } from '../../src/otel/instrument-tool.js';
+import { ToolTimeoutError } from '../../src/otel/tool-timeout-error.js';
+import { makeHarness, modelCallSpan, startRunSpan, useContextManager, useDiagCapture, type Harness } from './otel-test-helpers.js';
+
+const DOCS = { docs: [{ id: 'doc-17', title: 'Refund policy' }] };
+
+function toolSpans(h: Harness, tool: string): ReadableSpan[] {
+  return h.finished().filter((s) => s.name === `execute_tool ${tool}`);
+}
+
+/** Every attribute value of every finished span, as text. */
+function allAttributeText(h: Harness): string {
+  return h
+    .finished()
+    .map((s) => JSON.stringify(s.attributes) + (s.status.message ?? ''))
+    .join('\n');
+}
+
+describe('instrumentTool', () => {
+  useContextManager();
+  const diagnostics = useDiagCapture();
+  let h: Harness;
+  let root: { span: ReturnType<Harness['tracer']['startSpan']>; ctx: Context };
+
+  afterEach(async () => {
+    await h?.shutdown();
+  });
+
+  /** Runs `fn` inside a run's context, the way an agent loop calls its tools. */
+  function inRun<T>(fn: () => Promise<T>): Promise<T> {
+    return context.with(root.ctx, fn);
+  }
+
+  describe('allowed calls', () => {
+    it('opens an execute_tool span under the active span with GenAI and loopguard attributes', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      let received: { args: unknown; extras: ToolCallExtras } | undefined;
+      const search = instrumentTool(
+        'search',
+        (args: { q: string }, extras) => {
+          received = { args, extras };
+          expect(trace.getSpan(context.active())?.spanContext().spanId, 'the tool runs inside its span').to.not.equal(root.span.spanContext().spanId);
+          return DOCS;
+        },
+        { processor: h.processor, tracer: h.tracer, type: 'extension' },
+      );
+      const result = await inRun(() => search({ q: 'refunds' }, { callId: 'call_1' }));
+      root.span.end();
+
+      expect(result).to.equal(DOCS);
+      expect(received?.args).to.deep.equal({ q: 'refunds' });
+      expect(received?.extras.callId).to.equal('call_1');
+      expect(received?.extras.signal.aborted).to.equal(false);
+      const [span] = toolSpans(h, 'search');
+      expect(span.parentSpanContext?.spanId).to.equal(root.span.spanContext().spanId);
+      expect(span.attributes).to.include({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'search',
+        'gen_ai.tool.type': 'extension',
+        'gen_ai.tool.call.id': 'call_1',
+        'loopguard.tool.args_hash': h.processor.guard.argsHash('search', { q: 'refunds' }),
+        'loopguard.tool.result_hash': h.processor.guard.fingerprint('search', { result: DOCS }).resultHash,
+        'loopguard.tool.outcome': 'success',
+        'loopguard.decision': 'allow',
+        'loopguard.novelty': 'new',
+        'loopguard.round': 1,
+      });
+      expect(span.status.code).to.equal(SpanStatusCode.UNSET);
+      expect(h.processor.guard.getRun('r1')!.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1 });
+    });
+
+    it('defaults gen_ai.tool.type to function and uses parentContext when given', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const tool = instrumentTool('lookup', () => 'value', { processor: h.processor, tracer: h.tracer, parentContext: () => root.ctx });
+      // Called from outside any active context: the parentContext option places it in the run.
+      await context.with(ROOT_CONTEXT, () => tool({}));
+      const [span] = toolSpans(h, 'lookup');
+      expect(span.attributes['gen_ai.tool.type']).to.equal('function');
+      expect(span.attributes).to.not.have.property('gen_ai.tool.call.id');
+      expect(span.parentSpanContext?.spanId).to.equal(root.span.spanContext().spanId);
+      expect(h.processor.guard.getRun('r1')!.partial().toolCalls).to.equal(1);
+      root.span.end();
+    });
+
+    it('an empty result has no result hash and counts as a new fact', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const tool = instrumentTool('search', () => ({ docs: [], total: 0 }), { processor: h.processor, tracer: h.tracer });
+      await inRun(() => tool({ q: 'nothing' }));
+      const [span] = toolSpans(h, 'search');
+      expect(span.attributes).to.include({ 'loopguard.tool.outcome': 'empty', 'loopguard.novelty': 'new' });
+      expect(span.attributes).to.not.have.property('loopguard.tool.result_hash');
+      root.span.end();
+    });
+  });
+
+  describe('refusals', () => {
+    it('a run-wide repeat is not run: the caller gets the refusal message naming the earlier call', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      let runs = 0;
+      const search = instrumentTool(
+        'search',
+        () => {
+          runs += 1;
+          return DOCS;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      modelCallSpan(h.tracer, root.ctx);
+      const first = await inRun(() => search({ q: 'refunds', limit: 5 }, { callId: 'call_first' }));
+      modelCallSpan(h.tracer, root.ctx);
+      // Same call, keys in another order: the same call.
+      const second = await inRun(() => search({ limit: 5, q: 'refunds' }, { callId: 'call_second' }));
+
+      expect(first).to.equal(DOCS);
+      expect(runs, 'the tool ran only once').to.equal(1);
+      expect(second).to.be.a('string');
+      expect(second).to.contain('call_first');
+      expect(second).to.match(/already/i);
+      expect(second).to.not.equal(DOCS);
+
+      const refused = toolSpans(h, 'search')[1];
+      expect(refused.attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'repeat.run_wide', 'gen_ai.tool.call.id': 'call_second' });
+      expect(refused.status.code, 'a refusal is not a span error').to.not.equal(SpanStatusCode.ERROR);
+      expect(refused.attributes).to.not.have.property('error.type');
+      expect(refused.attributes).to.not.have.property('loopguard.tool.result_hash');
+      expect(h.processor.guard.getRun('r1')!.partial()).to.include({ executed: 1, refused: 1 });
+      root.span.end();
+    });
+
+    it('an identical call still in flight in the same round is refused', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      let runs = 0;
+      const slow = instrumentTool(
+        'fetch',
+        async () => {
+          runs += 1;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return { body: 'page' };
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      modelCallSpan(h.tracer, root.ctx);
+      const [a, b] = await inRun(() => Promise.all([slow({ url: 'https://x' }, { callId: 'c1' }), slow({ url: 'https://x' }, { callId: 'c2' })]));
+      expect(runs).to.equal(1);
+      expect(a).to.deep.equal({ body: 'page' });
+      expect(b).to.be.a('string').and.contain('c1');
+      const reasons = toolSpans(h, 'fetch').map((s) => s.attributes['loopguard.refusal.reason']);
+      expect(reasons).to.include('repeat.in_flight');
+      root.span.end();
+    });
+  });
+
+  describe('timeoutMs', () => {
+    it('aborts a slow tool: its signal fires, the caller gets ToolTimeoutError, the span says timeout', async () => {
+      h = makeHarness({ tools: { slow_api: { timeoutMs: 40 } } });
+      root = startRunSpan(h.tracer, 'r1');
+      let seenSignal: AbortSignal | undefined;
+      const slowApi = instrumentTool(
+        'slow_api',
+        (_args: object, { signal }) => {
+          seenSignal = signal;
+          // Honours its signal: rejects when aborted, otherwise would take 10 s.
+          return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => resolve('late'), 10_000);
+            signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              reject(signal.reason);
+            });
+          });
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      const started = Date.now();
+      let caught: unknown;
+      try {
+        await inRun(() => slowApi({ id: 1 }));
+      } catch (error) {
+        caught = error;
+      }
+      expect(Date.now() - started).to.be.below(5_000);
+      expect(caught).to.be.instanceOf(ToolTimeoutError);
+      expect(caught).to.include({ tool: 'slow_api', timeoutMs: 40, type: 'timeout' });
+      expect(seenSignal?.aborted).to.equal(true);
+      expect(seenSignal?.reason).to.equal(caught);
+
+      const [span] = toolSpans(h, 'slow_api');
+      expect(span.attributes).to.include({ 'loopguard.tool.outcome': 'timeout', 'error.type': 'timeout' });
+      expect(span.status.code).to.equal(SpanStatusCode.ERROR);
+      expect(h.processor.guard.getRun('r1')!.partial().tools.slow_api).to.include({ failures: 1 });
+      root.span.end();
+    });
+
+    it('a tool that ignores its signal still returns control to the caller at the timeout; a retry is allowed', async () => {
+      h = makeHarness({ profile: 'researcher', tools: { stuck: { timeoutMs: 30 } } });
+      root = startRunSpan(h.tracer, 'r1');
+      let runs = 0;
+      const stuck = instrumentTool(
+        'stuck',
+        () => {
+          runs += 1;
+          return new Promise<string>((resolve) => setTimeout(() => resolve('eventually'), 300).unref());
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await inRun(() => stuck({ id: 1 })).then(
+        () => expect.fail('expected a timeout'),
+        (error: unknown) => expect(error).to.be.instanceOf(ToolTimeoutError),
+      );
+      // A timeout does not prove the call did nothing; retrying it unchanged is a retry, not a repeat.
+      await inRun(() => stuck({ id: 1 })).catch(() => undefined);
+      expect(runs).to.equal(2);
+      expect(toolSpans(h, 'stuck').map((s) => s.attributes['loopguard.decision'])).to.deep.equal(['allow', 'allow']);
+      root.span.end();
+    });
+
+    it('a tool that finishes in time is unaffected', async () => {
+      h = makeHarness({ tools: { quick: { timeoutMs: 2_000 } } });
+      root = startRunSpan(h.tracer, 'r1');
+      const quick = instrumentTool('quick', async (_a: object, { signal }) => ({ ok: !signal.aborted }), { processor: h.processor, tracer: h.tracer });
+      expect(await inRun(() => quick({}))).to.deep.equal({ ok: true });
+      expect(toolSpans(h, 'quick')[0].attributes['loopguard.tool.outcome']).to.equal('success');
+      root.span.end();
+    });
+  });
+
+  describe("the caller's AbortSignal", () => {
+    it('aborting it aborts the signal the tool sees', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const controller = new AbortController();
+      let seen: AbortSignal | undefined;
+      const tool = instrumentTool(
+        'wait',
+        (_a: object, { signal }) => {
+          seen = signal;
+          return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by caller'))));
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      const pending = inRun(() => tool({}, { signal: controller.signal }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort(new Error('user cancelled'));
+      await pending.catch(() => undefined);
+      expect(seen?.aborted).to.equal(true);
+      root.span.end();
+    });
+
+    // BUG: instrumentTool only listens for a future 'abort' event on the caller's signal; a
+    // signal that is already aborted never fires it, so the tool runs with a live signal.
+    it('an already-aborted caller signal reaches the tool aborted', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      let aborted: boolean | undefined;
+      const tool = instrumentTool(
+        'wait',
+        (_a: object, { signal }) => {
+          aborted = signal.aborted;
+          return 'ran';
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await inRun(() => tool({}, { signal: AbortSignal.abort(new Error('cancelled before the call')) })).catch(() => undefined);
+      expect(aborted).to.equal(true);
+      root.span.end();
+    });
+  });
+
+  describe('errors', () => {
+    class ValidationError extends Error {
+      override readonly name = 'ValidationError';
+    }
+
+    it('are rethrown unchanged and recorded on the span; a retry after a failure is allowed', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      const thrown = new ValidationError('id must be numeric');
+      let attempt = 0;
+      const fetch = instrumentTool(
+        'fetch',
+        () => {
+          attempt += 1;
+          if (attempt === 1) throw thrown;
+          return { body: 'ok' };
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      let caught: unknown;
+      await inRun(() => fetch({ id: 'x' })).catch((error: unknown) => (caught = error));
+      expect(caught, 'the very same error object').to.equal(thrown);
+      const retried = await inRun(() => fetch({ id: 'x' }));
+      expect(retried).to.deep.equal({ body: 'ok' });
+      const third = await inRun(() => fetch({ id: 'x' }));
+      expect(attempt).to.equal(2);
+      expect(third).to.be.a('string');
+
+      const [failed, retry, repeat] = toolSpans(h, 'fetch');
+      expect(failed.attributes).to.include({ 'loopguard.tool.outcome': 'error', 'error.type': 'ValidationError', 'loopguard.decision': 'allow' });
+      expect(failed.attributes['loopguard.tool.result_hash']).to.be.a('string');
+      expect(failed.status).to.deep.equal({ code: SpanStatusCode.ERROR, message: 'id must be numeric' });
+      expect(retry.attributes).to.include({ 'loopguard.decision': 'allow', 'loopguard.tool.outcome': 'success' });
+      expect(repeat.attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'repeat.run_wide' });
+      root.span.end();
+    });
+
+    it('a 429-ish error is recorded as overloaded', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      const rateLimited = Object.assign(new Error('Too Many Requests'), { status: 429 });
+      const api = instrumentTool(
+        'api',
+        () => {
+          throw rateLimited;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      for (let i = 0; i < 2; i++) {
+        await inRun(() => api({ q: 1 })).then(
+          () => expect.fail('expected the error'),
+          (error: unknown) => expect(error).to.equal(rateLimited),
+        );
+      }
+      const spans = toolSpans(h, 'api');
+      expect(spans.map((s) => s.attributes['loopguard.tool.outcome'])).to.deep.equal(['overloaded', 'overloaded']);
+      expect(spans.map((s) => s.attributes['error.type'])).to.deep.equal(['overloaded', 'overloaded']);
+      expect(spans.map((s) => s.attributes['loopguard.decision'])).to.deep.equal(['allow', 'allow']);
+      expect(spans.every((s) => s.status.code === SpanStatusCode.ERROR)).to.equal(true);
+      root.span.end();
+    });
+
+    it('a synchronous throw and a thrown non-Error value are rethrown as they are', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const weird = { code: 'E_WEIRD', detail: [1, 2] };
+      const tool = instrumentTool(
+        'odd',
+        (args: { kind: string }) => {
+          if (args.kind === 'string') throw 'plain string failure';
+          throw weird;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await inRun(() => tool({ kind: 'string' })).then(
+        () => expect.fail('expected a throw'),
+        (error: unknown) => expect(error).to.equal('plain string failure'),
+      );
+      await inRun(() => tool({ kind: 'object' })).then(
+        () => expect.fail('expected a throw'),
+        (error: unknown) => expect(error).to.equal(weird),
+      );
+      const spans = toolSpans(h, 'odd');
+      expect(spans.map((s) => s.attributes['loopguard.tool.outcome'])).to.deep.equal(['error', 'error']);
+      expect(spans[0].status.message).to.equal('plain string failure');
+      root.span.end();
+    });
+  });
+
+  describe('bad input never crashes the host', () => {
+    it('a circular result is returned as is and counts as a new fact (not fingerprintable)', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      const circular: Record<string, unknown> = { name: 'node' };
+      circular.self = circular;
+      const tool = instrumentTool('graph', () => circular, { processor: h.processor, tracer: h.tracer, recordResult: true });
+      const result = await inRun(() => tool({ id: 1 }));
+      expect(result).to.equal(circular);
+      const [span] = toolSpans(h, 'graph');
+      expect(span.attributes).to.include({ 'loopguard.tool.outcome': 'success', 'loopguard.tool.unfingerprintable': true, 'loopguard.novelty': 'new' });
+      expect(span.attributes).to.not.have.property('loopguard.tool.result_hash');
+      expect(span.attributes['gen_ai.tool.call.result']).to.be.a('string');
+      expect(diagnostics.matching(/loopguard: span processor/)).to.have.length(0);
+      root.span.end();
+    });
+
+    it('a 10 MB result completes, is fingerprinted, and an equal one later is recognised as seen', async () => {
+      h = makeHarness({ profile: 'researcher', escalation: { enabled: false } });
+      root = startRunSpan(h.tracer, 'r1');
+      const big = { rows: Array.from({ length: 100_000 }, (_, i) => ({ i, text: 'x'.repeat(90) })) };
+      expect(JSON.stringify(big).length).to.be.above(10_000_000);
+      const dump = instrumentTool('dump', (args: { page: number }) => (args.page === 1 ? big : structuredClone(big)), {
+        processor: h.processor,
+        tracer: h.tracer,
+        recordResult: true,
+      });
+      modelCallSpan(h.tracer, root.ctx);
+      const first = await inRun(() => dump({ page: 1 }));
+      modelCallSpan(h.tracer, root.ctx);
+      const second = await inRun(() => dump({ page: 2 }));
+      expect(first).to.equal(big);
+      expect(second).to.deep.equal(big);
+      const [a, b] = toolSpans(h, 'dump');
+      expect(a.attributes['loopguard.tool.result_hash']).to.be.a('string');
+      expect(b.attributes['loopguard.tool.result_hash']).to.equal(a.attributes['loopguard.tool.result_hash']);
+      expect(a.attributes['loopguard.novelty']).to.equal('new');
+      expect(b.attributes['loopguard.novelty']).to.equal('seen');
+      // The recorded raw result is capped, not 10 MB on a span.
+      expect((a.attributes['gen_ai.tool.call.result'] as string).length).to.be.at.most(64 * 1024 + 1);
+      root.span.end();
+    });
+
+    it('arguments that cannot be serialized (BigInt, cycles) still run, as a new call each time', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      let runs = 0;
+      const tool = instrumentTool(
+        'calc',
+        () => {
+          runs += 1;
+          return { v: runs };
+        },
+        { processor: h.processor, tracer: h.tracer, recordArguments: true },
+      );
+      const cyclic: Record<string, unknown> = {};
+      cyclic.me = cyclic;
+      await inRun(() => tool({ n: 10n }));
+      await inRun(() => tool({ n: 10n }));
+      await inRun(() => tool(cyclic));
+      expect(runs).to.equal(3);
+      root.span.end();
+    });
+
+    it('a tool called outside any run is guarded by an implicit run of its trace', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      const request = h.tracer.startSpan('GET /ask');
+      root = { span: request, ctx: trace.setSpan(ROOT_CONTEXT, request) };
+      let runs = 0;
+      const tool = instrumentTool(
+        'search',
+        () => {
+          runs += 1;
+          return DOCS;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await inRun(() => tool({ q: 1 }));
+      const again = await inRun(() => tool({ q: 1 }));
+      expect(runs).to.equal(1);
+      expect(again).to.be.a('string');
+      request.end();
+    });
+
+    it('with implicitRuns: false a tool outside any run simply runs', async () => {
+      h = makeHarness({ implicitRuns: false });
+      let runs = 0;
+      const tool = instrumentTool(
+        'search',
+        () => {
+          runs += 1;
+          return DOCS;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      expect(await tool({ q: 1 })).to.equal(DOCS);
+      expect(await tool({ q: 1 })).to.equal(DOCS);
+      expect(runs).to.equal(2);
+      expect(toolSpans(h, 'search').every((s) => !('loopguard.decision' in s.attributes))).to.equal(true);
+    });
+  });
+
+  describe('raw arguments and results stay off spans unless asked', () => {
+    const SECRET_ARG = 'patient-ssn-123-45-6789';
+    const SECRET_RESULT = 'diagnosis: confidential-result-text';
+
+    it('by default only hashes are recorded', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const tool = instrumentTool('records', () => ({ note: SECRET_RESULT }), { processor: h.processor, tracer: h.tracer });
+      await inRun(() => tool({ ssn: SECRET_ARG }));
+      root.span.end();
+      const [span] = toolSpans(h, 'records');
+      expect(span.attributes).to.not.have.property('gen_ai.tool.call.arguments');
+      expect(span.attributes).to.not.have.property('gen_ai.tool.call.result');
+      expect(span.attributes['loopguard.tool.args_hash']).to.be.a('string');
+      expect(allAttributeText(h)).to.not.contain(SECRET_ARG);
+      expect(allAttributeText(h)).to.not.contain(SECRET_RESULT);
+    });
+
+    it('recordArguments / recordResult put them on the span', async () => {
+      h = makeHarness();
+      root = startRunSpan(h.tracer, 'r1');
+      const tool = instrumentTool('records', () => ({ note: SECRET_RESULT }), { processor: h.processor, tracer: h.tracer, recordArguments: true, recordResult: true });
+      const onlyArgs = instrumentTool('args_only', () => ({ note: SECRET_RESULT }), { processor: h.processor, tracer: h.tracer, recordArguments: true });
+      await inRun(() => tool({ ssn: SECRET_ARG }));
+      await inRun(() => onlyArgs({ ssn: SECRET_ARG }));
+      root.span.end();
+      const [span] = toolSpans(h, 'records');
+      expect(JSON.parse(span.attributes['gen_ai.tool.call.arguments'] as string)).to.deep.equal({ ssn: SECRET_ARG });
+      expect(JSON.parse(span.attributes['gen_ai.tool.call.result'] as string)).to.deep.equal({ note: SECRET_RESULT });
+      const [argsOnly] = toolSpans(h, 'args_only');
+      expect(argsOnly.attributes).to.have.property('gen_ai.tool.call.arguments');
+      expect(argsOnly.attributes).to.not.have.property('gen_ai.tool.call.result');
+    });
+  });
+
+  describe('sampling', () => {
+    // BUG: the decision is taken in the processor's onStart, which the SDK only calls for
+    // recording spans. A trace the sampler drops (ratio sampling, an unsampled upstream
+    // traceparent) is not guarded at all: decisionForSpan is undefined and the tool always runs.
+    it('a trace that is not sampled is still guarded', async () => {
+      h = makeHarness({ profile: 'researcher' }, new AlwaysOffSampler());
+      let runs = 0;
+      const tool = instrumentTool(
+        'search',
+        () => {
+          runs += 1;
+          return DOCS;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await tool({ q: 'refunds' });
+      const second = await tool({ q: 'refunds' });
+      expect(runs, 'the identical second call is refused').to.equal(1);
+      expect(second).to.be.a('string');
+    });
+  });
+});
