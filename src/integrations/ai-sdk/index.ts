@@ -14,3 +14,4 @@ export {
   type AiSdkRoundSpan,
   type AiSdkCallSpan,
 } from './interpret-ai-sdk-span.js';
+export { aiSdkSpanInterpreter } from './ai-sdk-span-interpreter.js';
