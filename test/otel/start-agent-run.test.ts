@@ -1,0 +1,272 @@
+// startAgentRun: a hand-written agent loop guarded in a few lines, on the real OTel SDK.
+import { expect } from 'chai';
+import { context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
+
+import type { RunDecision, StopDecision } from '../../src/core/types.js';
+import { startAgentRun, type AgentRun } from '../../src/otel/start-agent-run.js';
+import { makeHarness, sleep, useContextManager, useDiagCapture, type Harness } from './otel-test-helpers.js';
+
+const SAME_DOCS = { docs: [{ id: 'doc-17', title: 'Refund policy' }, { id: 'doc-42', title: 'Returns FAQ' }] };
+
+interface ModelReply {
+  toolCall?: { query: string };
+  text?: string;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * The plain loop from the README: one model call per round, its tool call, then shouldStop.
+ * `model(step)` scripts the model; `search(query, step)` scripts the tool.
+ */
+async function plainLoop(
+  run: AgentRun,
+  model: (step: number) => ModelReply,
+  search: (query: string, step: number) => unknown,
+  maxSteps = 30,
+): Promise<{ stop?: StopDecision; steps: number; toolResults: unknown[] }> {
+  const tool = run.tool('search', async (args: { query: string; step: number }) => {
+    await sleep(1);
+    return search(args.query, args.step);
+  });
+  const toolResults: unknown[] = [];
+  for (let step = 1; step <= maxSteps; step++) {
+    const reply = await run.modelCall('gpt-test', async () => {
+      await sleep(1);
+      return model(step);
+    });
+    if (reply.toolCall === undefined) return { steps: step, toolResults };
+    toolResults.push(await tool({ query: reply.toolCall.query, step }, { callId: `${run.runId}-call-${step}` }));
+    const decision = run.shouldStop();
+    if (decision.action === 'stop') return { stop: decision, steps: step, toolResults };
+  }
+  return { steps: maxSteps, toolResults };
+}
+
+const rewordingModel = (step: number): ModelReply => ({ toolCall: { query: `refund policy, wording ${step}` }, usage: { inputTokens: 800, outputTokens: 40 } });
+
+describe('startAgentRun', () => {
+  useContextManager();
+  const diagnostics = useDiagCapture();
+  let h: Harness;
+
+  afterEach(async () => {
+    await h?.shutdown();
+  });
+
+  it('stops a reworded-search loop with stale rounds and annotates the invoke_agent span', async () => {
+    h = makeHarness({ profile: 'researcher' });
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'researcher-1', agentName: 'researcher' });
+    const { stop, steps } = await plainLoop(run, rewordingModel, () => SAME_DOCS);
+    // The processor answers the same for the run's context.
+    const viaProcessor = h.processor.shouldStop(run.context);
+    run.end();
+
+    expect(stop?.reason).to.equal('stale_rounds');
+    expect(steps, 'long before the 21 rounds of the incident').to.equal(6);
+    expect(viaProcessor).to.equal(stop);
+    expect(stop!.partial).to.include({ rounds: 6, newFacts: 1, lastNewFactRound: 1 });
+    // Stale (and refused) rounds wasted their model tokens.
+    expect(stop!.partial.wastedTokens).to.equal(5 * 840);
+
+    const agent = h.one('invoke_agent researcher');
+    expect(agent.attributes).to.include({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'researcher',
+      'loopguard.run.id': 'researcher-1',
+      'loopguard.stop.reason': 'stale_rounds',
+      'loopguard.run.rounds': 6,
+      'loopguard.run.tool_calls': stop!.partial.toolCalls,
+      'loopguard.run.refusals': stop!.partial.refused,
+    });
+    expect(stop!.partial.refused, 'the ladder disabled the search before the stop').to.be.above(0);
+
+    const rounds = h.finished().filter((s) => s.name === 'chat gpt-test');
+    expect(rounds).to.have.length(6);
+    for (const round of rounds) {
+      expect(round.parentSpanContext?.spanId).to.equal(agent.spanContext().spanId);
+      expect(round.attributes).to.include({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test', 'gen_ai.usage.input_tokens': 800, 'gen_ai.usage.output_tokens': 40 });
+    }
+    const calls = h.finished().filter((s) => s.name === 'execute_tool search');
+    expect(calls).to.have.length(6);
+    expect(calls.every((s) => s.parentSpanContext?.spanId === agent.spanContext().spanId)).to.equal(true);
+    expect(calls.map((s) => s.attributes['loopguard.round'])).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a healthy run that learns something every round is not stopped and ends with its answer', async () => {
+    h = makeHarness({ profile: 'researcher' });
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer });
+    const { stop, steps, toolResults } = await plainLoop(
+      run,
+      (step) => (step <= 12 ? { toolCall: { query: `topic ${step}` }, usage: { inputTokens: 10, outputTokens: 1 } } : { text: 'answer', usage: { inputTokens: 10, outputTokens: 5 } }),
+      (query) => ({ docs: [`doc for ${query}`] }),
+    );
+    expect(stop).to.equal(undefined);
+    expect(steps).to.equal(13);
+    expect(toolResults).to.have.length(12);
+    expect(toolResults.every((r) => typeof r === 'object')).to.equal(true);
+    expect(run.shouldStop()).to.deep.include({ action: 'continue' });
+    expect(run.run.partial()).to.include({ rounds: 13, toolCalls: 12, newFacts: 12, wastedTokens: 0 });
+    run.end();
+    expect(h.finished().find((s) => s.name === 'invoke_agent agent')!.attributes).to.not.have.property('loopguard.stop.reason');
+  });
+
+  it('a polling tool inside its deadline keeps the run going', async () => {
+    h = makeHarness({ profile: 'researcher', tools: { job_status: { poll: { deadlineMs: 60_000 } } } });
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer });
+    const status = run.tool('job_status', (args: { jobId: string }) => ({ jobId: args.jobId, state: 'running' }));
+    const decisions: RunDecision[] = [];
+    for (let i = 0; i < 10; i++) {
+      await run.modelCall('m', () => ({}));
+      expect(await status({ jobId: 'j1' })).to.deep.equal({ jobId: 'j1', state: 'running' });
+      decisions.push(run.shouldStop());
+    }
+    expect(decisions.every((d) => d.action === 'continue')).to.equal(true);
+    run.end();
+  });
+
+  it('modelCall returns the result, runs inside its chat span, and ends the span when the call throws', async () => {
+    h = makeHarness();
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'r' });
+    let activeInside: string | undefined;
+    const reply = await run.modelCall('m1', () => {
+      activeInside = trace.getSpan(context.active())?.spanContext().spanId;
+      return { text: 'hi', usage: { inputTokens: 3 } };
+    });
+    expect(reply).to.deep.equal({ text: 'hi', usage: { inputTokens: 3 } });
+    const failure = new Error('model unavailable');
+    let caught: unknown;
+    await run.modelCall('m2', async () => {
+      throw failure;
+    }).catch((error: unknown) => (caught = error));
+    expect(caught).to.equal(failure);
+    run.end();
+
+    const first = h.one('chat m1');
+    expect(activeInside).to.equal(first.spanContext().spanId);
+    expect(first.attributes['gen_ai.usage.input_tokens']).to.equal(3);
+    expect(first.attributes).to.not.have.property('gen_ai.usage.output_tokens');
+    expect(h.one('chat m2').ended).to.equal(true);
+    expect(run.run.round).to.equal(2);
+  });
+
+  it('end() is idempotent: one invoke_agent span, the run ended once', () => {
+    h = makeHarness();
+    const ended: string[] = [];
+    h.processor.guard.addListener({ runEnded: (r) => ended.push(r.id) });
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'once' });
+    run.end();
+    run.end();
+    expect(h.finished().filter((s) => s.name.startsWith('invoke_agent'))).to.have.length(1);
+    expect(ended).to.deep.equal(['once']);
+    expect(run.run.isEnded).to.equal(true);
+    expect(diagnostics.matching(/only call end\(\) on a span once/)).to.have.length(0);
+  });
+
+  it('defaults: a random run id, agent name "agent"; toolOptions reach every tool', async () => {
+    h = makeHarness();
+    const a = startAgentRun({ processor: h.processor, tracer: h.tracer, toolOptions: { recordArguments: true, type: 'datastore' } });
+    const b = startAgentRun({ processor: h.processor, tracer: h.tracer });
+    expect(a.runId).to.match(/^[0-9a-f-]{36}$/);
+    expect(a.runId).to.not.equal(b.runId);
+    expect(a.run).to.equal(h.processor.guard.getRun(a.runId));
+    await a.tool('kv', () => 'v')({ key: 'k' });
+    a.end();
+    b.end();
+    const span = h.one('execute_tool kv');
+    expect(span.attributes).to.include({ 'gen_ai.tool.type': 'datastore', 'gen_ai.tool.call.arguments': '{"key":"k"}' });
+    expect(h.finished().filter((s) => s.name === 'invoke_agent agent')).to.have.length(2);
+  });
+
+  it('after the stop, tools return the stop message instead of running', async () => {
+    h = makeHarness({ profile: 'researcher', staleRounds: 2, escalation: { enabled: false } });
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer });
+    const { stop } = await plainLoop(run, rewordingModel, () => SAME_DOCS);
+    expect(stop?.reason).to.equal('stale_rounds');
+    let ran = false;
+    const other = run.tool('fetch_page', () => {
+      ran = true;
+      return 'page';
+    });
+    const result = await other({ id: 'doc-17' });
+    expect(ran).to.equal(false);
+    expect(result).to.be.a('string').and.match(/Not run: tool use has ended/);
+    run.end();
+    expect(h.one('execute_tool fetch_page').attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'run.stopped' });
+    expect(h.one('execute_tool fetch_page').status.code).to.not.equal(SpanStatusCode.ERROR);
+  });
+
+  describe('interleaved runs in one process', () => {
+    it('two loops run concurrently with Promise.all never mix', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      const looping = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'looping' });
+      const healthy = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'healthy' });
+      // Both ask the very same queries; only the looping one keeps getting the same documents.
+      const [a, b] = await Promise.all([
+        plainLoop(looping, rewordingModel, () => SAME_DOCS, 12),
+        plainLoop(healthy, rewordingModel, (_query, step) => ({ docs: [`fresh-${step}`] }), 12),
+      ]);
+      looping.end();
+      healthy.end();
+
+      expect(a.stop?.reason).to.equal('stale_rounds');
+      expect(b.stop).to.equal(undefined);
+      expect(b.steps).to.equal(12);
+      // Same arguments as the other run: never refused as a repeat.
+      expect(b.toolResults.every((r) => typeof r === 'object')).to.equal(true);
+      expect(looping.run.partial()).to.include({ rounds: 6, newFacts: 1 });
+      expect(healthy.run.partial()).to.include({ rounds: 12, toolCalls: 12, executed: 12, refused: 0, newFacts: 12 });
+      const spansOf = (runId: string) => {
+        const root = h.finished().find((s) => s.attributes['loopguard.run.id'] === runId)!;
+        return h.finished().filter((s) => s.parentSpanContext?.spanId === root.spanContext().spanId && s.name === 'execute_tool search');
+      };
+      expect(spansOf('looping')).to.have.length(6);
+      expect(spansOf('healthy')).to.have.length(12);
+      expect(spansOf('healthy').every((s) => s.attributes['loopguard.decision'] === 'allow')).to.equal(true);
+    });
+
+    it('two loops started under one request span (one trace) never mix either', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      const request = h.tracer.startSpan('POST /research');
+      await context.with(trace.setSpan(ROOT_CONTEXT, request), async () => {
+        const a = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'a' });
+        const b = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'b' });
+        expect(trace.getSpan(a.context)?.spanContext().traceId).to.equal(trace.getSpan(b.context)?.spanContext().traceId);
+        const [ra, rb] = await Promise.all([
+          plainLoop(a, rewordingModel, () => SAME_DOCS, 10),
+          plainLoop(b, rewordingModel, (_query, step) => ({ docs: [`b-${step}`] }), 10),
+        ]);
+        expect(h.processor.shouldStop(a.context)?.action).to.equal('stop');
+        expect(h.processor.shouldStop(b.context)?.action).to.equal('continue');
+        a.end();
+        b.end();
+        expect(ra.stop?.reason).to.equal('stale_rounds');
+        expect(rb.stop).to.equal(undefined);
+        expect(b.run.partial()).to.include({ rounds: 10, toolCalls: 10, refused: 0 });
+      });
+      request.end();
+    });
+  });
+
+  // BUG: start-agent-run.ts keeps "a private run so the loop still works (unguarded telemetry,
+  // guarded decisions)" when the processor does not see the spans, but tools made with
+  // run.tool() take their decision from the processor's onStart only, so nothing is refused.
+  // Seen with a sampler that drops the trace (the common production set-up).
+  it('a run whose trace is not sampled still refuses repeated calls', async () => {
+    h = makeHarness({ profile: 'researcher' }, new AlwaysOffSampler());
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'unsampled' });
+    let runs = 0;
+    const search = run.tool('search', () => {
+      runs += 1;
+      return SAME_DOCS;
+    });
+    await run.modelCall('m', () => ({}));
+    await search({ query: 'refunds' });
+    await run.modelCall('m', () => ({}));
+    const second = await search({ query: 'refunds' });
+    run.end();
+    expect(runs).to.equal(1);
+    expect(second).to.be.a('string');
+    expect(run.run.partial().toolCalls).to.equal(2);
+  });
+});
