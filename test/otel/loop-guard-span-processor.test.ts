@@ -520,6 +520,55 @@ describe('LoopGuardSpanProcessor', () => {
       expect(internals.runsByTrace.size, 'per-trace index of implicit runs').to.be.at.most(5);
     });
 
+    // BUG (minor): a call span forgotten by the maxTrackedSpans cap is never finished in the
+    // ledger, so its signature stays "in flight" forever: every later identical call is refused
+    // as repeat.in_flight ("an identical call is already running") although it ended long ago,
+    // and run.inFlight > 0 keeps shouldStop from judging the open round.
+    it('a call span forgotten by the cap does not leave its call in flight forever', () => {
+      h = makeHarness({ profile: 'chat', maxTrackedSpans: 2 });
+      const { ctx } = startRunSpan(h.tracer, 'r');
+      const attrs = (q: number) => ({ [GEN_AI.op]: 'execute_tool', [GEN_AI.toolName]: 'search', [GEN_AI.args]: JSON.stringify({ q }) });
+      const first = h.tracer.startSpan('execute_tool search', { attributes: attrs(1) }, ctx);
+      const others = [2, 3].map((q) => h.tracer.startSpan('execute_tool search', { attributes: attrs(q) }, ctx));
+      expect(h.processor.decisionForSpan(first.spanContext().spanId), 'forgotten').to.equal(undefined);
+      first.setAttribute(GEN_AI.result, '{"docs":[1]}');
+      first.end();
+      others.forEach((span) => span.end());
+      // Chat profile: an identical call after the first one finished is allowed.
+      toolCallSpan(h.tracer, ctx, 'search', { q: 1 }, { result: { docs: [1] } });
+      expect(h.finished().at(-1)!.attributes['loopguard.refusal.reason']).to.not.equal('repeat.in_flight');
+      expect(h.processor.guard.getRun('r')!.inFlight).to.equal(0);
+    });
+
+    // BUG: rootSpans (run id -> invoke_agent Span) is only cleaned when a tracked run span
+    // ends. Run spans forgotten by the maxTrackedSpans cap — the very "spans that never end"
+    // the cap exists for — stay in it forever, each holding a whole SDK Span.
+    it('run spans that never end do not accumulate past the caps', () => {
+      h = makeHarness({ maxTrackedSpans: 10, maxOpenRuns: 10 });
+      for (let i = 0; i < 300; i++) startRunSpan(h.tracer, `leaked-${i}`);
+      expect(h.processor.guard.stats().openRuns).to.be.at.most(10);
+      const internals = h.processor as unknown as { rootSpans: Map<string, unknown>; spans: Map<string, unknown>; runsByTrace: Map<string, unknown> };
+      expect(internals.spans.size).to.be.at.most(10);
+      expect(internals.rootSpans.size, 'root spans index').to.be.at.most(10);
+      expect(internals.runsByTrace.size, 'per-trace index').to.be.at.most(10);
+    });
+
+    // BUG: with an engine shared between processors (the documented `guard` option, "e.g. with
+    // telemetry or a second provider"), shutting one processor down ends every open run of the
+    // engine, including the other provider's live runs.
+    it("shutting down one of two processors sharing an engine leaves the other's runs open", async () => {
+      const shared = makeHarness({ profile: 'researcher' });
+      h = makeHarness({ guard: shared.processor.guard });
+      try {
+        const live = startRunSpan(shared.tracer, 'live-on-provider-1');
+        await h.processor.shutdown();
+        expect(shared.processor.guard.getRun('live-on-provider-1')?.isEnded).to.equal(false);
+        live.span.end();
+      } finally {
+        await shared.shutdown();
+      }
+    });
+
     it('shutdown ends every open run once, is idempotent, and guards nothing afterwards', async () => {
       const ended: string[] = [];
       h = makeHarness({ listeners: [{ runEnded: (run) => ended.push(run.id) }] });
@@ -541,6 +590,46 @@ describe('LoopGuardSpanProcessor', () => {
       await h.provider.shutdown();
       expect(ended).to.have.length(3);
       expect(diagnostics.matching(/loopguard: span processor/)).to.have.length(0);
+    });
+  });
+
+  describe('span hierarchies seen in real frameworks', () => {
+    // BUG: a nested invoke_agent (a sub-agent / handoff) that carries the parent's
+    // gen_ai.conversation.id maps to the parent's run (startRun returns the open run), replaces
+    // the parent's root span in rootSpans, and when it ends it ENDS THE PARENT RUN and drops the
+    // parent's root span: the parent's later stop is no longer written on its invoke_agent span.
+    it('a sub-agent span with the same conversation id does not end the parent run when it ends', () => {
+      h = makeHarness({ profile: 'researcher', escalation: { enabled: false }, staleRounds: 2 });
+      const parent = h.tracer.startSpan('invoke_agent triage', { attributes: { [GEN_AI.op]: 'invoke_agent', 'gen_ai.conversation.id': 'conv-1' } });
+      const parentCtx = trace.setSpan(ROOT_CONTEXT, parent);
+      const child = h.tracer.startSpan('invoke_agent billing', { attributes: { [GEN_AI.op]: 'invoke_agent', 'gen_ai.conversation.id': 'conv-1' } }, parentCtx);
+      child.end();
+      expect(h.processor.guard.getRun('conv-1')?.isEnded, 'the parent run is still open').to.equal(false);
+      for (let n = 1; n <= 3; n++) {
+        modelCallSpan(h.tracer, parentCtx);
+        toolCallSpan(h.tracer, parentCtx, 'search', { q: n }, { result: SAME_DOCS });
+      }
+      expect(h.processor.shouldStop(parentCtx)?.action).to.equal('stop');
+      parent.end();
+      const exported = h.finished().find((s) => s.name === 'invoke_agent triage')!;
+      expect(exported.attributes['loopguard.stop.reason']).to.equal('stale_rounds');
+    });
+
+    // BUG: two instrumentation layers for one model call (a framework's `chat` span with the
+    // provider SDK's `chat` span inside it — e.g. LangChain + OpenAI instrumentation) open two
+    // rounds. Each model call then counts twice against maxRounds (chat: 40 → 20 real rounds).
+    it('a model-call span nested in another model-call span is the same round', () => {
+      h = makeHarness({ profile: 'chat' });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      for (let n = 0; n < 3; n++) {
+        const outer = h.tracer.startSpan('chat gpt-4o', { attributes: { [GEN_AI.op]: 'chat' } }, ctx);
+        const inner = h.tracer.startSpan('chat gpt-4o', { attributes: { [GEN_AI.op]: 'chat' } }, trace.setSpan(ctx, outer));
+        inner.end();
+        outer.end();
+        toolCallSpan(h.tracer, ctx, 'search', { q: n }, { result: { docs: [n] } });
+      }
+      expect(h.processor.guard.getRun('r')!.round).to.equal(3);
+      root.end();
     });
   });
 
