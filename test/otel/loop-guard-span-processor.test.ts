@@ -351,6 +351,49 @@ describe('LoopGuardSpanProcessor', () => {
       expect(decisions).to.deep.equal(['allow', 'refuse', 'allow', 'allow']);
     });
 
+    it('a 10 MB raw result attribute is fingerprinted; the same text later is seen', () => {
+      h = makeHarness({ profile: 'researcher', escalation: { enabled: false } });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      const big = JSON.stringify({ rows: Array.from({ length: 100_000 }, (_, i) => ({ i, text: 'y'.repeat(90) })) });
+      expect(big.length).to.be.above(10_000_000);
+      modelCallSpan(h.tracer, ctx);
+      toolCallSpan(h.tracer, ctx, 'dump', { page: 1 }, { result: big });
+      modelCallSpan(h.tracer, ctx);
+      toolCallSpan(h.tracer, ctx, 'dump', { page: 2 }, { result: big });
+      root.end();
+      expect(h.finished().filter((s) => s.name === 'execute_tool dump').map((s) => s.attributes['loopguard.novelty'])).to.deep.equal(['new', 'seen']);
+      expect(diagnostics.matching(/loopguard: span processor/)).to.have.length(0);
+    });
+
+    // BUG: the SDK truncates attribute values at spanLimits.attributeValueLengthLimit (a common
+    // setting to cap span size). Two different calls whose argument JSON shares the first N
+    // characters then read as the same exact text, and the second is refused as a repeat. Text
+    // that looks like JSON but does not parse (truncated) should lean to "new call".
+    it('arguments truncated by the SDK attribute length limit are not mistaken for a repeat', () => {
+      h = makeHarness({ profile: 'researcher' }, undefined, { attributeValueLengthLimit: 256 });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      const body = 'export const value = 1;\n'.repeat(20);
+      toolCallSpan(h.tracer, ctx, 'write_file', { path: 'src/a.ts', content: `${body}// v1` }, { result: { ok: true, version: 1 } });
+      toolCallSpan(h.tracer, ctx, 'write_file', { path: 'src/a.ts', content: `${body}// v2` }, { result: { ok: true, version: 2 } });
+      root.end();
+      const [first, second] = h.finished().filter((s) => s.name === 'execute_tool write_file');
+      expect((first.attributes[GEN_AI.args] as string).length, 'the SDK truncated the arguments').to.equal(256);
+      expect(second.attributes['loopguard.decision']).to.equal('allow');
+    });
+
+    // BUG: same cause on the result side: two different results truncated to the same prefix
+    // read as the same fingerprint, so a round that learned something counts as stale.
+    it('results truncated by the SDK attribute length limit are not mistaken for seen results', () => {
+      h = makeHarness({ profile: 'researcher' }, undefined, { attributeValueLengthLimit: 256 });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      const rows = Array.from({ length: 20 }, (_, i) => ({ id: i, title: 'common header row' }));
+      toolCallSpan(h.tracer, ctx, 'query', { sql: 'select 1' }, { result: { rows, tail: 'first answer' } });
+      toolCallSpan(h.tracer, ctx, 'query', { sql: 'select 2' }, { result: { rows, tail: 'second answer' } });
+      root.end();
+      const [, second] = h.finished().filter((s) => s.name === 'execute_tool query');
+      expect(second.attributes['loopguard.novelty']).to.equal('new');
+    });
+
     it('onStart on spans with weird attributes does not throw', () => {
       h = makeHarness();
       const { span: root, ctx } = startRunSpan(h.tracer, 'r');

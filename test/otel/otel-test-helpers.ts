@@ -9,6 +9,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
   type Sampler,
+  type SpanLimits,
 } from '@opentelemetry/sdk-trace-base';
 
 import { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from '../../src/otel/loop-guard-span-processor.js';
@@ -25,12 +26,13 @@ export interface Harness {
   shutdown(): Promise<void>;
 }
 
-export function makeHarness(options: LoopGuardSpanProcessorOptions = {}, sampler?: Sampler): Harness {
+export function makeHarness(options: LoopGuardSpanProcessorOptions = {}, sampler?: Sampler, spanLimits?: SpanLimits): Harness {
   const processor = new LoopGuardSpanProcessor(options);
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     spanProcessors: [processor, new SimpleSpanProcessor(exporter)],
     ...(sampler !== undefined ? { sampler } : {}),
+    ...(spanLimits !== undefined ? { spanLimits } : {}),
   });
   const tracer = provider.getTracer('loopguard-test');
   return {
