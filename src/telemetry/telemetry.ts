@@ -139,19 +139,19 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     const provider = meterProvider ?? metrics.getMeterProvider();
     if (current?.provider === provider) return current;
     detachGauges(current);
-    current = createInstruments(provider);
+    const inst = createInstruments(provider);
+    current = inst;
     if (guard) {
-      const observe = (result: BatchObservableResult): void => {
+      inst.observe = (result: BatchObservableResult): void => {
         try {
           const stats = guard.stats();
-          result.observe(current!.runsOpen, stats.openRuns);
-          result.observe(current!.runsAtRisk, stats.runsAtRisk);
+          result.observe(inst.runsOpen, stats.openRuns);
+          result.observe(inst.runsAtRisk, stats.runsAtRisk);
         } catch (error) {
           diag.warn('loopguard telemetry: reading guard.stats() failed', error);
         }
       };
-      current.observe = observe;
-      current.meter.addBatchObservableCallback(observe, [current.runsOpen, current.runsAtRisk] as Observable[]);
+      inst.meter.addBatchObservableCallback(inst.observe, [inst.runsOpen, inst.runsAtRisk] as Observable[]);
     }
     return current;
   };
