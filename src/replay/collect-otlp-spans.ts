@@ -36,6 +36,17 @@ export interface CollectedSpan {
   exceptionMessage: string | undefined;
 }
 
+const KEPT_ATTRIBUTE_PREFIXES = [
+  'loopguard.',
+  'gen_ai.tool.',
+  'gen_ai.usage.',
+  'gen_ai.conversation.id',
+  'error.type',
+  'ai.toolCall.',
+  'ai.usage.',
+  'ai.telemetry.metadata.runId',
+];
+
 const VERCEL_RUN_SPANS = new Set(['ai.generateText', 'ai.streamText']);
 const VERCEL_ROUND_SPANS = new Set(['ai.generateText.doGenerate', 'ai.streamText.doStream']);
 const VERCEL_TOOL_SPAN = 'ai.toolCall';
@@ -153,8 +164,14 @@ function collectSpan(
       if (typeof eventAttributes['exception.message'] === 'string') exceptionMessage = eventAttributes['exception.message'];
     }
   }
+  // Only the attributes replay reads are buffered until the file ends; everything else an
+  // instrumentation puts on a span (prompts, model parameters, ...) is dropped here.
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(attributes)) {
+    if (KEPT_ATTRIBUTE_PREFIXES.some((prefix) => key.startsWith(prefix))) kept[key] = attributes[key];
+  }
   return {
-    traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path, startNanos, endNanos, attributes,
+    traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path, startNanos, endNanos, attributes: kept,
     statusError, statusMessage, exceptionType, exceptionMessage,
   };
 }

@@ -15,6 +15,12 @@ import { isPrehashedOutcome, type ReplayCall } from './replay-call.js';
 import { ReplayInputError } from './replay-input-error.js';
 import { RunDecisionLog, type ReplayStop, type RunReport } from './run-report.js';
 
+/**
+ * Each skipped round number is a real (tool-less) round fed to the engine, so a typo such as
+ * a timestamp in `round` would otherwise mean a billion beginRound calls.
+ */
+export const MAX_ROUND_JUMP = 10_000;
+
 /** Everything replay keeps about one run while its file is being read. */
 interface RunReplayState {
   readonly id: string;
@@ -85,6 +91,15 @@ export class ReplaySession {
         line: call.source.line,
         field: 'round',
         problem: `"round" ${call.round} comes after round ${state.inputRound} of run ${JSON.stringify(call.run)}; lines of one run must be in order`,
+      });
+    }
+    const previousRound = state?.inputRound ?? 0;
+    if (call.round - previousRound > MAX_ROUND_JUMP) {
+      return new ReplayInputError({
+        file: call.source.file,
+        line: call.source.line,
+        field: 'round',
+        problem: `"round" jumps from ${previousRound} to ${call.round} in run ${JSON.stringify(call.run)}; rounds may skip at most ${MAX_ROUND_JUMP} at a time (is this a timestamp?)`,
       });
     }
     if (!state) {

@@ -5,19 +5,30 @@ import type { Writable } from 'node:stream';
  * for millions of calls streams out instead of piling up in memory.
  */
 export class ReportOutput {
-  constructor(private readonly stream: Writable) {}
+  /** Set when the reader went away (`loopguard replay ... | head`): output stops, quietly. */
+  private closedByReader = false;
+  private failure: Error | undefined;
+
+  constructor(private readonly stream: Writable) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') this.closedByReader = true;
+      else this.failure = error;
+    });
+  }
 
   async write(text: string): Promise<void> {
-    if (text.length === 0) return;
+    if (this.failure) throw this.failure;
+    if (text.length === 0 || this.closedByReader) return;
     if (!this.stream.write(text)) {
       await new Promise<void>((resolve, reject) => {
         const onDrain = (): void => {
           this.stream.off('error', onError);
           resolve();
         };
-        const onError = (error: Error): void => {
+        const onError = (error: NodeJS.ErrnoException): void => {
           this.stream.off('drain', onDrain);
-          reject(error);
+          if (error.code === 'EPIPE') resolve();
+          else reject(error);
         };
         this.stream.once('drain', onDrain);
         this.stream.once('error', onError);

@@ -112,3 +112,16 @@ describe('replay semantics', () => {
     expect(['consecutive_failures', 'stale_rounds']).to.include(run.stop!.reason);
   });
 });
+
+describe('replay input limits', () => {
+  it('rejects a round that jumps absurdly far (e.g. a timestamp in "round") instead of opening a billion rounds', async () => {
+    const file = writeTempLines('jump.jsonl', [
+      { run: 'j', round: 1, tool: 't', args: { a: 1 }, result: 1 },
+      { run: 'j', round: 1_700_000_000, tool: 't', args: { a: 2 }, result: 2 },
+    ]);
+    const { runs, problems } = await replayFiles([file]);
+    expect(problems).to.have.length(1);
+    expect(problems[0]).to.match(/jump\.jsonl:2: "round" jumps from 1 to 1700000000 in run "j"/);
+    expect(runNamed(runs, 'j').rounds).to.equal(1);
+  });
+});
