@@ -1,5 +1,6 @@
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { describeError } from '../core/result-fingerprint.js';
+import type { PrehashedOutcome } from '../core/types.js';
 import {
   ATTR_ARGS_HASH,
   ATTR_ERROR_TYPE,
@@ -14,6 +15,7 @@ import {
   ATTR_UNFINGERPRINTABLE,
   OPERATION_EXECUTE_TOOL,
 } from './attributes.js';
+import type { CallTicket, RunGuard } from '../core/run-guard.js';
 import type { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
 
@@ -31,6 +33,11 @@ export interface InstrumentToolOptions {
   type?: string;
   /** Parent context for the span. Default: the active context at call time. */
   parentContext?: () => Context;
+  /**
+   * The run to use when the processor did not see the span (the sampler dropped the trace).
+   * Default: the parent's run as the processor knows it, else the trace's implicit run.
+   */
+  run?: () => RunGuard | undefined;
 }
 
 /** Per-call extras handed to a guarded tool. */
@@ -92,15 +99,32 @@ export function instrumentTool<A, R>(
     if (callOptions.callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callOptions.callId;
     if (options.recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
     const span = tracer.startSpan(`${OPERATION_EXECUTE_TOOL} ${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
-    const decision = processor.decisionForSpan(span.spanContext().spanId);
+    const { spanId, traceId } = span.spanContext();
+    let decision = processor.decisionForSpan(spanId);
+    // Guarding must not depend on sampling: when the processor never saw this span (a
+    // dropped trace), keep the ledger here, on the same run it would have used.
+    let ownTicket: CallTicket | undefined;
+    let ownRun: RunGuard | undefined;
+    if (decision === undefined && !processor.isTracking(spanId)) {
+      ownRun = options.run?.() ?? processor.runForUnrecordedSpan(parent, traceId);
+      if (ownRun !== undefined) {
+        ownTicket = ownRun.startCall({ tool: name, argsHash: attributes[ATTR_ARGS_HASH]!, callId: callOptions.callId });
+        decision = ownTicket.decision;
+      }
+    }
     if (decision?.action === 'refuse') {
       span.end();
       return decision.message;
     }
+    const finishOwnTicket = (outcome: PrehashedOutcome) => {
+      if (ownTicket !== undefined) ownRun?.finishCall(ownTicket, outcome);
+    };
 
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort(callOptions.signal?.reason);
-    callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // A signal aborted before the call never fires 'abort' again: pass its state on now.
+    if (callOptions.signal?.aborted) controller.abort(callOptions.signal.reason);
+    else callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     try {
       const running = contextApi.with(trace.setSpan(parent, span), () =>
@@ -126,6 +150,7 @@ export function instrumentTool<A, R>(
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
       if (fingerprint.unfingerprintable) span.setAttribute(ATTR_UNFINGERPRINTABLE, true);
       if (options.recordResult) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, asAttributeText(result));
+      finishOwnTicket(fingerprint);
       return result;
     } catch (error) {
       const fingerprint = processor.guard.fingerprint(name, { error });
@@ -134,6 +159,7 @@ export function instrumentTool<A, R>(
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
       span.setAttribute(ATTR_ERROR_TYPE, fingerprint.outcome === 'error' ? type : fingerprint.outcome);
       span.setStatus({ code: SpanStatusCode.ERROR, message });
+      finishOwnTicket(fingerprint);
       throw error;
     } finally {
       if (timer !== undefined) clearTimeout(timer);

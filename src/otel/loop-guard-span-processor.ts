@@ -14,7 +14,7 @@ import {
   ATTR_RUN_TOOL_CALLS,
   ATTR_STOP_REASON,
 } from './attributes.js';
-import { interpretGenAiSpan, interpretSpan, readCallOutcome, readUsage, type SpanInterpreter } from './span-roles.js';
+import { interpretGenAiSpan, interpretSpan, isTruncatedJson, readCallOutcome, readUsage, type SpanInterpreter } from './span-roles.js';
 
 /** Options of {@link LoopGuardSpanProcessor}. */
 export interface LoopGuardSpanProcessorOptions extends LoopGuardEngineOptions {
@@ -42,8 +42,13 @@ export interface LoopGuardSpanProcessorOptions extends LoopGuardEngineOptions {
 
 interface TrackedSpan {
   run: RunGuard;
-  kind: 'run' | 'round' | 'call';
+  /** `other`: any span under a run (HTTP, framework steps), kept so its children find the run. */
+  kind: 'run' | 'round' | 'call' | 'other';
   ticket?: CallTicket;
+  /** For `other` spans: the parent span, so nested model calls can find an enclosing round. */
+  parentSpanId?: string | undefined;
+  /** For run spans: the run this one is nested in (a sub-agent), restored when it ends. */
+  parentRun?: RunGuard | undefined;
   /** Set once the outcome was recorded (onEnding or, on SDKs without it, onEnd). */
   done?: boolean;
 }
@@ -72,6 +77,10 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   private readonly spans = new Map<string, TrackedSpan>();
   private readonly runsByTrace = new Map<string, RunGuard>();
   private readonly rootSpans = new Map<string, Span>();
+  /** Trace each run was indexed under, so the index is cleaned when the engine ends or evicts the run. */
+  private readonly traceOfRun = new Map<string, string>();
+  /** Runs this processor opened: shutdown ends only these (the engine may be shared). */
+  private readonly ownRuns = new Set<string>();
   private warnedAboutSpanCap = false;
   private isShutdown = false;
   private readonly unsubscribe: () => void;
@@ -85,7 +94,10 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       diag.warn(`loopguard: maxTrackedSpans must be a positive number, got ${String(maxTrackedSpans)}; using 100000`);
     }
     this.maxTrackedSpans = maxTrackedSpans !== undefined && Number.isFinite(maxTrackedSpans) && maxTrackedSpans > 0 ? Math.floor(maxTrackedSpans) : 100_000;
-    this.unsubscribe = this.guard.addListener({ runStopped: (run, decision) => this.annotateStop(run, decision) });
+    this.unsubscribe = this.guard.addListener({
+      runStopped: (run, decision) => this.annotateStop(run, decision),
+      runEnded: (run) => this.forgetRun(run),
+    });
   }
 
   onStart(span: Span, parentContext: Context): void {
@@ -124,8 +136,10 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (this.isShutdown) return Promise.resolve();
     this.isShutdown = true;
     try {
-      for (const run of [...this.guard.runs()]) this.guard.endRun(run.id);
+      for (const id of [...this.ownRuns]) this.guard.endRun(id);
       this.unsubscribe();
+      this.ownRuns.clear();
+      this.traceOfRun.clear();
       this.spans.clear();
       this.runsByTrace.clear();
       this.rootSpans.clear();
@@ -159,30 +173,74 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     return this.spans.get(spanId)?.ticket?.decision;
   }
 
+  /** Did this processor see the span start? False for spans the sampler dropped. */
+  isTracking(spanId: string): boolean {
+    return this.spans.has(spanId);
+  }
+
+  /**
+   * The run for a span this processor never saw (not sampled: the SDK calls processors only
+   * for recording spans). Guarding must not depend on sampling, so the instrumentation asks
+   * here and keeps the ledger itself: the run of the parent, else the trace's implicit run.
+   */
+  runForUnrecordedSpan(parentContext: Context, traceId: string): RunGuard | undefined {
+    if (this.isShutdown) return undefined;
+    return this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
+  }
+
   // -------------------------------------------------------------------------------------
 
   private handleStart(span: Span, parentContext: Context): void {
     const attributes = span.attributes;
     if (attributes[ATTR_INTERNAL] === true) return;
     const role = interpretSpan(span.name, attributes, this.interpreters);
-    if (role === undefined) return;
     const { spanId, traceId } = span.spanContext();
+    if (role === undefined) {
+      // Any span under a run carries the run to its children (an HTTP span, a framework
+      // step): without this, a call under it falls back to "latest run of the trace", which
+      // mixes two runs sharing a trace.
+      const parentId = trace.getSpan(parentContext)?.spanContext().spanId;
+      const parent = parentId !== undefined ? this.spans.get(parentId) : undefined;
+      if (parent !== undefined) this.track(spanId, { run: parent.run, kind: 'other', parentSpanId: parentId });
+      return;
+    }
 
     if (role.kind === 'run') {
-      const run = this.guard.startRun(role.runId ?? `span:${spanId}`);
-      this.runsByTrace.set(traceId, run);
+      const parentRun = this.runOfParent(parentContext, traceId);
+      const runId = role.runId ?? `span:${spanId}`;
+      const open = this.guard.getRun(runId);
+      if (open !== undefined && !open.isEnded && this.rootSpans.has(runId)) {
+        // A nested invoke_agent naming the same run (a handoff carrying the conversation id)
+        // is part of that run, not a new one: its end must not end the parent's run.
+        this.track(spanId, { run: open, kind: 'other' });
+        return;
+      }
+      const run = this.guard.startRun(runId);
+      this.ownRuns.add(run.id);
+      this.indexTrace(traceId, run);
       this.rootSpans.set(run.id, span);
-      this.track(spanId, { run, kind: 'run' });
+      this.track(spanId, { run, kind: 'run', parentRun });
       return;
     }
     const run = this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
     if (run === undefined) return;
     if (role.kind === 'round') {
+      // Two instrumentation layers for one model call (a framework span around the provider
+      // SDK's span) are one round, not two.
+      const parentId = trace.getSpan(parentContext)?.spanContext().spanId;
+      if (parentId !== undefined && this.isInsideRound(parentId)) {
+        this.track(spanId, { run, kind: 'other', parentSpanId: parentId });
+        return;
+      }
       run.beginRound();
       this.track(spanId, { run, kind: 'round' });
       return;
     }
-    const argsHash = role.argsHash ?? run.argsHash(role.tool, role.rawArguments ?? {});
+    const argsHash =
+      role.argsHash ??
+      (role.rawArguments !== undefined && isTruncatedJson(role.rawArguments)
+        ? `unidentified:${spanId}` // matches no other call: see isTruncatedJson
+        : run.argsHash(role.tool, role.rawArguments ?? {}));
     // Live spans run on the engine's clock; only replay feeds recorded times.
     const ticket = run.startCall({ tool: role.tool, argsHash, callId: role.callId });
     span.setAttribute(ATTR_DECISION, ticket.decision.action);
@@ -197,6 +255,10 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (tracked.kind === 'round') {
       const usage = readUsage(span.attributes);
       if (usage !== undefined) tracked.run.recordUsage(usage);
+      tracked.done = true;
+      return;
+    }
+    if (tracked.kind === 'other') {
       tracked.done = true;
       return;
     }
@@ -225,10 +287,38 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (tracked === undefined) return;
     this.spans.delete(spanId);
     if (tracked.kind === 'run') {
-      this.rootSpans.delete(tracked.run.id);
       const traceId = span.spanContext().traceId;
-      if (this.runsByTrace.get(traceId) === tracked.run) this.runsByTrace.delete(traceId);
-      this.guard.endRun(tracked.run.id);
+      this.guard.endRun(tracked.run.id); // forgetRun cleans the indexes
+      // A sub-agent ended: calls later in the trace belong to the agent that started it.
+      const parentRun = tracked.parentRun;
+      if (parentRun !== undefined && !parentRun.isEnded && !this.runsByTrace.has(traceId)) this.indexTrace(traceId, parentRun);
+    }
+  }
+
+  private isInsideRound(spanId: string): boolean {
+    // Walk up through `other` spans (bounded: a model call is never nested deeply).
+    let current = this.spans.get(spanId);
+    for (let depth = 0; current !== undefined && depth < 8; depth++) {
+      if (current.kind === 'round') return true;
+      if (current.kind !== 'other' || current.parentSpanId === undefined) return false;
+      current = this.spans.get(current.parentSpanId);
+    }
+    return false;
+  }
+
+  private indexTrace(traceId: string, run: RunGuard): void {
+    this.runsByTrace.set(traceId, run);
+    this.traceOfRun.set(run.id, traceId);
+  }
+
+  /** Called for every run the engine ends: by its span, by eviction past maxOpenRuns, by shutdown. */
+  private forgetRun(run: RunView): void {
+    this.rootSpans.delete(run.id);
+    this.ownRuns.delete(run.id);
+    const traceId = this.traceOfRun.get(run.id);
+    if (traceId !== undefined) {
+      this.traceOfRun.delete(run.id);
+      if (this.runsByTrace.get(traceId)?.id === run.id) this.runsByTrace.delete(traceId);
     }
   }
 
@@ -249,14 +339,22 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
 
   private implicitRun(traceId: string): RunGuard {
     const run = this.guard.startRun(`trace:${traceId}`);
-    this.runsByTrace.set(traceId, run);
+    this.ownRuns.add(run.id);
+    this.indexTrace(traceId, run);
     return run;
   }
 
   private track(spanId: string, tracked: TrackedSpan): void {
     if (this.spans.size >= this.maxTrackedSpans) {
       const oldest = this.spans.keys().next().value as string;
+      const forgotten = this.spans.get(oldest);
       this.spans.delete(oldest);
+      // A forgotten call must not stay "in flight" forever (every identical call would be
+      // refused as already running): finish it as "succeeded, content unknown" — a new fact.
+      if (forgotten?.kind === 'call' && forgotten.ticket !== undefined && !forgotten.done) {
+        forgotten.done = true;
+        forgotten.run.finishCall(forgotten.ticket, { outcome: 'success', unfingerprintable: true });
+      }
       if (!this.warnedAboutSpanCap) {
         this.warnedAboutSpanCap = true;
         diag.warn(`loopguard: more than ${this.maxTrackedSpans} guarded spans are open; forgetting the oldest. Are spans being ended?`);

@@ -108,8 +108,28 @@ export function readCallOutcome(
     return fingerprintError({ type: text(attributes[ATTR_ERROR_TYPE]) ?? 'error', message: status.message ?? '' });
   }
   const raw = attributes[resultAttribute];
-  if (typeof raw === 'string') return fingerprintResult(raw, policy, maxBytes);
+  if (typeof raw === 'string') {
+    if (isTruncatedJson(raw)) return { outcome: 'success', unfingerprintable: true };
+    return fingerprintResult(raw, policy, maxBytes);
+  }
   return { outcome: 'success', unfingerprintable: true };
+}
+
+/**
+ * Raw text read off a span that looks like JSON but does not parse was most likely cut by
+ * the SDK's attribute length limit (`spanLimits.attributeValueLengthLimit`). Two different
+ * values cut to the same prefix would look identical, so such text is no identity at all:
+ * the call is judged new rather than a repeat, the result new rather than seen.
+ */
+export function isTruncatedJson(text: string): boolean {
+  const start = text.trimStart()[0];
+  if (start !== '{' && start !== '[') return false;
+  try {
+    JSON.parse(text);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** Token usage recorded on a model-call span. */

@@ -78,9 +78,13 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
     run,
     async modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T> {
       const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: { [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'gen_ai.request.model': model } }, runContext);
+      // Unsampled trace: the processor never saw the span, so the round is kept here.
+      const unrecorded = !processor.isTracking(span.spanContext().spanId);
+      if (unrecorded) run.beginRound();
       try {
         const result = await contextApi.with(trace.setSpan(runContext, span), call);
         const usage = usageOf(result);
+        if (unrecorded && usage !== undefined) run.recordUsage(usage);
         if (usage?.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, usage.inputTokens);
         if (usage?.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, usage.outputTokens);
         return result;
@@ -89,7 +93,7 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
       }
     },
     tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R> {
-      return instrumentTool(name, execute, { ...options.toolOptions, processor, tracer, parentContext: () => runContext });
+      return instrumentTool(name, execute, { ...options.toolOptions, processor, tracer, parentContext: () => runContext, run: () => run });
     },
     shouldStop: () => run.shouldStop(),
     end(): void {
