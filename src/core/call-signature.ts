@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
-import { hashText } from './hash.js';
+import { hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 
 /** Argument text larger than this is hashed as text rather than parsed (bounded time). */
@@ -25,16 +25,16 @@ export function callSignature(tool: string, args: unknown, policy: ResolvedToolP
   if (typeof args === 'string') {
     const trimmed = args.trimStart();
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-    if (!looksLikeJson || args.length > MAX_PARSED_ARGUMENT_LENGTH) return hashText(`${tool}\u0000t:${args}`);
+    if (!looksLikeJson || args.length > MAX_PARSED_ARGUMENT_LENGTH) return hashPrefixed(`${tool}\u0000t:`, args);
     try {
       value = JSON.parse(args);
     } catch {
-      return hashText(`${tool}\u0000t:${args}`);
+      return hashPrefixed(`${tool}\u0000t:`, args);
     }
   }
   if (value === undefined) value = {};
   try {
-    return hashText(`${tool}\u0000j:${canonicalJson(value, policy.volatileArgs)}`);
+    return hashPrefixed(`${tool}\u0000j:`, canonicalJson(value, policy.volatileArgs));
   } catch {
     unidentifiableCounter += 1;
     return hashText(`${tool}\u0000u:${unidentifiableCounter}:${Math.random()}`);

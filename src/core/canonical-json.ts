@@ -3,6 +3,100 @@ import { UnfingerprintableValueError } from './errors.js';
 const EMPTY_SET: ReadonlySet<string> = new Set();
 
 /**
+ * Strings that JSON.stringify writes as `"` + text + `"`: no control characters, quotes,
+ * backslashes or surrogates (lone surrogates are escaped; pairs are tested here too and
+ * simply take the JSON.stringify path). Measured (bench/_canon.ts probe, interleaved
+ * medians): a regex test plus concatenation is ~3× cheaper than a JSON.stringify call per
+ * short string.
+ */
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/**
+ * `"key":` per property name, cached: argument objects of one tool repeat the same keys on
+ * every call. Bounded so odd inputs (random keys) cannot grow it; the cache holds only
+ * strings, so dropping it is always safe.
+ */
+const QUOTED_KEY_CACHE_MAX = 4096;
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size >= QUOTED_KEY_CACHE_MAX) quotedKeys.clear();
+    quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** Deeper than this the fast path hands over to the exact writer (which also finds cycles). */
+const FAST_PATH_MAX_DEPTH = 64;
+
+/** Thrown by the fast path for anything it does not handle; never escapes this module. */
+class NotPlain {}
+const NOT_PLAIN = new NotPlain();
+
+/**
+ * The fast path: plain JSON data only (strings, finite numbers, booleans, null, arrays,
+ * objects without toJSON, at most {@link FAST_PATH_MAX_DEPTH} deep). Anything else —
+ * functions, symbols, BigInt, non-finite numbers, toJSON, deep or cyclic values — throws
+ * NOT_PLAIN and the exact writer runs from the start, so output and errors are the exact
+ * writer's by construction.
+ *
+ * Why it is faster than {@link exactCanonicalJson} (same output, issue 6 per-call overhead):
+ * a module-level recursive function instead of a closure made per call (under tsx every
+ * closure also pays a `__name` call), a depth counter instead of an ancestor list scanned per
+ * node, cached `"key":` strings, and no JSON.stringify call for plain strings and numbers
+ * (`'' + n` is JSON's number serialization for finite numbers, -0 included). Measured with
+ * interleaved medians on the bench fixtures: 150 B argument 12.7 → 3.9 µs, 2 KB 91.8 →
+ * 58.7 µs (JSON.stringify of the same values: 2.9 and 27.6 µs) on a loaded 2-core runner.
+ */
+function writePlain(node: unknown, dropKeys: ReadonlySet<string>, depth: number): string {
+  switch (typeof node) {
+    case 'string':
+      return NEEDS_ESCAPE.test(node) ? JSON.stringify(node) : `"${node}"`;
+    case 'number':
+      if (!Number.isFinite(node)) throw NOT_PLAIN;
+      return `${node}`;
+    case 'boolean':
+      return node ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      throw NOT_PLAIN;
+  }
+  if (node === null) return 'null';
+  if (depth > FAST_PATH_MAX_DEPTH || typeof (node as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
+  if (Array.isArray(node)) {
+    const length = node.length;
+    if (length === 0) return '[]';
+    let out = '[';
+    for (let index = 0; index < length; index++) {
+      if (index > 0) out += ',';
+      const element: unknown = node[index];
+      out += element === undefined ? 'null' : writePlain(element, dropKeys, depth + 1);
+    }
+    return `${out}]`;
+  }
+  const object = node as Record<string, unknown>;
+  const keys = Object.keys(object);
+  // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  let first = true;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (dropKeys.has(key)) continue;
+    const child = object[key];
+    if (child === undefined) continue;
+    if (first) first = false;
+    else out += ',';
+    out += quotedKey(key) + writePlain(child, dropKeys, depth + 1);
+  }
+  return `${out}}`;
+}
+
+/**
  * RFC 8785 (JSON Canonicalization Scheme) serialization that also drops the given field
  * names at every depth, in one pass.
  *
@@ -19,6 +113,18 @@ const EMPTY_SET: ReadonlySet<string> = new Set();
  * throw {@link UnfingerprintableValueError} instead of producing text that is not JSON.
  */
 export function canonicalJson(value: unknown, dropKeys: ReadonlySet<string> = EMPTY_SET, maxLength = Infinity): string {
+  if (maxLength === Infinity) {
+    try {
+      return writePlain(value, dropKeys, 0);
+    } catch (error) {
+      if (error !== NOT_PLAIN) throw error;
+    }
+  }
+  return exactCanonicalJson(value, dropKeys, maxLength);
+}
+
+/** The reference writer: handles every input, reports why a value cannot be written. */
+function exactCanonicalJson(value: unknown, dropKeys: ReadonlySet<string>, maxLength: number): string {
   const ancestors: object[] = [];
   let length = 0;
 

@@ -1,4 +1,4 @@
-import { hashText } from './hash.js';
+import { hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 
@@ -52,11 +52,11 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     const trimmed = result.trimStart();
     if (trimmed === '') return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-    if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashText(`s:${result}`) };
+    if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', result) };
     try {
       value = JSON.parse(result);
     } catch {
-      return { outcome: 'success', resultHash: hashText(`s:${result}`) };
+      return { outcome: 'success', resultHash: hashPrefixed('s:', result) };
     }
   }
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
@@ -76,7 +76,9 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (isEmptyResult(stripped)) return { outcome: 'empty' };
     text = JSON.stringify(stripped);
   }
-  return { outcome: 'success', resultHash: hashText(`j:${text}`) };
+  // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
+  // copies itself into a concatenated string first.
+  return { outcome: 'success', resultHash: hashPrefixed('j:', text) };
 }
 
 function readField(error: unknown, field: string): unknown {
