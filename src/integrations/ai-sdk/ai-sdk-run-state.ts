@@ -12,6 +12,11 @@ export interface AiSdkRunState {
   finalAnswerOffered: boolean;
   /** Steps already scanned for calls to tools that were not offered. */
   unofferedCheckedSteps: number;
+  /**
+   * loopguard's message for each call to a tool that was not offered, by call id: prepareStep
+   * puts it in place of the SDK's "unavailable tool" text in every later step's messages.
+   */
+  readonly unofferedRefusals: Map<string, string>;
   /** Steps whose token usage was already recorded (by prepareStep or onStepFinish). */
   usageRecordedSteps: number;
   /** Call ids that were refused: their "result" is loopguard's message, not the tool's output. */
@@ -29,6 +34,7 @@ export function getAiSdkRunState(run: RunGuard): AiSdkRunState {
       finalAnswerOffered: false,
       usageRecordedSteps: 0,
       unofferedCheckedSteps: 0,
+      unofferedRefusals: new Map(),
       refusedCallIds: new Set(),
     };
     states.set(run, state);

@@ -55,7 +55,8 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
     );
     if (decision === undefined) return base;
 
-    const messages = base.messages ?? step.messages;
+    const messages = withLoopGuardRefusals(base.messages ?? step.messages, state.unofferedRefusals);
+    const rewritten = messages !== (base.messages ?? step.messages);
     if (decision.action === 'stop') {
       state.finalAnswerOffered = true;
       return {
@@ -71,7 +72,11 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
     return {
       ...base,
       ...(disabled.size > 0 ? { activeTools: offered as Array<keyof TOOLS> } : {}),
-      ...(decision.nudge !== undefined ? { messages: [...messages, loopGuardMessage(decision.nudge)] } : {}),
+      ...(decision.nudge !== undefined
+        ? { messages: [...messages, loopGuardMessage(decision.nudge)] }
+        : rewritten
+          ? { messages }
+          : {}),
     };
   };
 }
@@ -82,4 +87,29 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
  */
 function loopGuardMessage(text: string): ModelMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/**
+ * The messages with loopguard's refusal in place of the SDK's "unavailable tool" error for
+ * calls to tools loopguard took away (see recordUnofferedToolCalls). Returns the same array
+ * when there is nothing to replace.
+ */
+function withLoopGuardRefusals(messages: ModelMessage[], refusals: ReadonlyMap<string, string>): ModelMessage[] {
+  if (refusals.size === 0) return messages;
+  let changed = false;
+  const result = messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    let touched = false;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-result') return part;
+      const refusal = refusals.get(part.toolCallId);
+      if (refusal === undefined) return part;
+      touched = true;
+      return { ...part, output: { type: 'error-text' as const, value: refusal } };
+    });
+    if (!touched) return message;
+    changed = true;
+    return { ...message, content };
+  });
+  return changed ? result : messages;
 }

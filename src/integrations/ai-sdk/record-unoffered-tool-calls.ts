@@ -19,6 +19,10 @@ interface StepContent {
  * that loopguard never sees. Only calls loopguard would refuse are recorded: an invalid call
  * for any other reason (bad input, an unknown tool) is the SDK's business.
  *
+ * The SDK tells the model "Model tried to call unavailable tool"; loopGuardPrepareStep replaces
+ * that text with loopguard's message (why the tool is gone, what to do instead). Used without
+ * prepareStep, the model sees the SDK's text.
+ *
  * Idempotent per step: called from both stopWhen and prepareStep, which see the same steps.
  */
 export function recordUnofferedToolCalls(run: RunGuard, steps: ReadonlyArray<{ content: ReadonlyArray<unknown> }>): void {
@@ -28,7 +32,10 @@ export function recordUnofferedToolCalls(run: RunGuard, steps: ReadonlyArray<{ c
       if (part.type !== 'tool-call' || part.invalid !== true || typeof part.toolName !== 'string') continue;
       const call = { tool: part.toolName, args: part.input, callId: part.toolCallId };
       if (run.shouldRefuse(call).action !== 'refuse') continue;
-      recordDeliveredRefusal(run, run.startCall(call));
+      const ticket = run.startCall(call);
+      if (ticket.decision.action !== 'refuse') continue;
+      recordDeliveredRefusal(run, ticket);
+      if (part.toolCallId !== undefined) state.unofferedRefusals.set(part.toolCallId, ticket.decision.message);
     }
   }
   state.unofferedCheckedSteps = steps.length;

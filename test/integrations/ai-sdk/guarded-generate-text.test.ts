@@ -69,7 +69,11 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     expect(offeredTools(calls[0])).to.deep.equal(['search']);
     expect(userTextsIn(calls[2].prompt).join('\n')).to.match(/^Note: in the last round, search returned only results you have already seen/m);
     expect(offeredTools(calls[4])).to.deep.equal([]);
-    // The model insisted on the missing tool twice; that keeps the stale count going to 5.
+    // The model insisted on the missing tool twice; that keeps the stale count going to 5,
+    // and it reads loopguard's reason instead of the SDK's "unavailable tool".
+    expect(toolResultsIn(calls[5].prompt).get('call-5')).to.deep.equal({ type: 'error-text', value: toolResultsIn(calls[5].prompt).get('call-5')?.value });
+    expect(toolResultsIn(calls[5].prompt).get('call-5')?.value).to.match(/^Not run: search is switched off for this run/);
+    expect(toolResultsIn(calls[6].prompt).get('call-5')?.value).to.match(/^Not run: search is switched off for this run/);
     const last = calls[calls.length - 1];
     expect(last.toolChoice).to.deep.equal({ type: 'none' });
     expect(offeredTools(last)).to.deep.equal([]);

@@ -1,0 +1,62 @@
+// `npm run demo`: the loops from the write-ups behind loopguard, reproduced offline through the
+// real Vercel AI SDK loop, each run once without loopguard and once with it. Exits non-zero if
+// loopguard does not catch a loop or touches a healthy run.
+//
+// With OTEL_EXPORTER_OTLP_ENDPOINT set (e.g. the bundled collector: docker compose up, then
+// OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 npm run demo), the runs' metrics, stop and
+// refusal events and the AI SDK's spans are exported through setupLoopGuardTelemetry.
+import type { LoopGuardListener } from '../../src/core/types.js';
+import { judge, printIntro, printLedger, printRound, printScenarioHeader, printSummary, type Verdict } from './print-report.js';
+import { runScenario, type ScenarioResult } from './run-scenario.js';
+import { SCENARIOS } from './scenarios.js';
+
+interface DemoTelemetry {
+  listenerFor(guard: import('../../src/core/loop-guard.js').LoopGuard): void;
+  shutdown(): Promise<void>;
+}
+
+async function startTelemetry(): Promise<DemoTelemetry | undefined> {
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+  // Imported lazily: the offline demo never loads the exporters.
+  const { setupLoopGuardTelemetry, createLoopGuardTelemetry } = await import('../../src/telemetry/index.js');
+  const setup = setupLoopGuardTelemetry({ serviceName: 'loopguard-demo', shutdownOnExit: false });
+  const perScenario: Array<{ shutdown(): void }> = [];
+  return {
+    // Each scenario has its own policy (profile, tool policies), hence its own engine; each gets
+    // the same metrics and events as the setup's engine, on the providers the setup registered.
+    listenerFor: (guard) => perScenario.push(createLoopGuardTelemetry({ guard })),
+    shutdown: async () => {
+      for (const telemetry of perScenario) telemetry.shutdown();
+      await setup.shutdown();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const telemetry = await startTelemetry();
+  printIntro();
+  if (telemetry) process.stdout.write(`exporting telemetry to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}\n`);
+
+  const results: ScenarioResult[] = [];
+  const verdicts: Verdict[] = [];
+  for (const [index, scenario] of SCENARIOS.entries()) {
+    printScenarioHeader(scenario, index + 1, SCENARIOS.length);
+    const listeners: LoopGuardListener[] = [];
+    const result = await runScenario(scenario, {
+      onRound: printRound,
+      listeners,
+      telemetry: telemetry !== undefined,
+      onGuard: (guard) => telemetry?.listenerFor(guard),
+    });
+    const verdict = judge(result);
+    printLedger(result, verdict);
+    results.push(result);
+    verdicts.push(verdict);
+  }
+  printSummary(results, verdicts, performance.now() - started);
+  await telemetry?.shutdown();
+  if (verdicts.some((verdict) => !verdict.ok)) process.exitCode = 1;
+}
+
+await main();

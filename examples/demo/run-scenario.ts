@@ -1,0 +1,150 @@
+// Runs one scenario twice through the real AI SDK loop (generateText): once as is, once with
+// loopguard, and returns what each run cost and what loopguard did.
+import { generateText, stepCountIs, type ToolSet } from 'ai';
+
+import { LoopGuard } from '../../src/core/loop-guard.js';
+import type { CallDecision, LoopGuardListener, RoundSummary } from '../../src/core/types.js';
+import { createGuardedAgentSettings } from '../../src/integrations/ai-sdk/index.js';
+import type { LoopGuardOutcome } from '../../src/integrations/get-loop-guard-outcome.js';
+import { createDemoTools } from './demo-tools.js';
+import type { Scenario } from './scenarios.js';
+import { scriptedAgentModel } from './scripted-agent-model.js';
+import { VirtualClock } from './virtual-clock.js';
+
+/** The cost of one run, in the agent's (virtual) time. */
+export interface RunCost {
+  modelCalls: number;
+  toolCalls: number;
+  tokens: number;
+  elapsedMs: number;
+  answer: string;
+}
+
+/** One closed round, as the progress line shows it. */
+export interface RoundLine {
+  summary: RoundSummary;
+  tools: string[];
+  refusals: string[];
+  /** What loopguard did before the next model call: nudge, disable tools, end tool use. */
+  next: { nudge: boolean; disabled: string[]; stop: boolean };
+}
+
+export interface ScenarioResult {
+  scenario: Scenario;
+  unguarded: RunCost;
+  guarded: RunCost;
+  outcome: LoopGuardOutcome;
+  rounds: RoundLine[];
+}
+
+/** Step ceiling of both runs: the backstop everyone already has. */
+const MAX_STEPS = 40;
+
+export interface RunScenarioOptions {
+  /** Called as each guarded round closes, while the run goes on. */
+  onRound?: (line: RoundLine) => void;
+  /** Extra engine listeners (telemetry). */
+  listeners?: LoopGuardListener[];
+  /** Turn on the AI SDK's own spans (when an OTLP endpoint is set). */
+  telemetry?: boolean;
+  /** Called with the scenario's engine before the guarded run (telemetry subscribes here). */
+  onGuard?: (guard: LoopGuard) => void;
+}
+
+export async function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
+  const unguarded = await runUnguarded(scenario, options.telemetry ?? false);
+
+  const clock = new VirtualClock();
+  const { tools, executions } = pickTools(scenario, clock);
+  const rounds: RoundLine[] = [];
+  const toolsByRound = new Map<number, { tools: string[]; refusals: string[] }>();
+  let pending: RoundSummary | undefined;
+  const flush = (next: RoundLine['next']) => {
+    if (pending === undefined) return;
+    const calls = toolsByRound.get(pending.round) ?? { tools: [], refusals: [] };
+    const line: RoundLine = { summary: pending, tools: calls.tools, refusals: calls.refusals, next };
+    pending = undefined;
+    rounds.push(line);
+    options.onRound?.(line);
+  };
+  const progress: LoopGuardListener = {
+    callDecided: (_run, call, decision: CallDecision, round) => {
+      const entry = toolsByRound.get(round) ?? { tools: [], refusals: [] };
+      entry.tools.push(call.tool);
+      if (decision.action === 'refuse') entry.refusals.push(decision.reason);
+      toolsByRound.set(round, entry);
+    },
+    roundClosed: (_run, summary) => {
+      pending = summary;
+    },
+  };
+  const guard = new LoopGuard({ ...scenario.policy, now: clock.now, listeners: [progress, ...(options.listeners ?? [])] });
+  options.onGuard?.(guard);
+  const guarded = createGuardedAgentSettings({ guard, tools, runId: `demo-${scenario.id}` });
+  const model = scriptedAgentModel(scenario.script, clock);
+
+  const result = await generateText({
+    model,
+    prompt: scenario.prompt,
+    ...guarded,
+    // Wraps loopguard's prepareStep only to print what it decided for the coming step.
+    prepareStep: async (step) => {
+      const prepared = await guarded.prepareStep(step);
+      if (step.stepNumber > 0) {
+        const offered = prepared?.activeTools?.map(String) ?? Object.keys(tools);
+        const stop = prepared?.toolChoice === 'none';
+        flush({
+          nudge: prepared?.messages !== undefined && !stop,
+          disabled: stop ? [] : Object.keys(tools).filter((name) => !offered.includes(name)),
+          stop,
+        });
+      }
+      return prepared;
+    },
+    stopWhen: [guarded.stopWhen, stepCountIs(MAX_STEPS)],
+    experimental_telemetry: { isEnabled: options.telemetry ?? false, functionId: scenario.id, metadata: { runId: `demo-${scenario.id}` } },
+  });
+  const outcome = guarded.outcome();
+  guard.endRun(guarded.run.id);
+  flush({ nudge: false, disabled: [], stop: false });
+
+  return {
+    scenario,
+    unguarded,
+    guarded: {
+      modelCalls: result.steps.length,
+      toolCalls: executions.length,
+      tokens: (result.totalUsage.inputTokens ?? 0) + (result.totalUsage.outputTokens ?? 0),
+      elapsedMs: clock.elapsedMs(),
+      answer: result.text,
+    },
+    outcome,
+    rounds,
+  };
+}
+
+async function runUnguarded(scenario: Scenario, telemetry: boolean): Promise<RunCost> {
+  const clock = new VirtualClock();
+  const { tools, executions } = pickTools(scenario, clock);
+  const result = await generateText({
+    model: scriptedAgentModel(scenario.script, clock),
+    prompt: scenario.prompt,
+    tools,
+    stopWhen: stepCountIs(MAX_STEPS),
+    experimental_telemetry: { isEnabled: telemetry, functionId: `${scenario.id} (unguarded)` },
+  });
+  return {
+    modelCalls: result.steps.length,
+    toolCalls: executions.length,
+    tokens: (result.totalUsage.inputTokens ?? 0) + (result.totalUsage.outputTokens ?? 0),
+    elapsedMs: clock.elapsedMs(),
+    answer: result.text,
+  };
+}
+
+function pickTools(scenario: Scenario, clock: VirtualClock): { tools: ToolSet; executions: string[] } {
+  const all = createDemoTools(clock, scenario.billing ?? { failuresBeforeRecovery: 0, failureMessage: '' });
+  const tools: ToolSet = {};
+  for (const name of scenario.tools) tools[name] = all.tools[name];
+  return { tools, executions: all.executions };
+}
