@@ -10,7 +10,11 @@ import { ReplayFileError, ReplayInputError, ReplayStrictAbort } from './replay-i
 import { ReplaySession } from './replay-session.js';
 import type { RunReport } from './run-report.js';
 
-export type ReplayInputFormat = 'jsonl' | 'otlp';
+/** `otlp-document`: one pretty-printed request spread over many lines (a saved POST body). */
+export type ReplayInputFormat = 'jsonl' | 'otlp' | 'otlp-document';
+
+/** A pretty-printed request is read whole; past this size, write one request per line. */
+const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
 
 export interface ReplayInputsOptions {
   /** Paths; `-` reads `stdin`. */
@@ -112,10 +116,26 @@ async function replayOneInput(
   let format: ReplayInputFormat | undefined;
   let collector: OtlpSpanCollector | undefined;
   let lineNumber = 0;
+  const documentLines: string[] = [];
+  let documentChars = 0;
   for await (const text of lines) {
     lineNumber++;
+    if (format === 'otlp-document') {
+      documentChars += text.length + 1;
+      if (documentChars > MAX_DOCUMENT_CHARS) {
+        reportProblem(new ReplayInputError({ file, line: lineNumber, problem: `a multi-line JSON document over ${MAX_DOCUMENT_CHARS / 1024 / 1024} MiB; write one OTLP request per line instead` }));
+        documentLines.length = 0;
+        break;
+      }
+      documentLines.push(text);
+      continue;
+    }
     if (text.trim().length === 0) continue;
     format ??= detectInputFormat(text);
+    if (format === 'otlp-document') {
+      documentLines.push(text);
+      continue;
+    }
     try {
       if (format === 'otlp') {
         collector ??= new OtlpSpanCollector();
@@ -128,6 +148,25 @@ async function replayOneInput(
       if (error instanceof ReplayInputError) reportProblem(error);
       else throw error;
     }
+  }
+
+  if (format === 'otlp-document' && documentLines.length > 0) {
+    // The whole document is one request; its problems point at the line it starts on.
+    const firstLine = lineNumber - documentLines.length + 1;
+    collector = new OtlpSpanCollector();
+    try {
+      for (const problem of collector.addRequestLine(documentLines.join('\n'), file, firstLine)) reportProblem(problem);
+    } catch (error) {
+      if (!(error instanceof ReplayInputError)) throw error;
+      reportProblem(
+        new ReplayInputError({
+          file,
+          line: firstLine,
+          problem: `${error.problem}; a JSON document spread over several lines must be one OTLP request (JSONL transcripts need one call per line)`,
+        }),
+      );
+    }
+    documentLines.length = 0;
   }
 
   if (collector) {
@@ -146,9 +185,14 @@ async function replayOneInput(
   for (const report of session.finishAllRuns()) await emitRun(report);
 }
 
-/** `{"resourceSpans": ...}` on the first line means OTLP JSON; everything else is JSONL. */
+/**
+ * `{"resourceSpans": ...}` on the first line means OTLP JSON, one request per line; a first
+ * line that is only `{` opens a pretty-printed document (read whole as one OTLP request);
+ * everything else is JSONL.
+ */
 export function detectInputFormat(firstLine: string): ReplayInputFormat {
   const trimmed = firstLine.trimStart();
+  if (trimmed.trimEnd() === '{') return 'otlp-document';
   if (!trimmed.startsWith('{')) return 'jsonl';
   try {
     const value = JSON.parse(trimmed) as unknown;

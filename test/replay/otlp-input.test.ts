@@ -19,6 +19,21 @@ describe('OTLP JSON input', () => {
     expect(detectInputFormat('{"resourceSpans":[]}')).to.equal('otlp');
     expect(detectInputFormat('{"run":"r","round":1}')).to.equal('jsonl');
     expect(detectInputFormat('not json')).to.equal('jsonl');
+    expect(detectInputFormat('{  ')).to.equal('otlp-document');
+  });
+
+  it('reads a pretty-printed request (a saved OTLP/HTTP JSON body) like the same request on one line', async () => {
+    const lines = readFileSync(join(EXAMPLES_DIR, 'exact-repeat.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const oneLine = otlpLines(transcriptToSpans(lines, 'genai'), 10_000);
+    expect(oneLine).to.have.length(1);
+    const pretty = JSON.stringify(JSON.parse(oneLine[0]), null, 2);
+    const fromLine = await replayFiles([writeTempLines('one-line.otlp.json', oneLine)], policy);
+    const fromPretty = await replayFiles([writeTempLines('pretty.otlp.json', ['', pretty])], policy);
+    expect(fromPretty.problems).to.deep.equal([]);
+    expect(comparable(fromPretty.runs[0])).to.deep.equal(comparable(fromLine.runs[0]));
+    const notOtlp = await replayFiles([writeTempLines('pretty-transcript.json', [JSON.stringify({ run: 'r', round: 1 }, null, 2)])]);
+    expect(notOtlp.problems).to.have.length(1);
+    expect(notOtlp.problems[0]).to.match(/pretty-transcript\.json:1: expected an OTLP ExportTraceServiceRequest.*JSONL transcripts need one call per line/);
   });
 
   for (const flavor of ['genai', 'vercel'] as const) {
