@@ -2,7 +2,8 @@
 // (scripted), real tool functions, the real engine. Assertions are on what the model was
 // told (tool results and messages in the prompt it received) and what it was offered.
 import { expect } from 'chai';
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
@@ -252,5 +253,36 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     const guarded = createGuardedAgentSettings({ guard, tools: {} });
     expect(Object.keys({ ...guarded }).sort()).to.deep.equal(['onStepFinish', 'prepareStep', 'stopWhen', 'tools']);
     expect(guarded.run.id).to.be.a('string');
+  });
+
+  it('works the same through streamText', async () => {
+    const executions: string[] = [];
+    const guard = new LoopGuard();
+    const guarded = createGuardedAgentSettings({ guard, tools: { search: searchTool(executions) } });
+    let turn = 0;
+    const usage = { inputTokens: { total: 50, noCache: 50, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        turn += 1;
+        const chunks =
+          options.toolChoice?.type === 'none' || turn > 8
+            ? [
+                { type: 'text-start' as const, id: 't' },
+                { type: 'text-delta' as const, id: 't', delta: 'answer' },
+                { type: 'text-end' as const, id: 't' },
+                { type: 'finish' as const, finishReason: { unified: 'stop' as const, raw: undefined }, usage },
+              ]
+            : [
+                { type: 'tool-call' as const, toolCallId: `s${turn}`, toolName: 'search', input: JSON.stringify({ query: `q${turn}` }) },
+                { type: 'finish' as const, finishReason: { unified: 'tool-calls' as const, raw: undefined }, usage },
+              ];
+        return { stream: simulateReadableStream({ chunks }) };
+      },
+    });
+    const result = streamText({ model, prompt: 'loop', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(30)] });
+    expect(await result.text).to.equal('answer');
+    expect(guarded.outcome().stopReason).to.equal('stale_rounds');
+    expect(executions).to.have.length(4);
+    expect(model.doStreamCalls.at(-1)?.toolChoice).to.deep.equal({ type: 'none' });
   });
 });
