@@ -256,7 +256,7 @@ describe('instrumentTool', () => {
       root.span.end();
     });
 
-    // BUG: instrumentTool only listens for a future 'abort' event on the caller's signal; a
+    // Was a bug (fixed in 448d3cd): instrumentTool only listens for a future 'abort' event on the caller's signal; a
     // signal that is already aborted never fires it, so the tool runs with a live signal.
     it('an already-aborted caller signal reaches the tool aborted', async () => {
       h = makeHarness();
@@ -503,24 +503,60 @@ describe('instrumentTool', () => {
   });
 
   describe('sampling', () => {
-    // BUG: the decision is taken in the processor's onStart, which the SDK only calls for
-    // recording spans. A trace the sampler drops (ratio sampling, an unsampled upstream
-    // traceparent) is not guarded at all: decisionForSpan is undefined and the tool always runs.
-    it('a trace that is not sampled is still guarded', async () => {
+    // Was a bug (fixed in 448d3cd): the decision was taken only in the processor's onStart,
+    // which the SDK calls only for recording spans, so a trace the sampler dropped (ratio
+    // sampling, an unsampled upstream traceparent) was not guarded at all.
+    it('a trace that is not sampled is still guarded (implicit run of the trace)', async () => {
       h = makeHarness({ profile: 'researcher' }, new AlwaysOffSampler());
+      const request = h.tracer.startSpan('GET /ask');
+      expect(request.isRecording(), 'the sampler dropped the trace').to.equal(false);
+      root = { span: request, ctx: trace.setSpan(ROOT_CONTEXT, request) };
       let runs = 0;
       const tool = instrumentTool(
         'search',
-        () => {
+        (args: { q: string }) => {
           runs += 1;
-          return DOCS;
+          return args.q === 'boom' ? Promise.reject(new Error('boom')) : DOCS;
         },
         { processor: h.processor, tracer: h.tracer },
       );
-      await tool({ q: 'refunds' });
-      const second = await tool({ q: 'refunds' });
+      await inRun(() => tool({ q: 'refunds' }, { callId: 'call_1' }));
+      const second = await inRun(() => tool({ q: 'refunds' }));
       expect(runs, 'the identical second call is refused').to.equal(1);
-      expect(second).to.be.a('string');
+      expect(second).to.be.a('string').and.contain('call_1');
+      // Failures are recorded too: an identical retry after an error is allowed.
+      await inRun(() => tool({ q: 'boom' })).catch(() => undefined);
+      await inRun(() => tool({ q: 'boom' })).catch(() => undefined);
+      expect(runs).to.equal(3);
+      const run = h.processor.guard.getRun(`trace:${request.spanContext().traceId}`);
+      expect(run?.partial()).to.include({ toolCalls: 4, executed: 3, refused: 1 });
+      expect(run?.inFlight).to.equal(0);
+      expect(h.finished()).to.have.length(0);
+    });
+
+    it('a tool whose tracer belongs to a provider without the processor is still guarded', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      const other = makeHarness();
+      try {
+        const request = other.tracer.startSpan('GET /ask');
+        root = { span: request, ctx: trace.setSpan(ROOT_CONTEXT, request) };
+        let runs = 0;
+        const tool = instrumentTool(
+          'search',
+          () => {
+            runs += 1;
+            return DOCS;
+          },
+          { processor: h.processor, tracer: other.tracer },
+        );
+        await inRun(() => tool({ q: 'refunds' }));
+        await inRun(() => tool({ q: 'refunds' }));
+        expect(runs).to.equal(1);
+        request.end();
+      } finally {
+        await other.processor.shutdown();
+        await other.shutdown();
+      }
     });
   });
 });

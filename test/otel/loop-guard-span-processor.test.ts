@@ -297,7 +297,7 @@ describe('LoopGuardSpanProcessor', () => {
       b.span.end();
     });
 
-    // BUG: a span whose parent is not a GenAI span (an HTTP client span, a framework "step"
+    // Was a bug (fixed in 448d3cd): a span whose parent is not a GenAI span (an HTTP client span, a framework "step"
     // span) is attributed to "the live run of its trace" = the run started LAST in that trace.
     // Two runs started under one request span (same trace) therefore mix.
     it('two runs under one request span (same trace), calls made under intermediate spans, stay apart', () => {
@@ -318,7 +318,7 @@ describe('LoopGuardSpanProcessor', () => {
       request.end();
     });
 
-    // BUG: same root cause. When a sub-agent (invoke_agent child of invoke_agent) ends, the
+    // Was a bug (fixed in 448d3cd): same root cause. When a sub-agent (invoke_agent child of invoke_agent) ends, the
     // trace's live run is dropped, and the parent run's later calls under a non-GenAI span
     // open an implicit run `trace:<id>` instead of going to the parent run.
     it("a sub-agent's end does not detach the parent run's later calls", () => {
@@ -365,7 +365,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(diagnostics.matching(/loopguard: span processor/)).to.have.length(0);
     });
 
-    // BUG: the SDK truncates attribute values at spanLimits.attributeValueLengthLimit (a common
+    // Was a bug (fixed in 448d3cd): the SDK truncates attribute values at spanLimits.attributeValueLengthLimit (a common
     // setting to cap span size). Two different calls whose argument JSON shares the first N
     // characters then read as the same exact text, and the second is refused as a repeat. Text
     // that looks like JSON but does not parse (truncated) should lean to "new call".
@@ -381,7 +381,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(second.attributes['loopguard.decision']).to.equal('allow');
     });
 
-    // BUG: same cause on the result side: two different results truncated to the same prefix
+    // Was a bug (fixed in 448d3cd): same cause on the result side: two different results truncated to the same prefix
     // read as the same fingerprint, so a round that learned something counts as stale.
     it('results truncated by the SDK attribute length limit are not mistaken for seen results', () => {
       h = makeHarness({ profile: 'researcher' }, undefined, { attributeValueLengthLimit: 256 });
@@ -392,6 +392,34 @@ describe('LoopGuardSpanProcessor', () => {
       root.end();
       const [, second] = h.finished().filter((s) => s.name === 'execute_tool query');
       expect(second.attributes['loopguard.novelty']).to.equal('new');
+    });
+
+    // BUG (regression of the truncation fix in 448d3cd): isTruncatedJson treats ANY text that
+    // starts with "[" or "{" and does not parse as cut-off JSON. Plain-text results such as
+    // numbered search hits ("[1] Title ...") or log lines ("[WARN] ...") then never get a
+    // fingerprint, so a reworded-search loop returning them is never seen as stale.
+    it('plain-text results that merely start with "[" are still compared (reworded search loop stops)', () => {
+      h = makeHarness({ profile: 'researcher', escalation: { enabled: false } });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      const hits = '[1] Refund policy (doc-17): refunds within 30 days\n[2] Returns FAQ (doc-42): how to return an item';
+      for (let n = 1; n <= 6; n++) {
+        modelCallSpan(h.tracer, ctx);
+        toolCallSpan(h.tracer, ctx, 'search', { query: `refund policy wording ${n}` }, { result: hits });
+      }
+      expect(h.processor.shouldStop(ctx)?.action).to.equal('stop');
+      root.end();
+    });
+
+    // BUG (same regression, argument side): non-JSON argument text is documented as "compared
+    // as exact text", but text starting with "[" or "{" now matches no other call at all.
+    it('non-JSON argument text that starts with "[" is still compared as exact text', () => {
+      h = makeHarness({ profile: 'researcher' });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      toolCallSpan(h.tracer, ctx, 'shell', '[ -f /etc/hosts ] && cat /etc/hosts', { result: '127.0.0.1 localhost' });
+      toolCallSpan(h.tracer, ctx, 'shell', '[ -f /etc/hosts ] && cat /etc/hosts', { result: '127.0.0.1 localhost' });
+      root.end();
+      const decisions = h.finished().filter((s) => s.name === 'execute_tool shell').map((s) => s.attributes['loopguard.decision']);
+      expect(decisions).to.deep.equal(['allow', 'refuse']);
     });
 
     it('onStart on spans with weird attributes does not throw', () => {
@@ -550,7 +578,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(diagnostics.matching(/loopguard: span processor/)).to.have.length(0);
     });
 
-    // BUG: implicit runs (tool spans with no invoke_agent) are kept in a per-trace map that is
+    // Was a bug (fixed in 448d3cd): implicit runs (tool spans with no invoke_agent) are kept in a per-trace map that is
     // only cleaned when the same trace is looked up again. The engine evicts the runs at
     // maxOpenRuns, but the map keeps every evicted RunGuard (its whole ledger) alive forever.
     it('implicit runs of many traces do not accumulate past maxOpenRuns', () => {
@@ -563,7 +591,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(internals.runsByTrace.size, 'per-trace index of implicit runs').to.be.at.most(5);
     });
 
-    // BUG (minor): a call span forgotten by the maxTrackedSpans cap is never finished in the
+    // Was a bug (minor) (fixed in 448d3cd): a call span forgotten by the maxTrackedSpans cap is never finished in the
     // ledger, so its signature stays "in flight" forever: every later identical call is refused
     // as repeat.in_flight ("an identical call is already running") although it ended long ago,
     // and run.inFlight > 0 keeps shouldStop from judging the open round.
@@ -583,7 +611,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(h.processor.guard.getRun('r')!.inFlight).to.equal(0);
     });
 
-    // BUG: rootSpans (run id -> invoke_agent Span) is only cleaned when a tracked run span
+    // Was a bug (fixed in 448d3cd): rootSpans (run id -> invoke_agent Span) is only cleaned when a tracked run span
     // ends. Run spans forgotten by the maxTrackedSpans cap — the very "spans that never end"
     // the cap exists for — stay in it forever, each holding a whole SDK Span.
     it('run spans that never end do not accumulate past the caps', () => {
@@ -596,7 +624,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(internals.runsByTrace.size, 'per-trace index').to.be.at.most(10);
     });
 
-    // BUG: with an engine shared between processors (the documented `guard` option, "e.g. with
+    // Was a bug (fixed in 448d3cd): with an engine shared between processors (the documented `guard` option, "e.g. with
     // telemetry or a second provider"), shutting one processor down ends every open run of the
     // engine, including the other provider's live runs.
     it("shutting down one of two processors sharing an engine leaves the other's runs open", async () => {
@@ -637,7 +665,7 @@ describe('LoopGuardSpanProcessor', () => {
   });
 
   describe('span hierarchies seen in real frameworks', () => {
-    // BUG: a nested invoke_agent (a sub-agent / handoff) that carries the parent's
+    // Was a bug (fixed in 448d3cd): a nested invoke_agent (a sub-agent / handoff) that carries the parent's
     // gen_ai.conversation.id maps to the parent's run (startRun returns the open run), replaces
     // the parent's root span in rootSpans, and when it ends it ENDS THE PARENT RUN and drops the
     // parent's root span: the parent's later stop is no longer written on its invoke_agent span.
@@ -658,7 +686,7 @@ describe('LoopGuardSpanProcessor', () => {
       expect(exported.attributes['loopguard.stop.reason']).to.equal('stale_rounds');
     });
 
-    // BUG: two instrumentation layers for one model call (a framework's `chat` span with the
+    // Was a bug (fixed in 448d3cd): two instrumentation layers for one model call (a framework's `chat` span with the
     // provider SDK's `chat` span inside it — e.g. LangChain + OpenAI instrumentation) open two
     // rounds. Each model call then counts twice against maxRounds (chat: 40 → 20 real rounds).
     it('a model-call span nested in another model-call span is the same round', () => {

@@ -248,7 +248,7 @@ describe('startAgentRun', () => {
     });
   });
 
-  // BUG: start-agent-run.ts keeps "a private run so the loop still works (unguarded telemetry,
+  // Was a bug (fixed in 448d3cd): start-agent-run.ts keeps "a private run so the loop still works (unguarded telemetry,
   // guarded decisions)" when the processor does not see the spans, but tools made with
   // run.tool() take their decision from the processor's onStart only, so nothing is refused.
   // Seen with a sampler that drops the trace (the common production set-up).
