@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
@@ -264,7 +265,7 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     const model = new MockLanguageModelV3({
       doStream: async (options) => {
         turn += 1;
-        const chunks =
+        const chunks: LanguageModelV3StreamPart[] =
           options.toolChoice?.type === 'none' || turn > 8
             ? [
                 { type: 'text-start' as const, id: 't' },

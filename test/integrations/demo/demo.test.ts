@@ -17,7 +17,7 @@ describe('npm run demo', function () {
   let wallMs = 0;
 
   before(() => {
-    const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
     delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
     delete env.OPENAI_API_KEY;
     const started = Date.now();
