@@ -4,6 +4,7 @@ import { context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api
 import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
 
 import type { RunDecision, StopDecision } from '../../src/core/types.js';
+import { instrumentTool } from '../../src/otel/instrument-tool.js';
 import { startAgentRun, type AgentRun } from '../../src/otel/start-agent-run.js';
 import { makeHarness, sleep, useContextManager, useDiagCapture, type Harness } from './otel-test-helpers.js';
 
@@ -194,6 +195,27 @@ describe('startAgentRun', () => {
     run.end();
     expect(h.one('execute_tool fetch_page').attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'run.stopped' });
     expect(h.one('execute_tool fetch_page').status.code).to.not.equal(SpanStatusCode.ERROR);
+  });
+
+  // BUG: in an unsampled trace the processor never sees the invoke_agent span, so the run is
+  // known only to the helper. run.tool() is guarded (it passes `run`), but a tool made with
+  // instrumentTool() and called inside run.context lands in a separate implicit run
+  // `trace:<id>`, and processor.shouldStop(run.context) is undefined: the run's stale loop is
+  // never seen. Sampled, the very same code is guarded. Guarding must not depend on sampling.
+  it('in an unsampled trace, tools instrumented separately still belong to the run', async () => {
+    h = makeHarness({ profile: 'researcher', escalation: { enabled: false } }, new AlwaysOffSampler());
+    const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'unsampled-2' });
+    const search = instrumentTool('search', () => SAME_DOCS, { processor: h.processor, tracer: h.tracer });
+    let decision: RunDecision | undefined;
+    for (let n = 1; n <= 6; n++) {
+      await run.modelCall('m', () => ({}));
+      await context.with(run.context, () => search({ query: `wording ${n}` }));
+      decision = run.shouldStop();
+    }
+    expect(run.run.partial().toolCalls, 'the calls were recorded on the run').to.equal(6);
+    expect(decision?.action).to.equal('stop');
+    expect(h.processor.shouldStop(run.context)?.action).to.equal('stop');
+    run.end();
   });
 
   describe('interleaved runs in one process', () => {
