@@ -34,7 +34,8 @@ const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success'
  * - A call belongs to its nearest run span ancestor (`invoke_agent`, `ai.generateText`,
  *   `ai.streamText`); calls with none form one run per trace, named `trace:<traceId>`.
  * - Run name: `loopguard.run.id`, else `gen_ai.conversation.id`, else the run span's id.
- *   Spans of several run spans with the same name form one run.
+ *   Every run span is its own run, as live (a chat turn is a run even when the turns share
+ *   a conversation id); a name already taken by an earlier run gets `#2`, `#3`, ...
  * - Round: `loopguard.round` when recorded; else the model-call span the call sits under;
  *   else the number of the run's model-call spans that started before the call. A run with
  *   no model-call spans at all starts a new round at each call that did not overlap the
@@ -85,10 +86,11 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
       }
     }
     const name = runSpan ? runName(runSpan) : `trace:${span.traceId}`;
-    let bucket = buckets.get(name);
+    const key = runSpan ? spanKey(runSpan.traceId, runSpan.spanId) : name;
+    let bucket = buckets.get(key);
     if (!bucket) {
       bucket = { name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
-      buckets.set(name, bucket);
+      buckets.set(key, bucket);
     }
     if (runSpan && runSpan.startNanos < bucket.firstStart) bucket.firstStart = runSpan.startNanos;
     if (span.startNanos < bucket.firstStart) bucket.firstStart = span.startNanos;
@@ -105,8 +107,14 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
 
   const runs: OtlpReplayRun[] = [];
   const orderedBuckets = [...buckets.values()].sort((a, b) => compareBigInt(a.firstStart, b.firstStart));
+  const timesNamed = new Map<string, number>();
   for (const bucket of orderedBuckets) {
     if (bucket.tools.length === 0) continue;
+    // Each run span is its own run, as in the span processor (a chat's turns share a
+    // conversation id but each turn is a run); later ones with a taken name get #2, #3, ...
+    const seen = (timesNamed.get(bucket.name) ?? 0) + 1;
+    timesNamed.set(bucket.name, seen);
+    if (seen > 1) bucket.name = `${bucket.name}#${seen}`;
     bucket.models.sort(compareSpansByTime);
     bucket.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
     const rounds = assignRounds(bucket.tools, bucket.models);

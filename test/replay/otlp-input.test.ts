@@ -120,6 +120,20 @@ describe('OTLP JSON input', () => {
     expect(runNamed(runs, 'conv-1').calls).to.equal(1);
   });
 
+  it('keeps run spans that share a conversation id apart (each chat turn is a run), named #2, #3', async () => {
+    const turn = (n: number): SpanSpec[] => {
+      const id = (k: number) => (n * 16 + k).toString(16).padStart(16, '0');
+      return [
+        { traceId: `${n}`.repeat(32), spanId: id(0), name: 'invoke_agent chat', startMs: n * 1000, endMs: n * 1000 + 100, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'conv-9' } },
+        { traceId: `${n}`.repeat(32), spanId: id(1), parentSpanId: id(0), name: 'execute_tool search', startMs: n * 1000 + 10, endMs: n * 1000 + 20, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.arguments': '{"q":"same"}', 'gen_ai.tool.call.result': '"x"' } },
+      ];
+    };
+    const { runs } = await replayFiles([writeTempLines('turns.otlp.json', otlpLines([...turn(3), ...turn(1), ...turn(2)]))]);
+    expect(runs.map((r) => r.run)).to.deep.equal(['conv-9', 'conv-9#2', 'conv-9#3']);
+    // The same call in the next turn is not a repeat within one run.
+    expect(runs.map((r) => r.decisions[0].decision)).to.deep.equal(['allow', 'allow', 'allow']);
+  });
+
   it('falls back to one run per trace for tool spans without a run span, and reads numeric intValue', async () => {
     const orphan = (id: number, start: number, q: string): SpanSpec => ({
       traceId: 'b'.repeat(32), spanId: id.toString(16).padStart(16, '0'), name: 'execute_tool search', startMs: start, endMs: start + 1,
