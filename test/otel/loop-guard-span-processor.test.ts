@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 
 import type { RunDecision, StopDecision } from '../../src/core/types.js';
+import { instrumentTool } from '../../src/otel/instrument-tool.js';
 import type { SpanInterpreter } from '../../src/otel/span-roles.js';
 import {
   GEN_AI,
@@ -684,6 +685,34 @@ describe('LoopGuardSpanProcessor', () => {
       parent.end();
       const exported = h.finished().find((s) => s.name === 'invoke_agent triage')!;
       expect(exported.attributes['loopguard.stop.reason']).to.equal('stale_rounds');
+    });
+
+    // BUG: a tool that calls a model itself (a summarize tool, an LLM-backed extractor; the
+    // provider instrumentation makes a `chat` span inside the execute_tool span) opens a NEW
+    // ROUND of the run in the middle of the current one. The current round is closed before the
+    // tool's result arrives, and the result is then counted in no round (ticket.round differs),
+    // so a loop on such a tool never becomes stale; every call also burns an extra round.
+    it('a model call made inside a tool is not a round of the run', async () => {
+      h = makeHarness({ profile: 'researcher', escalation: { enabled: false } });
+      const { span: root, ctx } = startRunSpan(h.tracer, 'r');
+      const summarize = instrumentTool(
+        'summarize',
+        () => {
+          // The tool's own LLM call, traced by the provider instrumentation under the tool span.
+          const inner = h.tracer.startSpan('chat gpt-4o-mini', { attributes: { [GEN_AI.op]: 'chat' } });
+          inner.end();
+          return { summary: 'Refunds are accepted within 30 days.' };
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      for (let n = 1; n <= 6; n++) {
+        modelCallSpan(h.tracer, ctx);
+        await context.with(ctx, () => summarize({ url: `https://shop.example/refunds?v=${n}` }));
+      }
+      const run = h.processor.guard.getRun('r')!;
+      expect(run.round, 'six model calls of the agent, six rounds').to.equal(6);
+      expect(h.processor.shouldStop(ctx)?.action, 'five rounds of the same summary').to.equal('stop');
+      root.end();
     });
 
     // Was a bug (fixed in 448d3cd): two instrumentation layers for one model call (a framework's `chat` span with the
