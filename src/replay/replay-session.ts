@@ -40,6 +40,8 @@ interface RunReplayState {
   lastSavedUsageRound: number;
   usageTotals: Required<ModelUsage> | undefined;
   lastUsageRound: number;
+  /** The run's own recorded time; interleaved runs may come from different hours. */
+  clock: number;
 }
 
 /**
@@ -50,7 +52,9 @@ interface RunReplayState {
  *
  * Time: the guard's clock is the recorded time of the call being fed (`ts`, and
  * `ts + durationMs` when it finishes), so poll deadlines and time budgets follow the
- * recording, not the machine running the replay. Without `ts` the clock does not move.
+ * recording, not the machine running the replay. Each run keeps its own clock, so
+ * interleaved runs from different hours do not age each other. Without `ts` a run's clock
+ * does not move.
  */
 export class ReplaySession {
   readonly guard: LoopGuard;
@@ -105,7 +109,8 @@ export class ReplaySession {
     if (!state) {
       state = this.startRunState(call.run);
     }
-    if (call.startTime !== undefined) this.clock = call.startTime;
+    if (call.startTime !== undefined) state.clock = call.startTime;
+    this.clock = state.clock;
 
     if (!state.stop && call.round > state.engineRound) this.advanceToRound(state, call);
     this.noteUsage(state, call);
@@ -131,7 +136,7 @@ export class ReplaySession {
     }
     const endTime =
       call.startTime !== undefined && call.durationMs !== undefined ? call.startTime + call.durationMs : undefined;
-    if (endTime !== undefined) this.clock = endTime;
+    if (endTime !== undefined) this.clock = state.clock = endTime;
     const novelty = state.guard.finishCall(ticket, withEndTime(call.outcome, endTime));
     state.executed++;
     state.log.append(call.round, call.tool, `allow-${novelty}`);
@@ -142,6 +147,7 @@ export class ReplaySession {
   finishRun(runId: string): RunReport | undefined {
     const state = this.runs.get(runId);
     if (!state) return undefined;
+    this.clock = state.clock;
     if (!state.stop) this.checkStop(state);
     this.guard.endRun(runId);
     this.runs.delete(runId);
@@ -172,6 +178,7 @@ export class ReplaySession {
       lastSavedUsageRound: 0,
       usageTotals: undefined,
       lastUsageRound: 0,
+      clock: 0,
     };
     this.runs.set(runId, state);
     return state;

@@ -125,3 +125,27 @@ describe('replay input limits', () => {
     expect(runNamed(runs, 'j').rounds).to.equal(1);
   });
 });
+
+describe('replay clocks', () => {
+  it('keeps a clock per run: an interleaved run from a day later does not push another past its time budget', async () => {
+    const day = 86_400_000;
+    const t0 = 1_700_000_000_000;
+    const lines: object[] = [];
+    for (let round = 1; round <= 3; round++) {
+      lines.push({ run: 'early', round, tool: 't', args: { n: round }, result: { n: round }, ts: t0 + round * 1000 });
+      lines.push({ run: 'late', round, tool: 't', args: { n: round }, result: { n: round }, ts: t0 + day + round * 1000 });
+    }
+    const { runs } = await replayFiles([writeTempLines('clocks.jsonl', lines)], { maxRunMs: 60_000 });
+    expect(runs.map((r) => [r.run, r.stop])).to.deep.equal([
+      ['early', null],
+      ['late', null],
+    ]);
+  });
+
+  it('stops a run that really outlives maxRunMs, by its recorded times', async () => {
+    const t0 = 1_700_000_000_000;
+    const lines = [1, 2, 3].map((round) => ({ run: 'slow', round, tool: 't', args: { n: round }, result: { n: round }, ts: t0 + round * 60_000 }));
+    const run = runNamed((await replayFiles([writeTempLines('slow.jsonl', lines)], { maxRunMs: 90_000 })).runs, 'slow');
+    expect(run.stop?.reason).to.equal('max_run_ms');
+  });
+});
