@@ -5,6 +5,7 @@
 // Collector's translator drops, so no `_seconds`/`_ratio`-style suffix appears on one path and
 // not the other. The dashboard, the alert rules and the README quote the Prometheus names.
 
+import type { CallDecision, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_REFUSAL_REASON,
@@ -74,3 +75,34 @@ export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freez
   [METRIC_RUNS_OPEN]: prometheusName(METRIC_RUNS_OPEN, 'gauge'),
   [METRIC_RUNS_AT_RISK]: prometheusName(METRIC_RUNS_AT_RISK, 'gauge'),
 });
+
+// Every value of the bounded labels. Counters start at 0 for these (see telemetry.ts): a series
+// that first appears already at 1 has no earlier sample, so rate()/increase() never count that
+// first event — a run's first stop of a kind would be invisible to the alert rules. The
+// `satisfies Record<...>` makes the compiler flag a value added to the engine's unions.
+export const PROFILES = Object.keys({ chat: 1, researcher: 1 } satisfies Record<Profile, 1>) as Profile[];
+export const STOP_REASONS = Object.keys({
+  stale_rounds: 1,
+  refused_rounds: 1,
+  consecutive_failures: 1,
+  max_tool_calls: 1,
+  max_rounds: 1,
+  max_run_ms: 1,
+  stalled_progress: 1,
+} satisfies Record<StopReason, 1>) as StopReason[];
+export const REFUSAL_REASONS = Object.keys({
+  'repeat.back_to_back': 1,
+  'repeat.run_wide': 1,
+  'repeat.in_flight': 1,
+  'pagination.cursor_not_advanced': 1,
+  'retry.budget_exhausted': 1,
+  'poll.deadline_passed': 1,
+  'poll.too_soon': 1,
+  'tool.disabled': 1,
+  'budget.tool_calls': 1,
+  'budget.rounds': 1,
+  'budget.run_time': 1,
+  'run.stopped': 1,
+} satisfies Record<RefusalReason, 1>) as RefusalReason[];
+export const ROUND_VERDICTS = Object.keys({ new: 1, stale: 1, refused: 1, neutral: 1, empty: 1 } satisfies Record<RoundVerdict, 1>) as RoundVerdict[];
+export const DECISIONS = ['allow', 'refuse'] as const satisfies readonly CallDecision['action'][];

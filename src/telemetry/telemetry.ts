@@ -54,12 +54,19 @@ import {
   METRIC_WASTED_CALLS,
   METRIC_WASTED_TOKENS,
   TELEMETRY_SCOPE,
+  DECISIONS,
+  PROFILES,
+  REFUSAL_REASONS,
+  ROUND_VERDICTS,
+  STOP_REASONS,
 } from './names.js';
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
 export interface ObservableGuard {
   addListener(listener: LoopGuardListener): () => void;
   stats(): { openRuns: number; runsAtRisk: number };
+  /** The tools named in the policy get their series started at 0 right away. */
+  readonly options?: { readonly profile?: string; readonly tools?: Readonly<Record<string, unknown>> };
 }
 
 /** Options of {@link createLoopGuardTelemetry}. */
@@ -83,6 +90,13 @@ export interface LoopGuardTelemetryOptions {
   refusalEvents?: boolean;
   /** Emit `loopguard.run.stop` log events. Default true. */
   stopEvents?: boolean;
+  /**
+   * Tool names whose per-tool series start at 0 as soon as metrics are set up rather than at
+   * the tool's first call. A series born non-zero loses its first events to rate() and
+   * increase(), so a tool whose very first calls are a burst of refusals would go unseen by
+   * the refusal alert until its next burst. Default: the tools named in `guard.options.tools`.
+   */
+  tools?: string[];
 }
 
 /** The handle {@link createLoopGuardTelemetry} returns. */
@@ -106,6 +120,8 @@ interface Instruments {
   runsOpen: ObservableGauge;
   runsAtRisk: ObservableGauge;
   observe?: (result: BatchObservableResult) => void;
+  /** `tool\u0000profile` pairs whose per-tool series were started at 0. */
+  knownTools: Set<string>;
 }
 
 /**
@@ -129,6 +145,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   const { guard, meterProvider, loggerProvider } = options;
   const refusalEvents = options.refusalEvents ?? true;
   const stopEvents = options.stopEvents ?? true;
+  const knownTools = options.tools ?? Object.keys(guard?.options?.tools ?? {});
   let current: Instruments | undefined;
   let closed = false;
 
@@ -140,6 +157,9 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     if (current?.provider === provider) return current;
     detachGauges(current);
     const inst = createInstruments(provider);
+    startAtZero(inst);
+    const profile = guard?.options?.profile;
+    for (const tool of knownTools) for (const p of profile ? [profile] : PROFILES) startToolAtZero(inst, tool, p);
     current = inst;
     if (guard) {
       inst.observe = (result: BatchObservableResult): void => {
@@ -184,6 +204,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     callDecided: guarded('callDecided', (run: RunView, call: PrehashedToolCall, decision: CallDecision, round: number) => {
       const inst = instruments();
       if (!inst) return;
+      startToolAtZero(inst, call.tool, run.profile);
       inst.toolCalls.add(1, {
         [LABEL_DECISION]: decision.action,
         [LABEL_TOOL]: call.tool,
@@ -262,11 +283,35 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   };
 }
 
+/** Starts the counters whose label values are all known up front at 0 (why: see names.ts). */
+function startAtZero(inst: Instruments): void {
+  for (const profile of PROFILES) {
+    inst.runsStarted.add(0, { [LABEL_PROFILE]: profile });
+    inst.wastedTokens.add(0, { [LABEL_PROFILE]: profile });
+    for (const reason of STOP_REASONS) inst.runStops.add(0, { [LABEL_STOP_REASON]: reason, [LABEL_PROFILE]: profile });
+    for (const verdict of ROUND_VERDICTS) inst.rounds.add(0, { [LABEL_VERDICT]: verdict, [LABEL_PROFILE]: profile });
+  }
+}
+
+/**
+ * Starts a tool's series at 0 the first time the tool is seen, so its first refusal or wasted
+ * call is counted by rate(). Bounded: 2 decisions + 12 refusal reasons + 1 per tool.
+ */
+function startToolAtZero(inst: Instruments, tool: string, profile: string): void {
+  const key = `${tool}\u0000${profile}`;
+  if (inst.knownTools.has(key)) return;
+  inst.knownTools.add(key);
+  for (const decision of DECISIONS) inst.toolCalls.add(0, { [LABEL_DECISION]: decision, [LABEL_TOOL]: tool, [LABEL_PROFILE]: profile });
+  for (const reason of REFUSAL_REASONS) inst.refusals.add(0, { [LABEL_REFUSAL_REASON]: reason, [LABEL_TOOL]: tool });
+  inst.wastedCalls.add(0, { [LABEL_TOOL]: tool });
+}
+
 function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(TELEMETRY_SCOPE);
   return {
     provider,
     meter,
+    knownTools: new Set(),
     toolCalls: meter.createCounter(METRIC_TOOL_CALLS, {
       description: 'Tool calls the loop guard decided on, by decision (allow / refuse), tool and profile.',
       unit: '{call}',

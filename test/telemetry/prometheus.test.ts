@@ -122,6 +122,12 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     return (await samples(thresholdExpr(substituteGrafanaVariables(rule.expr, GRAFANA_VARS), rule.threshold!))).length;
   };
 
+  /** Names of the alerts Prometheus' rule engine has firing now. */
+  async function firingAlerts(): Promise<string[]> {
+    const data: { alerts: { labels: { alertname: string }; state: string }[] } = await api('/api/v1/alerts', {});
+    return data.alerts.filter((a) => a.state === 'firing').map((a) => a.labels.alertname);
+  }
+
   before(async function () {
     if (!bin) {
       if (process.env.CI) throw new Error('the prometheus binary is missing: .ci/run installs it (apt-get install prometheus)');
@@ -139,12 +145,23 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     tmp = mkdtempSync(join(tmpdir(), 'loopguard-prom-'));
     const promPort = await freePort();
     promUrl = `http://127.0.0.1:${promPort}`;
+    // The Grafana rules also run as Prometheus alerting rules (expression + threshold, no
+    // `for`), so Prometheus' own rule engine says whether each would fire right now.
+    const rules = alertExpressions().filter((e) => e.threshold);
+    writeFileSync(
+      join(tmp, 'rules.yml'),
+      JSON.stringify({
+        groups: [{ name: 'loopguard-grafana-rules', interval: `${SCRAPE_SECONDS}s`, rules: rules.map((e) => ({ alert: e.ruleUid, expr: thresholdExpr(e.expr, e.threshold!) })) }],
+      }),
+    );
     writeFileSync(
       join(tmp, 'prometheus.yml'),
       [
         'global:',
         `  scrape_interval: ${SCRAPE_SECONDS}s`,
         `  evaluation_interval: ${SCRAPE_SECONDS}s`,
+        'rule_files:',
+        `  - ${JSON.stringify(join(tmp, 'rules.yml'))}`,
         'scrape_configs:',
         '  - job_name: loopguard-app',
         '    static_configs:',
@@ -215,6 +232,12 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     await moreScrapes(3);
     expect(await samples(substituteGrafanaVariables(stalledRule().expr, GRAFANA_VARS))).to.deep.equal([0]);
     expect(await stalledFiring(), 'stalled-run alert with only healthy runs open').to.equal(0);
+    // Rules are evaluated every second; give the engine two rounds over the settled data.
+    await sleep(2_500);
+    const firing = await firingAlerts();
+    expect(firing).to.not.include('loopguard-stalled-runs');
+    expect(firing, '1 of 3 runs stopped is above the 20 % stop-rate threshold').to.include('loopguard-stop-rate-spike');
+    expect(firing, 'about 1 call in 10 refused is below the 25 % refusal threshold').to.not.include('loopguard-refusal-rate-spike');
   });
 
   it('the stalled-run alert fires for a run that keeps bringing back the same results', async () => {
@@ -230,6 +253,21 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     let firing = 0;
     while (Date.now() < deadline && (firing = await stalledFiring()) === 0) await sleep(250);
     expect(firing, 'stalled-run alert expression with a stalled run open').to.equal(1);
+    const alertDeadline = Date.now() + 10_000;
+    let alerts: string[] = [];
+    while (Date.now() < alertDeadline && !(alerts = await firingAlerts()).includes('loopguard-stalled-runs')) await sleep(250);
+    expect(alerts, 'Prometheus fires the stalled-run rule').to.include('loopguard-stalled-runs');
+  });
+
+  it('the refusal-rate rule fires when the model keeps asking for what it has', async () => {
+    // A tool the service has called before: its series exist, so every refusal counts.
+    const insistent = guard.startRun('insistent');
+    round(insistent, 'fetch_page', { url: 'https://example.test/c' }, { text: 'C' });
+    for (let i = 0; i < 12; i++) round(insistent, 'fetch_page', { url: 'https://example.test/c' }, { text: 'C' });
+    const deadline = Date.now() + 15_000;
+    let alerts: string[] = [];
+    while (Date.now() < deadline && !(alerts = await firingAlerts()).includes('loopguard-refusal-rate-spike')) await sleep(250);
+    expect(alerts).to.include('loopguard-refusal-rate-spike');
   });
 
   it('every PromQL expression in the dashboards and alert rules returns data', async () => {

@@ -202,6 +202,28 @@ describe('createLoopGuardTelemetry', () => {
     }
   });
 
+  it('starts counters at 0 so the first stop, refusal and wasted call count in rate()', async () => {
+    const guard = new LoopGuard({ profile: 'researcher', tools: { search: { retries: 2 } } });
+    const telemetry = createLoopGuardTelemetry({ guard, meterProvider });
+    const all = await collect(reader);
+    const zero = (name: string, match: Record<string, unknown>): void => {
+      const points = (all.get(name)?.dataPoints ?? []).filter((dp) => Object.entries(match).every(([k, v]) => dp.attributes[k] === v));
+      expect(points.length, `${name} ${JSON.stringify(match)}`).to.be.greaterThan(0);
+      expect(points.every((dp) => dp.value === 0)).to.equal(true);
+    };
+    zero('loopguard.run.stops', { 'loopguard.stop.reason': 'stale_rounds', 'loopguard.profile': 'researcher' });
+    zero('loopguard.run.stops', { 'loopguard.stop.reason': 'max_run_ms', 'loopguard.profile': 'chat' });
+    zero('loopguard.runs.started', { 'loopguard.profile': 'researcher' });
+    zero('loopguard.rounds', { 'loopguard.round.verdict': 'stale' });
+    zero('loopguard.wasted.tokens', {});
+    // The policy names `search`: its per-tool series exist before its first call.
+    zero('loopguard.tool.calls', { 'gen_ai.tool.name': 'search', 'loopguard.decision': 'refuse', 'loopguard.profile': 'researcher' });
+    zero('loopguard.refusals', { 'gen_ai.tool.name': 'search', 'loopguard.refusal.reason': 'repeat.run_wide' });
+    zero('loopguard.wasted.calls', { 'gen_ai.tool.name': 'search' });
+    expect((all.get('loopguard.tool.calls')?.dataPoints ?? []).filter((dp) => dp.attributes['loopguard.profile'] === 'chat')).to.deep.equal([]);
+    telemetry.shutdown();
+  });
+
   it('shutdown is idempotent and stops recording', async () => {
     const guard = new LoopGuard();
     const telemetry = createLoopGuardTelemetry({ guard, meterProvider });
