@@ -338,6 +338,29 @@ describe('instrumentTool', () => {
       root.span.end();
     });
 
+    // BUG (src/core/result-fingerprint.ts classifyError): only a top-level `status` /
+    // `statusCode` is read, and never the message. The 429s of the common HTTP clients carry
+    // the status on `error.response` (got: response.statusCode; axios before 1.7:
+    // response.status) with a generic name/code, so they are recorded as plain `error`: they
+    // do not come off the call budget and do not grow the round limit as overloaded calls should.
+    it('429s from common HTTP clients (status on error.response) are recorded as overloaded', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      const gotStyle = Object.assign(new Error('Response code 429 (Too Many Requests)'), { name: 'HTTPError', code: 'ERR_NON_2XX_3XX_RESPONSE', response: { statusCode: 429 } });
+      const axiosStyle = Object.assign(new Error('Request failed with status code 429'), { name: 'AxiosError', code: 'ERR_BAD_REQUEST', response: { status: 429 } });
+      const api = instrumentTool(
+        'api',
+        (args: { client: string }) => {
+          throw args.client === 'got' ? gotStyle : axiosStyle;
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      await inRun(() => api({ client: 'got' })).catch(() => undefined);
+      await inRun(() => api({ client: 'axios' })).catch(() => undefined);
+      expect(toolSpans(h, 'api').map((s) => s.attributes['loopguard.tool.outcome'])).to.deep.equal(['overloaded', 'overloaded']);
+      root.span.end();
+    });
+
     it('a synchronous throw and a thrown non-Error value are rethrown as they are', async () => {
       h = makeHarness();
       root = startRunSpan(h.tracer, 'r1');
