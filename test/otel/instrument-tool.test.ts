@@ -1,7 +1,7 @@
 // instrumentTool on the real OTel SDK: every call is an execute_tool span decided by the
 // processor in onStart; refusals return the message without running the tool; timeouts abort.
 import { expect } from 'chai';
-import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { context, ProxyTracerProvider, ROOT_CONTEXT, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { AlwaysOffSampler, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 import { instrumentTool, type ToolCallExtras } from '../../src/otel/instrument-tool.js';
@@ -555,6 +555,32 @@ describe('instrumentTool', () => {
       expect(run?.partial()).to.include({ toolCalls: 4, executed: 3, refused: 1 });
       expect(run?.inFlight).to.equal(0);
       expect(h.finished()).to.have.length(0);
+    });
+
+    // BUG (from the sampling fallback in 448d3cd): with no SDK registered (the API's no-op
+    // tracer, e.g. tracing not set up yet or turned off) every span has the INVALID span
+    // context, traceId 000…0. The fallback then puts every call of the whole process into ONE
+    // implicit run `trace:000…0`: user B's request is refused because user A already made the
+    // same call. Without a trace id there is no run to guard; the calls must not be merged.
+    it('with no SDK at all (no-op tracer), calls of unrelated requests are not merged into one run', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      const noopTracer = new ProxyTracerProvider().getTracer('no-sdk');
+      let runs = 0;
+      const search = instrumentTool(
+        'search',
+        () => {
+          runs += 1;
+          return DOCS;
+        },
+        { processor: h.processor, tracer: noopTracer },
+      );
+      // Two users' requests, one after the other, each asking the same question.
+      const userA = await context.with(ROOT_CONTEXT, () => search({ q: 'refund policy' }));
+      const userB = await context.with(ROOT_CONTEXT, () => search({ q: 'refund policy' }));
+      expect(userA).to.equal(DOCS);
+      expect(userB, "user B gets a result, not a refusal pointing at user A's call").to.equal(DOCS);
+      expect(runs).to.equal(2);
+      expect(h.processor.guard.getRun(`trace:${'0'.repeat(32)}`)).to.equal(undefined);
     });
 
     it('a tool whose tracer belongs to a provider without the processor is still guarded', async () => {
