@@ -568,6 +568,20 @@ describe('LoopGuardSpanProcessor', () => {
       expect(diagnostics.matching(/maxTrackedSpans must be a positive number/, 'warn')).to.have.length(1);
     });
 
+    it('ended runs stay queryable for endedRunTtlMs, then are evicted', () => {
+      let clock = 0;
+      h = makeHarness({ now: () => clock, endedRunTtlMs: 60_000 });
+      const first = startRunSpan(h.tracer, 'first');
+      first.span.end();
+      clock += 59_000;
+      startRunSpan(h.tracer, 'second').span.end();
+      expect(h.processor.guard.getRun('first')?.isEnded, 'inside the TTL').to.equal(true);
+      clock += 2_000;
+      startRunSpan(h.tracer, 'third');
+      expect(h.processor.guard.getRun('first'), 'past the TTL').to.equal(undefined);
+      expect(h.processor.guard.getRun('second')).to.not.equal(undefined);
+    });
+
     it('maxOpenRuns evicts the least recently active run, with one diag warning', () => {
       h = makeHarness({ maxOpenRuns: 2 });
       const runs = ['r1', 'r2', 'r3', 'r4'].map((id) => startRunSpan(h.tracer, id));
