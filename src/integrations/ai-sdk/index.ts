@@ -15,3 +15,4 @@ export {
   type AiSdkCallSpan,
 } from './interpret-ai-sdk-span.js';
 export { aiSdkSpanInterpreter } from './ai-sdk-span-interpreter.js';
+export { loopGuardToolApproval, type LoopGuardApprovalStatus } from './loop-guard-tool-approval.js';
