@@ -1,4 +1,4 @@
-import { context as contextApi, diag, trace, type Context } from '@opentelemetry/api';
+import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
@@ -7,6 +7,7 @@ import {
   ATTR_DECISION,
   ATTR_INTERNAL,
   ATTR_NOVELTY,
+  ATTR_OUTCOME,
   ATTR_REFUSAL_REASON,
   ATTR_ROUND,
   ATTR_RUN_REFUSALS,
@@ -45,7 +46,7 @@ interface TrackedSpan {
   /** `other`: any span under a run (HTTP, framework steps), kept so its children find the run. */
   kind: 'run' | 'round' | 'call' | 'other';
   ticket?: CallTicket;
-  /** For `other` spans: the parent span, so nested model calls can find an enclosing round. */
+  /** The parent span, so a model-call span can see whether it is inside a round or a call. */
   parentSpanId?: string | undefined;
   /** For run spans: the run this one is nested in (a sub-agent), restored when it ends. */
   parentRun?: RunGuard | undefined;
@@ -184,7 +185,9 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
    * here and keeps the ledger itself: the run of the parent, else the trace's implicit run.
    */
   runForUnrecordedSpan(parentContext: Context, traceId: string): RunGuard | undefined {
-    if (this.isShutdown) return undefined;
+    // No SDK at all (the API's no-op tracer) gives every span the all-zero trace id: an
+    // implicit run for it would put every call in the process into one run.
+    if (this.isShutdown || !isValidTraceId(traceId)) return undefined;
     return this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
   }
 
@@ -224,16 +227,17 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
     const run = this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
     if (run === undefined) return;
+    const parentSpanId = trace.getSpan(parentContext)?.spanContext().spanId;
     if (role.kind === 'round') {
       // Two instrumentation layers for one model call (a framework span around the provider
-      // SDK's span) are one round, not two.
-      const parentId = trace.getSpan(parentContext)?.spanContext().spanId;
-      if (parentId !== undefined && this.isInsideRound(parentId)) {
-        this.track(spanId, { run, kind: 'other', parentSpanId: parentId });
+      // SDK's span) are one round, not two; a model call made by a tool (a summarizer) is
+      // part of that call, not a round of the agent.
+      if (parentSpanId !== undefined && this.isInsideRoundOrCall(parentSpanId)) {
+        this.track(spanId, { run, kind: 'other', parentSpanId });
         return;
       }
       run.beginRound();
-      this.track(spanId, { run, kind: 'round' });
+      this.track(spanId, { run, kind: 'round', parentSpanId });
       return;
     }
     const argsHash =
@@ -245,8 +249,11 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     const ticket = run.startCall({ tool: role.tool, argsHash, callId: role.callId });
     span.setAttribute(ATTR_DECISION, ticket.decision.action);
     span.setAttribute(ATTR_ROUND, ticket.round);
-    if (ticket.decision.action === 'refuse') span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
-    this.track(spanId, { run, kind: 'call', ticket });
+    if (ticket.decision.action === 'refuse') {
+      span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
+      span.setAttribute(ATTR_OUTCOME, 'refused');
+    }
+    this.track(spanId, { run, kind: 'call', ticket, parentSpanId });
   }
 
   private handleEnding(span: Span | ReadableSpan): void {
@@ -295,15 +302,33 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
   }
 
-  private isInsideRound(spanId: string): boolean {
-    // Walk up through `other` spans (bounded: a model call is never nested deeply).
+  private isInsideRoundOrCall(spanId: string): boolean {
+    // Walk up through `other` spans (bounded: GenAI spans are never nested deeply).
     let current = this.spans.get(spanId);
-    for (let depth = 0; current !== undefined && depth < 8; depth++) {
-      if (current.kind === 'round') return true;
+    for (let depth = 0; current !== undefined && depth < 16; depth++) {
+      if (current.kind === 'round' || current.kind === 'call') return true;
       if (current.kind !== 'other' || current.parentSpanId === undefined) return false;
       current = this.spans.get(current.parentSpanId);
     }
     return false;
+  }
+
+  /**
+   * Makes a run that the processor did not see start (its invoke_agent span was not
+   * sampled) the run of that span and its trace, so separately instrumented tools under it
+   * are guarded as if the trace were sampled. {@link releaseAdoptedRun} undoes it.
+   */
+  adoptRun(spanContext: SpanContext, run: RunGuard): void {
+    if (this.isShutdown || !isSpanContextValid(spanContext) || this.spans.has(spanContext.spanId)) return;
+    this.track(spanContext.spanId, { run, kind: 'other' });
+    this.indexTrace(spanContext.traceId, run);
+  }
+
+  releaseAdoptedRun(spanContext: SpanContext): void {
+    const tracked = this.spans.get(spanContext.spanId);
+    if (tracked === undefined || tracked.kind !== 'other') return;
+    this.spans.delete(spanContext.spanId);
+    if (this.runsByTrace.get(spanContext.traceId) === tracked.run) this.runsByTrace.delete(spanContext.traceId);
   }
 
   private indexTrace(traceId: string, run: RunGuard): void {

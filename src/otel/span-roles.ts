@@ -127,8 +127,13 @@ export function isTruncatedJson(text: string): boolean {
   try {
     JSON.parse(text);
     return false;
-  } catch {
-    return true;
+  } catch (error) {
+    // Only JSON that runs out mid-value is cut; text that merely starts with a bracket
+    // ("[1] Refund policy…", "[ -f x ] && …") fails earlier and is compared as text.
+    const message = error instanceof Error ? error.message : '';
+    if (/end of JSON input|Unterminated string/.test(message)) return true;
+    const position = /at position (\d+)/.exec(message);
+    return position !== null && Number(position[1]) >= text.length;
   }
 }
 

@@ -70,6 +70,9 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
   // The processor opened the run in onStart; without one on this provider, keep a private
   // run so the loop still works (unguarded telemetry, guarded decisions).
   const run = processor.guard.getRun(runId) ?? processor.guard.startRun(runId);
+  // Unsampled: let separately instrumented tools under this context find the run too.
+  const adopted = !processor.isTracking(rootSpan.spanContext().spanId);
+  if (adopted) processor.adoptRun(rootSpan.spanContext(), run);
   let ended = false;
 
   return {
@@ -99,6 +102,7 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
     end(): void {
       if (ended) return;
       ended = true;
+      if (adopted) processor.releaseAdoptedRun(rootSpan.spanContext());
       rootSpan.end();
       processor.guard.endRun(runId);
     },
