@@ -117,9 +117,8 @@ interface Instruments {
   runStops: Counter;
   wastedCalls: Counter;
   wastedTokens: Counter;
-  runsOpen: ObservableGauge;
-  runsAtRisk: ObservableGauge;
-  observe?: (result: BatchObservableResult) => void;
+  /** The guard whose stats this instance added to the provider's gauges. */
+  gaugeGuard?: ObservableGuard;
   /** `tool\u0000profile` pairs whose per-tool series were started at 0. */
   knownTools: Set<string>;
 }
@@ -160,19 +159,8 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     startAtZero(inst);
     const profile = guard?.options?.profile;
     for (const tool of knownTools) for (const p of profile ? [profile] : PROFILES) startToolAtZero(inst, tool, p);
+    if (guard) attachGauges(inst, guard);
     current = inst;
-    if (guard) {
-      inst.observe = (result: BatchObservableResult): void => {
-        try {
-          const stats = guard.stats();
-          result.observe(inst.runsOpen, stats.openRuns);
-          result.observe(inst.runsAtRisk, stats.runsAtRisk);
-        } catch (error) {
-          diag.warn('loopguard telemetry: reading guard.stats() failed', error);
-        }
-      };
-      inst.meter.addBatchObservableCallback(inst.observe, [inst.runsOpen, inst.runsAtRisk] as Observable[]);
-    }
     return current;
   };
 
@@ -340,23 +328,81 @@ function createInstruments(provider: MeterProvider): Instruments {
       description: 'Model tokens (input + output) of stale rounds: rounds whose calls brought back only results already seen.',
       unit: '{token}',
     }),
-    runsOpen: meter.createObservableGauge(METRIC_RUNS_OPEN, {
-      description: 'Agent runs currently open in the loop guard.',
-      unit: '{run}',
-    }),
-    runsAtRisk: meter.createObservableGauge(METRIC_RUNS_AT_RISK, {
-      description: 'Open runs with a stale or refused round streak of 2 or more: the early warning before a stop.',
-      unit: '{run}',
-    }),
   };
 }
 
+/**
+ * The open-runs and at-risk gauges of one MeterProvider, summed over every guard that reports to
+ * it. Apps with several engines (one per policy, as the demo has) would otherwise register one
+ * callback per engine for the same unlabelled series, and the last observation would win.
+ */
+interface GaugeSet {
+  meter: Meter;
+  runsOpen: ObservableGauge;
+  runsAtRisk: ObservableGauge;
+  guards: Map<ObservableGuard, number>;
+  callback: (result: BatchObservableResult) => void;
+}
+
+const gaugeSets = new WeakMap<MeterProvider, GaugeSet>();
+
+function attachGauges(inst: Instruments, guard: ObservableGuard): void {
+  let set = gaugeSets.get(inst.provider);
+  if (!set) {
+    const meter = inst.meter;
+    const created: GaugeSet = {
+      meter,
+      runsOpen: meter.createObservableGauge(METRIC_RUNS_OPEN, {
+        description: 'Agent runs currently open in the loop guard.',
+        unit: '{run}',
+      }),
+      runsAtRisk: meter.createObservableGauge(METRIC_RUNS_AT_RISK, {
+        description: 'Open runs with a stale or refused round streak of 2 or more: the early warning before a stop.',
+        unit: '{run}',
+      }),
+      guards: new Map(),
+      callback: (result) => {
+        let open = 0;
+        let atRisk = 0;
+        for (const g of created.guards.keys()) {
+          try {
+            const stats = g.stats();
+            open += stats.openRuns;
+            atRisk += stats.runsAtRisk;
+          } catch (error) {
+            diag.warn('loopguard telemetry: reading guard.stats() failed', error);
+          }
+        }
+        result.observe(created.runsOpen, open);
+        result.observe(created.runsAtRisk, atRisk);
+      },
+    };
+    meter.addBatchObservableCallback(created.callback, [created.runsOpen, created.runsAtRisk] as Observable[]);
+    gaugeSets.set(inst.provider, created);
+    set = created;
+  }
+  // Counted: two telemetry instances on one guard must not drop it when the first shuts down.
+  set.guards.set(guard, (set.guards.get(guard) ?? 0) + 1);
+  inst.gaugeGuard = guard;
+}
+
 function detachGauges(inst: Instruments | undefined): void {
-  if (!inst?.observe) return;
+  const guard = inst?.gaugeGuard;
+  if (!inst || !guard) return;
+  inst.gaugeGuard = undefined;
+  const set = gaugeSets.get(inst.provider);
+  if (!set) return;
+  const count = (set.guards.get(guard) ?? 0) - 1;
+  if (count > 0) {
+    set.guards.set(guard, count);
+    return;
+  }
+  set.guards.delete(guard);
+  if (set.guards.size > 0) return;
   try {
-    inst.meter.removeBatchObservableCallback(inst.observe, [inst.runsOpen, inst.runsAtRisk] as Observable[]);
+    set.meter.removeBatchObservableCallback(set.callback, [set.runsOpen, set.runsAtRisk] as Observable[]);
   } catch (error) {
     diag.warn('loopguard telemetry: removing the gauge callback failed', error);
   }
-  inst.observe = undefined;
+  gaugeSets.delete(inst.provider);
 }

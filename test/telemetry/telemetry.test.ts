@@ -224,6 +224,22 @@ describe('createLoopGuardTelemetry', () => {
     telemetry.shutdown();
   });
 
+  it('sums the gauges over several engines reporting to one MeterProvider', async () => {
+    const chat = new LoopGuard({ profile: 'chat' });
+    const research = new LoopGuard({ profile: 'researcher' });
+    const a = createLoopGuardTelemetry({ guard: chat, meterProvider });
+    const b = createLoopGuardTelemetry({ guard: research, meterProvider });
+    const c = createLoopGuardTelemetry({ guard: research, meterProvider, stopEvents: false });
+    chat.startRun('c1');
+    research.startRun('r1');
+    research.startRun('r2');
+    expect((await collect(reader)).get('loopguard.runs.open')?.dataPoints.map((d) => d.value)).to.deep.equal([3]);
+    a.shutdown();
+    b.shutdown(); // c still reports the research engine
+    expect((await collect(reader)).get('loopguard.runs.open')?.dataPoints.map((d) => d.value)).to.deep.equal([2]);
+    c.shutdown();
+  });
+
   it('shutdown is idempotent and stops recording', async () => {
     const guard = new LoopGuard();
     const telemetry = createLoopGuardTelemetry({ guard, meterProvider });
