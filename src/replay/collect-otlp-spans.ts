@@ -44,6 +44,7 @@ const KEPT_ATTRIBUTE_PREFIXES = [
   'error.type',
   'ai.toolCall.',
   'ai.usage.',
+  'ai.response.toolCalls',
   'ai.telemetry.metadata.runId',
 ];
 

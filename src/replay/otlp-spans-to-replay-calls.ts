@@ -143,6 +143,23 @@ function assignRounds(
   const rounds: number[] = [];
   let overlapRound = 0;
   let overlapEnd = -1n;
+  // The AI SDK names the tool calls each model call asked for (ai.response.toolCalls): an
+  // exact link from a call to its round, better than any timing.
+  const roundByToolCallId = new Map<string, number>();
+  models.forEach((model, index) => {
+    const asked = model.attributes['ai.response.toolCalls'];
+    if (typeof asked !== 'string') return;
+    try {
+      const calls = JSON.parse(asked) as unknown;
+      if (!Array.isArray(calls)) return;
+      for (const call of calls) {
+        const id = (call as { toolCallId?: unknown } | null)?.toolCallId;
+        if (typeof id === 'string' && !roundByToolCallId.has(id)) roundByToolCallId.set(id, index + 1);
+      }
+    } catch {
+      // Not JSON (truncated by an attribute length limit): fall back to timing.
+    }
+  });
   for (const { span, modelAncestor } of tools) {
     const recorded = span.attributes[ATTR_ROUND];
     if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) {
@@ -153,9 +170,18 @@ function assignRounds(
       rounds.push(models.indexOf(modelAncestor) + 1);
       continue;
     }
+    const callId = span.attributes['ai.toolCall.id'];
+    const linked = typeof callId === 'string' ? roundByToolCallId.get(callId) : undefined;
+    if (linked !== undefined) {
+      rounds.push(linked);
+      continue;
+    }
     if (models.length > 0) {
       let started = 0;
-      while (started < models.length && models[started].startNanos <= span.startNanos) started++;
+      // "Started before the call": by start time, then by file order. SDKs stamp span starts
+      // in whole milliseconds (and ends on another clock), so the next round's model call
+      // can start in the same millisecond as the call before it; it is exported after it.
+      while (started < models.length && startedBefore(models[started], span)) started++;
       rounds.push(Math.max(1, started));
       continue;
     }
@@ -308,11 +334,16 @@ function spanKey(traceId: string, spanId: string): string {
 }
 
 /**
- * Start time, then end time, then file order. SDKs that stamp spans at millisecond
- * resolution give fast steps equal start times; the file order is the best remaining evidence.
+ * Start time, then file order. SDKs stamp span starts in whole milliseconds and ends on a
+ * per-span offset clock, so neither breaks ties reliably; exporters write spans in the order
+ * they end, which within one millisecond is the order the steps ran.
  */
 function compareSpansByTime(a: CollectedSpan, b: CollectedSpan): number {
-  return compareBigInt(a.startNanos, b.startNanos) || compareBigInt(a.endNanos, b.endNanos) || a.seq - b.seq;
+  return compareBigInt(a.startNanos, b.startNanos) || a.seq - b.seq;
+}
+
+function startedBefore(model: CollectedSpan, call: CollectedSpan): boolean {
+  return compareSpansByTime(model, call) < 0;
 }
 
 function compareBigInt(a: bigint, b: bigint): number {
