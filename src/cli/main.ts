@@ -46,6 +46,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       );
     });
 
+  if (argv.length === 0) {
+    // A bare `loopguard` is a usage error, not a silent success.
+    io.stderr.write(program.helpInformation());
+    return EXIT_BAD_INPUT;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

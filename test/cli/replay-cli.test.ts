@@ -140,6 +140,10 @@ describe('loopguard replay (CLI process)', function () {
     const missing = await runCli(['replay', join(tempDir(), 'does-not-exist.jsonl')]);
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/does-not-exist\.jsonl: cannot read \(ENOENT\)/);
+    const bare = await runCli([]);
+    expect(bare.code).to.equal(2);
+    expect(bare.stderr).to.match(/Usage: loopguard/);
+    expect((await runCli(['frobnicate'])).code).to.equal(2);
     const help = await runCli(['replay', '--help']);
     expect(help.code).to.equal(0);
     expect(help.stdout).to.match(/--fail-on-stop/);
