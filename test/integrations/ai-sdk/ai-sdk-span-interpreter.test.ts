@@ -12,12 +12,15 @@ import { aiSdkSpanInterpreter } from '../../../src/integrations/ai-sdk/index.js'
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
 
 describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
-  const contextManager = new AsyncLocalStorageContextManager();
+  // Parent links need a context manager. Register one only if no other test did, and take
+  // down only our own: other suites may rely on theirs.
+  let registered = false;
   before(() => {
-    contextManager.enable();
-    context.setGlobalContextManager(contextManager);
+    registered = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   });
-  after(() => context.disable());
+  after(() => {
+    if (registered) context.disable();
+  });
 
   it('opens the run from generateText, a round per doGenerate, and decides each ai.toolCall', async () => {
     const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter] });

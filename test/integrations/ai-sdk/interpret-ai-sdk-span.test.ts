@@ -15,13 +15,14 @@ import { interpretAiSdkSpan, type AiSdkSpanRole } from '../../../src/integration
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
 
 describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
-  const contextManager = new AsyncLocalStorageContextManager();
+  // Parent links need a context manager. Register one only if no other test did, and take
+  // down only our own: other suites may rely on theirs.
+  let registered = false;
   before(() => {
-    contextManager.enable();
-    context.setGlobalContextManager(contextManager);
+    registered = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   });
   after(() => {
-    context.disable();
+    if (registered) context.disable();
   });
 
   async function tracedRun(recordOutputs = true): Promise<ReadableSpan[]> {
