@@ -71,10 +71,23 @@ export function renderRunBlock(report: RunReport, c: Colors): string {
       `${report.refused > 0 ? c.red(`${report.refused} refused`) : '0 refused'}, ` +
       `${report.skipped > 0 ? c.dim(`${report.skipped} skipped`) : '0 skipped'}`,
   );
+  if (report.refused > 0) lines.push(`  ${label('refused')}${describeRefusals(report)}`);
   if (report.saved.calls > 0 || (report.saved.tokens ?? 0) > 0) {
     lines.push(`  ${label('saved')}${c.bold(formatSaved(report.saved.calls, report.saved.tokens))}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** Which checks refused, most frequent first: what to look at when tuning a policy. */
+function describeRefusals(report: RunReport): string {
+  const counts = new Map<string, number>();
+  for (const decision of report.decisions()) {
+    if (decision.decision === 'refuse' && decision.reason) counts.set(decision.reason, (counts.get(decision.reason) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([reason, count]) => `${reason} ×${count}`)
+    .join(', ');
 }
 
 function renderRoundTimeline(report: RunReport, c: Colors): string[] {

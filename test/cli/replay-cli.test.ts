@@ -21,6 +21,7 @@ describe('loopguard replay (CLI process)', function () {
     expect(result.stdout).to.match(/reworded-search .*reworded-search\.jsonl\n {2}verdict {2}STOP stale_rounds after round \d+ \(call \d+ of 21\)/);
     expect(result.stdout).to.match(/ {2}rounds +1 \+[=x]+\|\.+ {2}21 rounds/);
     expect(result.stdout).to.match(/ {2}why {6}.+/);
+    expect(result.stdout).to.match(/ {2}refused {2}tool\.disabled ×\d+/);
     expect(result.stdout).to.match(/ {2}saved {4}\d+ calls, [\d,]+ tokens/);
     expect(result.stdout).to.match(/pagination .*\n {2}verdict {2}finished\n {2}rounds +1 \+{9} {2}9 rounds/);
     expect(result.stdout).to.match(/summary {2}2 runs · 1 stopped \(stale_rounds 1\) · .* · saved \d+ calls/);
