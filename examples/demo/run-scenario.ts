@@ -104,8 +104,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     stopWhen: [guarded.stopWhen, stepCountIs(MAX_STEPS)],
     experimental_telemetry: { isEnabled: options.telemetry ?? false, functionId: scenario.id, metadata: { runId: `demo-${scenario.id}` } },
   });
-  const outcome = guarded.outcome();
-  guard.endRun(guarded.run.id);
+  const outcome = guarded.end();
   flush({ nudge: false, disabled: [], stop: false });
 
   return {

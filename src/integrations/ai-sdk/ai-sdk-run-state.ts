@@ -6,7 +6,7 @@ import type { RunGuard } from '../../core/run-guard.js';
  * the run so two concurrent runs never mix.
  */
 export interface AiSdkRunState {
-  /** Set by loopGuardPrepareStep: the stop is delivered as a final tool-less step, not a cut. */
+  /** Set once loopGuardPrepareStep runs: the stop is delivered as a final tool-less step, not a cut. */
   prepareStepInstalled: boolean;
   /** The tool-less final step has been offered to the model. */
   finalAnswerOffered: boolean;

@@ -31,6 +31,8 @@ export interface GuardedAgentSettings<TOOLS extends ToolSet> {
   readonly run: RunGuard;
   /** Not spread (non-enumerable): why and where the run ended. */
   readonly outcome: () => LoopGuardOutcome;
+  /** Not spread (non-enumerable): ends the run in the engine and returns its outcome. */
+  readonly end: () => LoopGuardOutcome;
 }
 
 /**
@@ -40,10 +42,10 @@ export interface GuardedAgentSettings<TOOLS extends ToolSet> {
  * const guarded = createGuardedAgentSettings({ guard, tools, runId: conversationId });
  * const result = await generateText({ model, prompt, ...guarded });
  * guarded.outcome().stopReason; // e.g. 'stale_rounds'
- * guarded.run.end();
+ * guarded.end();                  // closes the run in the engine, returns the outcome
  * ```
  *
- * `run` and `outcome` are non-enumerable so the spread passes only settings the SDK knows:
+ * `run`, `outcome` and `end` are non-enumerable so the spread passes only settings the SDK knows:
  * unknown keys would end up in its telemetry as `ai.settings.*` attributes. If you pass your
  * own `stopWhen` or `onStepFinish`, include these (`stopWhen: [guarded.stopWhen, ...]`).
  */
@@ -68,5 +70,13 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
   const stepsSeen: StepResult<TOOLS>[] = [];
   Object.defineProperty(settings, 'run', { value: run, enumerable: false });
   Object.defineProperty(settings, 'outcome', { value: () => getLoopGuardOutcome(run), enumerable: false });
+  Object.defineProperty(settings, 'end', {
+    value: () => {
+      const outcome = getLoopGuardOutcome(run);
+      options.guard.endRun(run.id);
+      return outcome;
+    },
+    enumerable: false,
+  });
   return settings as GuardedAgentSettings<TOOLS>;
 }

@@ -34,10 +34,13 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
   options: LoopGuardPrepareStepOptions<TOOLS>,
 ): PrepareStepFunction<TOOLS> {
   const state = getAiSdkRunState(run);
-  state.prepareStepInstalled = true;
   const allToolNames = (options.activeTools ?? Object.keys(options.tools)) as string[];
 
   return async (step) => {
+    // Marked when it runs, not when it is created: settings spread into generateText with the
+    // user's own prepareStep in its place must not leave stopWhen waiting for a final step
+    // that this function will never offer.
+    state.prepareStepInstalled = true;
     const base: PrepareStepResult<TOOLS> = (await options.prepareStep?.(step)) ?? {};
 
     const decision = failOpen<RunDecision | undefined>(

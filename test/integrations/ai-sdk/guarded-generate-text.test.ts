@@ -286,4 +286,20 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     expect(executions).to.have.length(4);
     expect(model.doStreamCalls.at(-1)?.toolChoice).to.deep.equal({ type: 'none' });
   });
+
+  it('still stops when the spread prepareStep is replaced by your own', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search: searchTool(executions) } });
+    const model = scriptedLanguageModel(Array.from({ length: 20 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })));
+    const result = await generateText({
+      model,
+      prompt: 'loop',
+      ...guarded,
+      prepareStep: () => undefined,
+      stopWhen: [guarded.stopWhen, stepCountIs(50)],
+    });
+    expect(guarded.outcome().stopReason).to.equal('stale_rounds');
+    expect(result.steps.length).to.be.lessThan(10);
+  });
 });
+

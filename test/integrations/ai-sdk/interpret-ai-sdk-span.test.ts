@@ -135,6 +135,51 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
     expect(run.stopped?.reason).to.equal('stale_rounds');
     expect(run.partial()).to.include({ executed: 7, newFacts: 2, seenResults: 5 });
   });
+
+  it('marks a generateText inside a tool call as a nested (sub-agent) run, and reads streamText spans', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const tracer = provider.getTracer('test');
+    const subAgent = tool({
+      description: 'Ask a researcher sub-agent',
+      inputSchema: z.object({ question: z.string() }),
+      execute: async ({ question }) => {
+        const inner = await generateText({
+          model: scriptedLanguageModel([{ text: `notes on ${question}` }]),
+          prompt: question,
+          experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'sub-1' } },
+        });
+        return { notes: inner.text };
+      },
+    });
+    await generateText({
+      model: scriptedLanguageModel([{ calls: [{ tool: 'subAgent', args: { question: 'retention' } }] }]),
+      prompt: 'q',
+      tools: { subAgent },
+      stopWhen: stepCountIs(3),
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'lead-1' } },
+    });
+    await provider.forceFlush();
+    const runs = interpret(exporter.getFinishedSpans())
+      .map((entry) => entry.role)
+      .filter((role) => role.role === 'run');
+    expect(runs).to.deep.equal([
+      { role: 'run', runId: 'lead-1', agentName: undefined, nested: false },
+      { role: 'run', runId: 'sub-1', agentName: undefined, nested: true },
+    ]);
+
+    expect(interpretAiSdkSpan({ name: 'ai.streamText', attributes: { 'ai.operationId': 'ai.streamText', 'ai.telemetry.metadata.conversationId': 'c-1' } })).to.deep.equal({
+      role: 'run',
+      runId: 'c-1',
+      agentName: undefined,
+      nested: false,
+    });
+    expect(interpretAiSdkSpan({ name: 'ai.streamText.doStream', attributes: { 'ai.operationId': 'ai.streamText.doStream', 'ai.usage.inputTokens': 7, 'ai.usage.outputTokens': 3 } })).to.deep.equal({
+      role: 'round',
+      usage: { inputTokens: 7, outputTokens: 3 },
+    });
+    expect(interpretAiSdkSpan({ name: 'ai.embed', attributes: { 'ai.operationId': 'ai.embed' } })).to.equal(undefined);
+  });
 });
 
 function compareTime(a: [number, number], b: [number, number]): number {
