@@ -3,7 +3,7 @@
 // Like a looping model it is stubborn: it makes its scripted calls whatever tools it is
 // offered, and answers in text only when its script ends or it is offered no tools at all
 // after being told tool use has ended.
-import { Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import { Usage, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
 
 export type ScriptedAgentTurn = { calls: Array<{ tool: string; args: unknown; id?: string }> } | { text: string };
 
@@ -39,9 +39,23 @@ export class ScriptedAgentsModel implements Model {
     };
   }
 
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('ScriptedAgentsModel does not stream');
+  /** The same scripted turn, delivered the way a streaming provider ends: response_done. */
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const response = await this.getResponse(request);
+    yield { type: 'response_started' };
+    yield {
+      type: 'response_done',
+      response: {
+        id: `response-${this.requests.length}`,
+        usage: {
+          requests: response.usage.requests,
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          totalTokens: response.usage.totalTokens,
+        },
+        output: response.output,
+      },
+    } as StreamEvent;
   }
 }
 

@@ -150,4 +150,23 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     // The call your guardrail rejected never reached loopguard.
     expect(guarded.end().partial.toolCalls).to.equal(1);
   });
+
+  it('guards a streamed run the same way', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)] });
+    const model = new ScriptedAgentsModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'streamed answer');
+    const agent = new Agent({ name: 'support', model, tools: guarded.tools });
+
+    const stream = await new Runner().run(agent, 'loop', { ...guarded.runOptions, stream: true, maxTurns: 30 });
+    for await (const _event of stream) {
+      // drain
+    }
+    await stream.completed;
+
+    expect(stream.finalOutput).to.equal('streamed answer');
+    expect(executions).to.have.length(4);
+    expect(model.requests.at(-1)?.tools).to.deep.equal([]);
+    expect(guarded.end().stopReason).to.equal('stale_rounds');
+  });
 });
+
