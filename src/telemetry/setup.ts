@@ -3,6 +3,7 @@
 // on the engine, and a shutdown that flushes. Apps that already run an SDK should instead add
 // `new LoopGuardSpanProcessor()` to their tracer provider and call createLoopGuardTelemetry.
 
+import { randomUUID } from 'node:crypto';
 import { context, diag, metrics, trace } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { suppressTracing, type ExportResult } from '@opentelemetry/core';
@@ -24,7 +25,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 import type { LoopGuard } from '../core/loop-guard.js';
 import { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from '../otel/loop-guard-span-processor.js';
-import { createLoopGuardTelemetry, type LoopGuardTelemetry } from './telemetry.js';
+import { createLoopGuardTelemetry, type LoopGuardTelemetry, type LoopGuardTelemetryOptions } from './telemetry.js';
 
 /** Options of {@link setupLoopGuardTelemetry}. Every field is optional. */
 export interface SetupLoopGuardTelemetryOptions extends LoopGuardSpanProcessorOptions {
@@ -63,6 +64,11 @@ export interface SetupLoopGuardTelemetryOptions extends LoopGuardSpanProcessorOp
   registerGlobal?: boolean;
   /** Flush and shut down when the process is about to exit normally (`beforeExit`). Default true. */
   shutdownOnExit?: boolean;
+  /**
+   * Names of the app's tools: their per-tool series are exported at 0 before the first run
+   * (see {@link LoopGuardTelemetryOptions.toolNames}). Default: the tools named in the policy.
+   */
+  toolNames?: string[];
 }
 
 /** What {@link setupLoopGuardTelemetry} returns. */
@@ -75,6 +81,12 @@ export interface LoopGuardTelemetrySetup {
   readonly loggerProvider: LoggerProvider;
   /** The pull endpoint, when `prometheus` was given. */
   readonly prometheusExporter?: PrometheusExporter;
+  /**
+   * Settles once the zero-valued series went out in a first metric push. A process that lives
+   * only seconds (a CLI, a batch job, the demo) should await it before its first run: Prometheus
+   * only counts an increase between two samples it has seen.
+   */
+  readonly ready: Promise<void>;
   /** Flushes spans, metrics and events, then shuts everything down. Idempotent; never rejects. */
   shutdown(): Promise<void>;
 }
@@ -100,6 +112,7 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
     prometheus,
     registerGlobal = true,
     shutdownOnExit = true,
+    toolNames,
     ...processorOptions
   } = options;
 
@@ -146,7 +159,8 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
   }
 
   // Explicit providers, not the globals: the telemetry works the same with registerGlobal false.
-  const telemetry = createLoopGuardTelemetry({ guard: processor.guard, meterProvider, loggerProvider });
+  const telemetry = createLoopGuardTelemetry({ guard: processor.guard, meterProvider, loggerProvider, toolNames });
+  const ready = pushExporter ? settle('first metric push', meterProvider.forceFlush()) : Promise.resolve();
 
   let shutdownPromise: Promise<void> | undefined;
   const onBeforeExit = (): void => void shutdown();
@@ -156,8 +170,8 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
       // The tracer provider first: its shutdown ends the open runs, and the metrics and events
       // of those ends must still be recorded and flushed after it. The listener goes last so
       // the final metric collection still observes the gauges.
-      await settle('tracer provider', tracerProvider.shutdown());
-      await Promise.all([settle('meter provider', meterProvider.shutdown()), settle('logger provider', loggerProvider.shutdown())]);
+      await settle('tracer provider shutdown', tracerProvider.shutdown());
+      await Promise.all([settle('meter provider shutdown', meterProvider.shutdown()), settle('logger provider shutdown', loggerProvider.shutdown())]);
       telemetry.shutdown();
       if (registerGlobal) {
         // Leave no global pointing at shut-down providers.
@@ -179,14 +193,18 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
     meterProvider,
     loggerProvider,
     prometheusExporter,
+    ready,
     shutdown,
   };
 }
 
 function buildResource(serviceName: string | undefined, extra: Resource | undefined): Resource {
-  // Precedence, lowest first: SDK defaults, our fallback name, OTEL_* env, explicit options.
+  // Precedence, lowest first: SDK defaults, our fallbacks, OTEL_* env, explicit options.
+  // service.instance.id keeps two processes of one service apart: the Collector turns it into
+  // the `instance` label, and without it their counters would land on one series and read as
+  // resets.
   let resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
+    .merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME, 'service.instance.id': randomUUID() }))
     .merge(detectResources({ detectors: [envDetector] }));
   if (serviceName) resource = resource.merge(resourceFromAttributes({ 'service.name': serviceName }));
   return extra ? resource.merge(extra) : resource;
@@ -220,7 +238,7 @@ async function settle(what: string, work: Promise<unknown>): Promise<void> {
   try {
     await work;
   } catch (error) {
-    diag.error(`loopguard: ${what} shutdown failed`, error);
+    diag.error(`loopguard: ${what} failed`, error);
   }
 }
 

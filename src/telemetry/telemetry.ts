@@ -96,7 +96,7 @@ export interface LoopGuardTelemetryOptions {
    * increase(), so a tool whose very first calls are a burst of refusals would go unseen by
    * the refusal alert until its next burst. Default: the tools named in `guard.options.tools`.
    */
-  tools?: string[];
+  toolNames?: string[];
 }
 
 /** The handle {@link createLoopGuardTelemetry} returns. */
@@ -144,7 +144,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   const { guard, meterProvider, loggerProvider } = options;
   const refusalEvents = options.refusalEvents ?? true;
   const stopEvents = options.stopEvents ?? true;
-  const knownTools = options.tools ?? Object.keys(guard?.options?.tools ?? {});
+  const knownTools = options.toolNames ?? Object.keys(guard?.options?.tools ?? {});
   let current: Instruments | undefined;
   let closed = false;
 
@@ -251,9 +251,10 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   };
 
   const unsubscribe = guard?.addListener(listener);
-  // Register the gauges now rather than on the first event, so a scrape before any run still
-  // shows `loopguard_runs_open 0` (alert expressions then evaluate to 0, not to "no data").
-  if (guard) instruments();
+  // Create the instruments now rather than on the first event, so a scrape or push before any
+  // run already has the zero-valued series and `loopguard_runs_open 0` (alert expressions then
+  // evaluate to 0, not to "no data", and the first events count in rate()).
+  if (guard || knownTools.length > 0) instruments();
 
   return {
     listener,

@@ -57,8 +57,27 @@ describe('setupLoopGuardTelemetry', function () {
   });
 
   it('exports the guarded run as spans, metrics and correlated events, and shuts down idempotently', async () => {
-    const lg = setupLoopGuardTelemetry({ serviceName: 'setup-test', staleRounds: 3, escalation: { enabled: false }, shutdownOnExit: false });
+    const lg = setupLoopGuardTelemetry({
+      serviceName: 'setup-test',
+      staleRounds: 3,
+      escalation: { enabled: false },
+      shutdownOnExit: false,
+      toolNames: ['search', 'fetch_page'],
+    });
     expect(lg.guard).to.equal(lg.processor.guard);
+
+    // Before the first run: one push with every series at 0, so Prometheus has a starting sample.
+    await lg.ready;
+    const first = received.find((r) => r.path === '/v1/metrics');
+    expect(first, 'a metric push before the first run').to.not.equal(undefined);
+    const firstPoints = first!.body.resourceMetrics.flatMap((rm: any) =>
+      rm.scopeMetrics.flatMap((sm: any) => sm.metrics.flatMap((m: any) => (m.sum?.dataPoints ?? []).map((dp: any) => ({ name: m.name, ...dp, attributes: attrs(dp.attributes) })))),
+    );
+    const zeroRefusals = firstPoints.filter((p: any) => p.name === 'loopguard.refusals' && p.attributes['gen_ai.tool.name'] === 'fetch_page');
+    expect(zeroRefusals.length).to.be.greaterThan(0);
+    expect(zeroRefusals.every((p: any) => Number(p.asInt ?? p.asDouble ?? 0) === 0)).to.equal(true);
+    expect(firstPoints.some((p: any) => p.name === 'loopguard.run.stops' && p.attributes['loopguard.stop.reason'] === 'stale_rounds')).to.equal(true);
+    expect(attrs(first!.body.resourceMetrics[0].resource.attributes)['service.instance.id']).to.be.a('string').with.length.greaterThan(10);
 
     const agent = startAgentRun({ processor: lg.processor, runId: 'run-setup', agentName: 'researcher' });
     const search = agent.tool('search', (args: { q: string }) => ({ docs: ['same-1', 'same-2'], q: undefined as unknown, asked: args.q.length > 0 }));
