@@ -9,23 +9,21 @@ import { recordAgentUsage } from './record-agent-usage.js';
  * returns loopguard's decision for that call (continue with disabled tools and maybe a nudge,
  * or stop).
  *
- * The SDK has no "before model call" hook that also carries the RunContext, so every per-turn
- * hook calls this and the first one wins: a turn is identified by the number of model requests
- * made so far (`runContext.usage.requests`), which grows by one per model call. Without a
- * RunContext (the input filter of an agent with no function tools) the filter opens the round.
+ * The SDK has no single "before model call" hook that also carries the RunContext. Per turn it
+ * asks every function tool `isEnabled` (with the RunContext), then runs `callModelInputFilter`
+ * once, then calls the model. So the first `isEnabled` after a filter opens the round, the
+ * other tools of that turn reuse it, and the filter closes the turn; with no function tools
+ * the filter opens the round itself. Counting on this order rather than on the usage counter
+ * keeps rounds right for providers that report no usage.
  *
- * Order matters: the previous round's token usage is recorded and the run is judged while that
- * round is still current (so a nudge can name the tools that repeated), then the new round opens.
+ * Order matters inside: the previous round's token usage is recorded and the run is judged
+ * while that round is still current (so a nudge can name the tools that repeated), then the
+ * new round opens.
  */
 export function beginAgentRound(run: RunGuard, runContext: RunContext<unknown> | undefined): RunDecision {
   const state = getOpenAIAgentsRunState(run);
   if (runContext !== undefined) state.runContext = runContext;
-  const context = state.runContext;
-  if (context !== undefined) {
-    const requests = context.usage.requests;
-    if (requests === state.roundOpenedAtRequests && state.decision !== undefined) return state.decision;
-    state.roundOpenedAtRequests = requests;
-  }
+  if (state.roundPendingFilter && state.decision !== undefined) return state.decision;
   recordAgentUsage(run);
   const decision = run.shouldStop();
   run.beginRound();

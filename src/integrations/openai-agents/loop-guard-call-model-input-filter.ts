@@ -21,7 +21,8 @@ export function loopGuardCallModelInputFilter(run: RunGuard, filter?: CallModelI
     const decision = failOpen<RunDecision | undefined>(
       'callModelInputFilter',
       () => {
-        const decision = state.roundPendingFilter && state.decision !== undefined ? state.decision : beginAgentRound(run, undefined);
+        const decision = beginAgentRound(run, undefined);
+        // This model call's turn is complete: the next isEnabled belongs to the next turn.
         state.roundPendingFilter = false;
         return decision;
       },

@@ -11,8 +11,6 @@ export interface OpenAIAgentsRunState {
   readonly tickets: Map<string, CallTicket>;
   /** The SDK's RunContext, captured from the first hook that sees it (usage lives there). */
   runContext: RunContext<unknown> | undefined;
-  /** `runContext.usage.requests` when the current round was opened; -1 before the first. */
-  roundOpenedAtRequests: number;
   /** loopguard's decision for the coming model call, taken when its round opened. */
   decision: RunDecision | undefined;
   /** A round was opened for the model call about to happen and the filter has not run yet. */
@@ -30,7 +28,6 @@ export function getOpenAIAgentsRunState(run: RunGuard): OpenAIAgentsRunState {
     state = {
       tickets: new Map(),
       runContext: undefined,
-      roundOpenedAtRequests: -1,
       decision: undefined,
       roundPendingFilter: false,
       recordedInputTokens: 0,

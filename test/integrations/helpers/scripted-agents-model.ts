@@ -15,13 +15,15 @@ export class ScriptedAgentsModel implements Model {
   constructor(
     private readonly turns: ScriptedAgentTurn[],
     private readonly finalText = 'final answer',
+    /** false: report no usage at all, like some providers. */
+    private readonly reportsUsage = true,
   ) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.requests.push(request);
     const turn = this.index < this.turns.length ? this.turns[this.index] : { text: this.finalText };
     this.index += 1;
-    const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+    const usage = this.reportsUsage ? new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }) : new Usage();
     const stopped = (request.systemInstructions ?? '').includes('Tool use has ended');
     if ('text' in turn || stopped) {
       const text = 'text' in turn && !stopped ? turn.text : this.finalText;

@@ -168,5 +168,17 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     expect(model.requests.at(-1)?.tools).to.deep.equal([]);
     expect(guarded.end().stopReason).to.equal('stale_rounds');
   });
+
+  it('counts rounds for a provider that reports no usage, and for an agent whose only tool is hidden', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)] });
+    const model = new ScriptedAgentsModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'done', false);
+    const agent = new Agent({ name: 'support', model, tools: guarded.tools });
+    await new Runner().run(agent, 'loop', { ...guarded.runOptions, maxTurns: 30 });
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('stale_rounds');
+    expect(outcome.partial.rounds).to.equal(model.requests.length);
+    expect(executions).to.have.length(4);
+  });
 });
 
