@@ -18,8 +18,8 @@ export interface LoopGuardPrepareStepOptions<TOOLS extends ToolSet> {
 /**
  * A `prepareStep` that makes each AI SDK step one loopguard round.
  *
- * Before every model call it records the previous step's token usage, opens a round and asks
- * loopguard how the run stands:
+ * Before every model call it records the previous step's token usage, asks loopguard how the
+ * run stands after that step, and opens the round of the coming model call. Then:
  * - going stale: the nudge is appended to this step's messages (the model is told it is
  *   repeating itself before anything is taken away);
  * - a tool looped for several rounds: it is dropped from `activeTools`;
@@ -27,7 +27,9 @@ export interface LoopGuardPrepareStepOptions<TOOLS extends ToolSet> {
  *   and told why, so it answers from what it gathered instead of being cut off mid-thought.
  *
  * Messages added here apply to this step only (the SDK does not carry prepareStep messages
- * forward), which is what a per-round nudge wants.
+ * forward), which is what a per-round nudge wants. Calls the model made anyway to a tool that
+ * was taken away are counted as refused, and their "unavailable tool" error is replaced by
+ * loopguard's reason in every later step.
  */
 export function loopGuardPrepareStep<TOOLS extends ToolSet>(
   run: RunGuard,
