@@ -164,7 +164,7 @@ function summaryRow(report: RunReport): string {
 function summaryTable(summary: ReplaySummary, rows: readonly string[], problems: readonly string[]): string {
   const problemList =
     problems.length > 0
-      ? `<details class="problems"><summary>${problems.length} bad input line${problems.length === 1 ? '' : 's'}</summary><ul>${problems
+      ? `<details class="problems"><summary>${problems.length} input problem${problems.length === 1 ? '' : 's'}</summary><ul>${problems
           .slice(0, 200)
           .map((p) => `<li><code>${esc(p)}</code></li>`)
           .join('')}</ul></details>`

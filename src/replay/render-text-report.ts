@@ -146,7 +146,7 @@ export function renderSummaryLine(summary: ReplaySummary, problems: number, c: C
   parts.push(`${summary.runsWithRefusals} with refusals`);
   parts.push(`${summary.calls} calls: ${summary.executed} executed, ${summary.refused} refused, ${summary.skipped} skipped`);
   parts.push(`saved ${formatSaved(summary.savedCalls, summary.savedTokens)}`);
-  if (problems > 0) parts.push(c.yellow(`${problems} bad input line${problems === 1 ? '' : 's'} (see stderr)`));
+  if (problems > 0) parts.push(c.yellow(`${problems} input problem${problems === 1 ? '' : 's'} (see stderr)`));
   return `${c.bold('summary')}  ${parts.join(' · ')}`;
 }
 

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { LoopGuardOptions, Profile } from '../core/types.js';
 import { OtlpSpanCollector } from './collect-otlp-spans.js';
@@ -71,6 +72,7 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
   const reportProblem = (problem: ReplayInputError | ReplayFileError): void => {
     summary.problems++;
     if (options.strict && problem instanceof ReplayInputError) throw new ReplayStrictAbort(problem);
+    if (options.strict && problem instanceof ReplayFileError) throw problem;
     options.onProblem(problem);
   };
   const emitRun = async (report: RunReport): Promise<void> => {
@@ -90,7 +92,7 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
   };
 
   for (const file of options.files) {
-    let lines: AsyncIterable<string>;
+    let lines: InputLines;
     try {
       lines = await openInputLines(file, options.stdin);
     } catch (error) {
@@ -101,7 +103,13 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
     summary.files++;
     const session = new ReplaySession(file === '-' ? '<stdin>' : file, options.engineOptions);
     profile ??= session.profile;
-    await replayOneInput(lines, session, reportProblem, emitRun);
+    const linesRead = await replayOneInput(lines.lines, session, reportProblem, emitRun);
+    const readError = lines.readError();
+    if (readError) {
+      const problem = new ReplayFileError(file, `read failed after ${linesRead} lines (${(readError as NodeJS.ErrnoException).code ?? readError.message}); the runs above are from the part that was read`);
+      if (options.strict) throw problem;
+      reportProblem(problem);
+    }
   }
   return { profile: profile ?? options.engineOptions.profile ?? 'researcher', ...summary };
 }
@@ -111,15 +119,17 @@ async function replayOneInput(
   session: ReplaySession,
   reportProblem: (problem: ReplayInputError) => void,
   emitRun: (report: RunReport) => Promise<void>,
-): Promise<void> {
+): Promise<number> {
   const file = session.file;
   let format: ReplayInputFormat | undefined;
   let collector: OtlpSpanCollector | undefined;
   let lineNumber = 0;
   const documentLines: string[] = [];
   let documentChars = 0;
-  for await (const text of lines) {
+  for await (let text of lines) {
     lineNumber++;
+    // Editors on Windows save UTF-8 with a byte order mark; it is not part of the JSON.
+    if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (format === 'otlp-document') {
       documentChars += text.length + 1;
       if (documentChars > MAX_DOCUMENT_CHARS) {
@@ -183,6 +193,7 @@ async function replayOneInput(
     }
   }
   for (const report of session.finishAllRuns()) await emitRun(report);
+  return lineNumber;
 }
 
 /**
@@ -202,7 +213,13 @@ export function detectInputFormat(firstLine: string): ReplayInputFormat {
   }
 }
 
-async function openInputLines(file: string, stdin: Readable | undefined): Promise<AsyncIterable<string>> {
+/** Lines of one input, plus the read error (corrupt gzip, I/O) that cut it short, if any. */
+interface InputLines {
+  lines: AsyncIterable<string>;
+  readError(): Error | undefined;
+}
+
+async function openInputLines(file: string, stdin: Readable | undefined): Promise<InputLines> {
   let input: Readable;
   if (file === '-') {
     input = stdin ?? process.stdin;
@@ -214,8 +231,28 @@ async function openInputLines(file: string, stdin: Readable | undefined): Promis
       if (error instanceof ReplayFileError) throw error;
       throw new ReplayFileError(file, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
-    input = createReadStream(file, { encoding: 'utf8' });
+    if (file.endsWith('.gz')) {
+      // The Collector's file exporter and log shippers rotate into .gz; read them as they are.
+      const gunzip = createGunzip();
+      const raw = createReadStream(file);
+      raw.on('error', (error) => gunzip.destroy(error));
+      input = raw.pipe(gunzip);
+      input.setEncoding('utf8');
+    } else {
+      input = createReadStream(file, { encoding: 'utf8' });
+    }
   }
   // readline holds one line at a time: memory follows the longest line, not the file.
-  return createInterface({ input, crlfDelay: Infinity });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  // readline does not surface errors of its input; without this a corrupt .gz would crash
+  // the process instead of being reported as a bad file.
+  let readError: Error | undefined;
+  const onReadError = (error: Error): void => {
+    readError ??= error;
+    lines.close();
+  };
+  input.on('error', onReadError);
+  // Node re-emits input errors on the interface; unhandled there they would still crash.
+  lines.on('error', onReadError);
+  return { lines, readError: () => readError };
 }

@@ -116,6 +116,38 @@ describe('loopguard replay (CLI process)', function () {
     expect(result.code).to.equal(2);
   });
 
+  it('reads .gz files, and reports a corrupt one as a bad file (exit 2) without crashing', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const { writeFileSync } = await import('node:fs');
+    const packed = gzipSync(readFileSync(example('pagination')));
+    const good = join(tempDir(), 'pagination.jsonl.gz');
+    writeFileSync(good, packed);
+    const ok = await runCli(['replay', '--format', 'json', good]);
+    expect(ok.code).to.equal(0);
+    expect(JSON.parse(ok.stdout.trim())).to.include({ run: 'pagination', calls: 9 });
+    const corrupt = join(tempDir(), 'truncated.jsonl.gz');
+    writeFileSync(corrupt, packed.subarray(0, packed.length - 40));
+    const bad = await runCli(['replay', corrupt]);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/truncated\.jsonl\.gz: read failed after \d+ lines/);
+    expect(bad.stdout).to.match(/summary .* 1 input problem \(see stderr\)/);
+  });
+
+  it('ignores a UTF-8 byte order mark on the first line', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(tempDir(), 'bom.jsonl');
+    writeFileSync(file, '\ufeff' + readFileSync(example('pagination'), 'utf8'));
+    const result = await runCli(['replay', '--format', 'json', file]);
+    expect(result.code).to.equal(0);
+    expect(JSON.parse(result.stdout.trim()).calls).to.equal(9);
+  });
+
+  it('exit 2 when --out cannot be written', async () => {
+    const result = await runCli(['replay', '--out', join(tempDir(), 'no-such-dir', 'r.txt'), STOPPING]);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.match(/cannot write .*r\.txt \(ENOENT\)/);
+  });
+
   it('reads stdin for -', async () => {
     const result = await runCli(['replay', '--format', 'json', '-'], { stdin: readFileSync(example('pagination'), 'utf8') });
     expect(result.code).to.equal(0);
