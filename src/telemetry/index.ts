@@ -1,5 +1,6 @@
 export {
   createLoopGuardTelemetry,
+  OTHER_TOOL,
   type LoopGuardTelemetry,
   type LoopGuardTelemetryOptions,
   type ObservableGuard,

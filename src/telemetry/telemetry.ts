@@ -97,6 +97,13 @@ export interface LoopGuardTelemetryOptions {
    * the refusal alert until its next burst. Default: the tools named in `guard.options.tools`.
    */
   toolNames?: string[];
+  /**
+   * Distinct tool names used as metric labels. Tool names come from the model, which can invent
+   * them; past this many, further names are recorded as `_other` (one diag warning), so a
+   * hallucinating model cannot grow the series without bound. Events keep the real name.
+   * Default 200.
+   */
+  maxToolNames?: number;
 }
 
 /** The handle {@link createLoopGuardTelemetry} returns. */
@@ -121,6 +128,8 @@ interface Instruments {
   gaugeGuard?: ObservableGuard;
   /** `tool\u0000profile` pairs whose per-tool series were started at 0. */
   knownTools: Set<string>;
+  /** Tool names admitted as label values (see maxToolNames). */
+  toolLabels: Set<string>;
 }
 
 /**
@@ -128,6 +137,10 @@ interface Instruments {
  * `PartialResults.wastedTokens`, so the counter and the stop events agree.
  */
 const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale']);
+
+const DEFAULT_MAX_TOOL_NAMES = 200;
+/** Label value for tools past {@link LoopGuardTelemetryOptions.maxToolNames}. */
+export const OTHER_TOOL = '_other';
 
 /**
  * Turns the engine's decisions into OpenTelemetry metrics and log events.
@@ -145,8 +158,24 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   const refusalEvents = options.refusalEvents ?? true;
   const stopEvents = options.stopEvents ?? true;
   const knownTools = options.toolNames ?? Object.keys(guard?.options?.tools ?? {});
+  const maxToolNames = options.maxToolNames ?? DEFAULT_MAX_TOOL_NAMES;
   let current: Instruments | undefined;
   let closed = false;
+  let warnedToolCap = false;
+
+  /** The label value for a tool: its name, or `_other` once the cap is reached. */
+  const toolLabel = (inst: Instruments, tool: string): string => {
+    if (inst.toolLabels.has(tool)) return tool;
+    if (inst.toolLabels.size < maxToolNames) {
+      inst.toolLabels.add(tool);
+      return tool;
+    }
+    if (!warnedToolCap) {
+      warnedToolCap = true;
+      diag.warn(`loopguard telemetry: more than ${maxToolNames} tool names; recording further ones as "${OTHER_TOOL}" (maxToolNames)`);
+    }
+    return OTHER_TOOL;
+  };
 
   const logger: Logger = (loggerProvider ?? logs.getLoggerProvider()).getLogger(TELEMETRY_SCOPE);
 
@@ -158,7 +187,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     const inst = createInstruments(provider);
     startAtZero(inst);
     const profile = guard?.options?.profile;
-    for (const tool of knownTools) for (const p of profile ? [profile] : PROFILES) startToolAtZero(inst, tool, p);
+    for (const tool of knownTools) for (const p of profile ? [profile] : PROFILES) startToolAtZero(inst, toolLabel(inst, tool), p);
     if (guard) attachGauges(inst, guard);
     current = inst;
     return current;
@@ -192,14 +221,15 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     callDecided: guarded('callDecided', (run: RunView, call: PrehashedToolCall, decision: CallDecision, round: number) => {
       const inst = instruments();
       if (!inst) return;
-      startToolAtZero(inst, call.tool, run.profile);
+      const tool = toolLabel(inst, call.tool);
+      startToolAtZero(inst, tool, run.profile);
       inst.toolCalls.add(1, {
         [LABEL_DECISION]: decision.action,
-        [LABEL_TOOL]: call.tool,
+        [LABEL_TOOL]: tool,
         [LABEL_PROFILE]: run.profile,
       });
       if (decision.action !== 'refuse') return;
-      inst.refusals.add(1, { [LABEL_REFUSAL_REASON]: decision.reason, [LABEL_TOOL]: call.tool });
+      inst.refusals.add(1, { [LABEL_REFUSAL_REASON]: decision.reason, [LABEL_TOOL]: tool });
       if (!refusalEvents) return;
       const attributes: LogAttributes = {
         [ATTR_RUN_ID]: run.id,
@@ -216,7 +246,8 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     }),
 
     callFinished: guarded('callFinished', (_run: RunView, call: PrehashedToolCall, _outcome: OutcomeClass, novelty: Novelty) => {
-      if (novelty === 'seen') instruments()?.wastedCalls.add(1, { [LABEL_TOOL]: call.tool });
+      const inst = novelty === 'seen' ? instruments() : undefined;
+      if (inst) inst.wastedCalls.add(1, { [LABEL_TOOL]: toolLabel(inst, call.tool) });
     }),
 
     roundClosed: guarded('roundClosed', (run: RunView, summary: RoundSummary) => {
@@ -301,6 +332,7 @@ function createInstruments(provider: MeterProvider): Instruments {
     provider,
     meter,
     knownTools: new Set(),
+    toolLabels: new Set(),
     toolCalls: meter.createCounter(METRIC_TOOL_CALLS, {
       description: 'Tool calls the loop guard decided on, by decision (allow / refuse), tool and profile.',
       unit: '{call}',

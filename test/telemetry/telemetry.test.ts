@@ -240,6 +240,21 @@ describe('createLoopGuardTelemetry', () => {
     c.shutdown();
   });
 
+  it('caps distinct tool names on metrics; events keep the real name', async () => {
+    const guard = new LoopGuard({ profile: 'chat' });
+    const telemetry = createLoopGuardTelemetry({ guard, meterProvider, loggerProvider, maxToolNames: 2 });
+    const run = guard.startRun('hallucinating');
+    run.beginRound();
+    for (const tool of ['a', 'b', 'invented_1', 'invented_2']) {
+      run.finishCall(run.startCall({ tool, args: {} }), { result: { ok: tool } });
+    }
+    const all = await collect(reader);
+    const tools = new Set((all.get('loopguard.tool.calls')?.dataPoints ?? []).map((dp) => dp.attributes['gen_ai.tool.name']));
+    expect([...tools].sort()).to.deep.equal(['_other', 'a', 'b']);
+    expect(value(all, 'loopguard.tool.calls', { 'gen_ai.tool.name': '_other', 'loopguard.decision': 'allow' })).to.equal(2);
+    telemetry.shutdown();
+  });
+
   it('shutdown is idempotent and stops recording', async () => {
     const guard = new LoopGuard();
     const telemetry = createLoopGuardTelemetry({ guard, meterProvider });
