@@ -1,4 +1,6 @@
 import type { Writable } from 'node:stream';
+import type { ReplaySummary } from './replay-inputs.js';
+import type { RunReport } from './run-report.js';
 
 /**
  * Writes report text and waits for the stream to drain when its buffer is full, so a report
@@ -40,6 +42,6 @@ export class ReportOutput {
 /** A renderer receives runs as they end and the totals at the very end. */
 export interface ReplayReportRenderer {
   begin(): Promise<void>;
-  run(report: import('./run-report.js').RunReport): Promise<void>;
-  end(summary: import('./replay-inputs.js').ReplaySummary, problems: readonly string[]): Promise<void>;
+  run(report: RunReport): Promise<void>;
+  end(summary: ReplaySummary, problems: readonly string[]): Promise<void>;
 }
