@@ -80,3 +80,41 @@ function searchTool(executions: string[]) {
   assert.deepEqual(guarded.outcome().refusals.map((refusal) => refusal.reason), ['repeat.run_wide']);
   console.log(`ai@${version} on ${process.version}: toolApproval denial ok (execution-denied with loopguard's reason)`);
 }
+
+// 3. AI SDK 7's OpenTelemetry integration (@ai-sdk/otel) emits GenAI-convention spans:
+//    invoke_agent, chat, execute_tool with gen_ai.tool.call.arguments / .result. loopguard's
+//    span processor reads those natively (no aiSdkSpanInterpreter needed), results included.
+if (process.env.AI7_OTEL !== '0') {
+  const { context } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { LoopGuardSpanProcessor } = await import('../../../src/otel/loop-guard-span-processor.js');
+  const otel: any = await import(pathToFileURL(requireAi7.resolve('@ai-sdk/otel')).href);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+
+  const processor = new LoopGuardSpanProcessor({ escalation: { enabled: false } });
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
+  const executions: string[] = [];
+  const model = loopingModel(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8']);
+  await ai.generateText({
+    model,
+    prompt: 'x',
+    tools: { search: searchTool(executions) },
+    stopWhen: ai.stepCountIs(20),
+    experimental_telemetry: { isEnabled: true, integrations: [new otel.OpenTelemetry({ tracer: provider.getTracer('ai7') })] },
+  });
+  await provider.forceFlush();
+  const spans = exporter.getFinishedSpans();
+  const operations = [...new Set(spans.map((span) => String(span.attributes['gen_ai.operation.name'])))].sort();
+  const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
+  assert.equal(tools.length, 8);
+  assert.ok(tools.every((span) => span.attributes['loopguard.decision'] === 'allow'));
+  const novelty = tools.map((span) => span.attributes['loopguard.novelty']);
+  const agentSpan = spans.find((span) => span.attributes['gen_ai.operation.name'] === 'invoke_agent')!;
+  const run = processor.guard.getRun(String(agentSpan.attributes['loopguard.run.id'] ?? `span:${agentSpan.spanContext().spanId}`));
+  const stop = run?.stopped ?? run?.shouldStop();
+  console.log(`ai@${version} + @ai-sdk/otel on ${process.version}: span operations [${operations.join(', ')}]; execute_tool novelty [${novelty.join(', ')}]; processor verdict: ${stop?.action}${stop?.action === 'stop' ? ` (${stop.reason})` : ''}`);
+  assert.deepEqual(novelty, ['new', 'seen', 'seen', 'seen', 'seen', 'seen', 'seen', 'seen']);
+  assert.equal(stop?.action, 'stop');
+}

