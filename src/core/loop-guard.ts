@@ -22,6 +22,13 @@ export interface LoopGuardEngineOptions extends LoopGuardOptions {
   maxOpenRuns?: number;
   /** Ended runs stay queryable (getRun) this long, in ms. Default 60 000. */
   endedRunTtlMs?: number;
+  /**
+   * Open runs with no activity for this long are ended (checked lazily when a run starts).
+   * Catches runs nobody ends — implicit per-trace runs of apps that trace only tool calls,
+   * crashed agent loops — so they leave the runs-at-risk gauge and free their memory.
+   * Default 1 800 000 (30 minutes); Infinity turns it off.
+   */
+  maxIdleMs?: number;
   /** Default: console.warn. */
   logger?: LoopGuardLogger;
 }
@@ -38,6 +45,7 @@ export class LoopGuard {
   private readonly listeners: LoopGuardListener[];
   private readonly maxOpenRuns: number;
   private readonly endedRunTtlMs: number;
+  private readonly maxIdleMs: number;
   private readonly logger: LoopGuardLogger;
   /** Insertion order = order of last activity (touch re-inserts), so the first is the idlest. */
   private readonly openRuns = new Map<string, RunGuard>();
@@ -47,12 +55,13 @@ export class LoopGuard {
   private readonly hooks: RunHooks;
 
   constructor(options: LoopGuardEngineOptions = {}) {
-    const { listeners, maxOpenRuns, endedRunTtlMs, logger, ...policy } = options;
+    const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
     this.logger = logger ?? defaultLogger;
     this.maxOpenRuns = clampPositive(maxOpenRuns, 10_000, 'maxOpenRuns', this.logger);
     this.endedRunTtlMs = clampPositive(endedRunTtlMs, 60_000, 'endedRunTtlMs', this.logger, true);
+    this.maxIdleMs = maxIdleMs === Infinity ? Infinity : clampPositive(maxIdleMs, 30 * 60_000, 'maxIdleMs', this.logger);
     const emit = this.emit.bind(this);
     this.hooks = {
       callDecided: (run, call, decision, round) => emit('callDecided', run, call, decision, round),
@@ -69,6 +78,7 @@ export class LoopGuard {
    */
   startRun(id: string = randomUUID(), attributes: Record<string, string | number | boolean> = {}): RunGuard {
     this.sweepEnded();
+    this.sweepIdle();
     const existing = this.openRuns.get(id);
     if (existing !== undefined) return existing;
     this.endedRuns.delete(id);
@@ -141,11 +151,22 @@ export class LoopGuard {
   }
 
   private touch(run: RunGuard): void {
+    run.lastActivity = this.options.now();
     // Re-inserting keeps the Map in order of last activity, so eviction takes the idlest run
     // in O(1). Measured cost: one delete+set per call (~40 ns).
     if (this.openRuns.get(run.id) === run) {
       this.openRuns.delete(run.id);
       this.openRuns.set(run.id, run);
+    }
+  }
+
+  private sweepIdle(): void {
+    if (this.maxIdleMs === Infinity) return;
+    const now = this.options.now();
+    // openRuns is in order of last activity: stop at the first run that is not idle.
+    for (const run of this.openRuns.values()) {
+      if (now - run.lastActivity < this.maxIdleMs) break;
+      this.endRun(run.id);
     }
   }
 

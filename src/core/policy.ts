@@ -169,7 +169,7 @@ const TOP_LEVEL_KEYS = [
   'maxToolCalls', 'maxRounds', 'maxRunMs', 'overloadedExemptMax', 'maxStalled', 'failClosed', 'escalation', 'tools',
   'volatileArgs', 'volatileResult', 'maxFingerprintBytes', 'now',
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
-  'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'logger',
+  'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
 ] as const;
 const TOOL_KEYS = ['exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult'] as const;
 

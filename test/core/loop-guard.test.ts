@@ -54,6 +54,21 @@ describe('LoopGuard', () => {
     expect(guard.getRun('old')).to.equal(undefined);
   });
 
+  it('ends runs nobody ends once they are idle for maxIdleMs, telling listeners', () => {
+    let now = 0;
+    const ended: string[] = [];
+    const { guard } = quietGuard({ maxIdleMs: 1_000, now: () => now, listeners: [{ runEnded: (run) => ended.push(run.id) }] });
+    const forgotten = guard.startRun('forgotten');
+    const busy = guard.startRun('busy');
+    now = 900;
+    busy.recordCall({ tool: 't' }, { result: 1 });
+    now = 1_500;
+    guard.startRun('next');
+    expect(forgotten.isEnded).to.equal(true);
+    expect(busy.isEnded).to.equal(false);
+    expect(ended).to.deep.equal(['forgotten']);
+  });
+
   it('bounds memory over many runs started and ended', () => {
     const { guard } = quietGuard({ endedRunTtlMs: 0 });
     for (let i = 0; i < 20_000; i++) {
