@@ -55,7 +55,15 @@ export function createHtmlReportRenderer(output: ReportOutput, options: { title?
 
 async function writeRunSection(report: RunReport, output: ReportOutput): Promise<void> {
   const callsPerRound = new Map<number, number>();
-  for (const decision of report.decisions()) callsPerRound.set(decision.round, (callsPerRound.get(decision.round) ?? 0) + 1);
+  const refusals = new Map<string, number>();
+  for (const decision of report.decisions()) {
+    callsPerRound.set(decision.round, (callsPerRound.get(decision.round) ?? 0) + 1);
+    if (decision.decision === 'refuse' && decision.reason) refusals.set(decision.reason, (refusals.get(decision.reason) ?? 0) + 1);
+  }
+  const refusalText = [...refusals]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([reason, count]) => `${esc(reason)} ×${count}`)
+    .join(', ');
   const drawnRounds = Math.min(report.rounds, MAX_DRAWN_ROUNDS);
   let tallest = 1;
   for (const [round, count] of callsPerRound) if (round <= drawnRounds) tallest = Math.max(tallest, Math.min(count, MAX_DRAWN_CALLS_PER_ROUND));
@@ -75,6 +83,7 @@ async function writeRunSection(report: RunReport, output: ReportOutput): Promise
       `<h2>${esc(report.run)} <small>${esc(report.file)} · ${esc(report.profile)}</small></h2>\n` +
       `<p class="status">${status}</p>\n` +
       (report.stop ? `<p class="why">${esc(report.stop.detail)}</p>\n` : '') +
+      (refusalText ? `<p class="refusals">refused: ${refusalText}</p>\n` : '') +
       `<p class="counts">${report.calls} calls · ${report.executed} executed · ${report.refused} refused · ${report.skipped} skipped · saved ${report.saved.calls} calls${report.saved.tokens !== undefined ? `, ${report.saved.tokens.toLocaleString('en-US')} tokens` : ''}</p>\n` +
       `<div class="scroll"><svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="timeline of run ${esc(report.run)}">\n`,
   );
@@ -202,7 +211,7 @@ h2 { font-size: 16px; margin: 0 0 4px; }
 h2 small { color: #6b7785; font-weight: normal; }
 .run { background: #fff; border: 1px solid #dde2e8; border-radius: 8px; padding: 12px 16px; }
 .run[data-stopped="true"] { border-left: 4px solid #c0392b; }
-.status, .why, .counts { margin: 2px 0; }
+.status, .why, .counts, .refusals { margin: 2px 0; }
 .why { color: #4a5563; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-weight: 600; color: #fff; }
 .badge.stop { background: #c0392b; } .badge.ok { background: #2e9d4f; } .badge.warn { background: #c98a12; }

@@ -93,6 +93,7 @@ describe('HTML report in headless Chromium', function () {
     expect(reworded.fills).to.be.at.least(3);
     expect(repeat.marker).to.equal('refused_rounds');
     expect(repeat.decisions.filter((d) => d === 'refuse').length).to.be.greaterThan(0);
+    expect(await page.textContent('section.run[data-run="exact-repeat"] p.refusals')).to.match(/refused: repeat\.run_wide ×\d+/);
     expect(pagination.marker).to.equal(null);
     expect(pagination.decisions.every((d) => d === 'allow')).to.equal(true);
     expect(polling.stopped).to.equal('false');
