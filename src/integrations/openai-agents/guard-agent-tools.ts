@@ -44,7 +44,10 @@ export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], opt
           },
           true,
         );
-        return offered && (await isEnabled(runContext, agent));
+        if (!offered) return false;
+        // The SDK also accepts a plain boolean here on hand-built tool objects.
+        const own = isEnabled as unknown;
+        return typeof own === 'function' ? Boolean(await (own as typeof isEnabled)(runContext, agent)) : own !== false;
       },
     };
   });
