@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoopGuardOptions } from '../../src/core/types.js';
@@ -36,17 +36,24 @@ export function runNamed(runs: CollectedRun[], name: string): CollectedRun {
 }
 
 let scratch: string | undefined;
+function scratchDir(): string {
+  if (scratch === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
+    scratch = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
+
 /** Writes lines (objects are JSON-encoded) to a fresh temp file and returns its path. */
 export function writeTempLines(name: string, lines: Array<object | string>): string {
-  scratch ??= mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
-  const path = join(scratch, name);
+  const path = join(scratchDir(), name);
   writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
   return path;
 }
 
 export function tempDir(): string {
-  scratch ??= mkdtempSync(join(tmpdir(), 'loopguard-replay-'));
-  return scratch;
+  return scratchDir();
 }
 
 export const EXAMPLES_DIR = new URL('../../examples/transcripts/', import.meta.url).pathname;
