@@ -4,7 +4,7 @@
 // `new LoopGuardSpanProcessor()` to their tracer provider and call createLoopGuardTelemetry.
 
 import { randomUUID } from 'node:crypto';
-import { context, diag, metrics, trace } from '@opentelemetry/api';
+import { context, createContextKey, diag, metrics, ROOT_CONTEXT, trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { suppressTracing, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -152,10 +152,19 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
     processors: recordExporter ? [new BatchLogRecordProcessor({ exporter: suppressedLogExporter(recordExporter) })] : [],
   });
 
+  // What this call registered globally, so shutdown unregisters only its own providers and
+  // never an SDK the app had set up before.
+  const owned = { trace: false, context: false, metrics: false, logs: false };
   if (registerGlobal) {
+    const hadContextManager = contextPropagates();
     tracerProvider.register();
-    if (!metrics.setGlobalMeterProvider(meterProvider)) diag.warn('loopguard: a global MeterProvider was already registered; loopguard metrics use their own');
-    logs.setGlobalLoggerProvider(loggerProvider);
+    owned.trace = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() === tracerProvider;
+    owned.context = owned.trace && !hadContextManager;
+    owned.metrics = metrics.setGlobalMeterProvider(meterProvider);
+    owned.logs = logs.setGlobalLoggerProvider(loggerProvider) === loggerProvider;
+    if (!owned.trace || !owned.metrics || !owned.logs) {
+      diag.warn('loopguard: an OpenTelemetry SDK was already registered globally; setupLoopGuardTelemetry exports through its own providers, but spans of other instrumentation are not guarded. Add LoopGuardSpanProcessor to your SDK instead.');
+    }
   }
 
   // Explicit providers, not the globals: the telemetry works the same with registerGlobal false.
@@ -173,13 +182,11 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
       await settle('tracer provider shutdown', tracerProvider.shutdown());
       await Promise.all([settle('meter provider shutdown', meterProvider.shutdown()), settle('logger provider shutdown', loggerProvider.shutdown())]);
       telemetry.shutdown();
-      if (registerGlobal) {
-        // Leave no global pointing at shut-down providers.
-        trace.disable();
-        metrics.disable();
-        logs.disable();
-        context.disable();
-      }
+      // Leave no global pointing at shut-down providers.
+      if (owned.trace) trace.disable();
+      if (owned.metrics) metrics.disable();
+      if (owned.logs) logs.disable();
+      if (owned.context) context.disable();
     })();
     return shutdownPromise;
   };
@@ -196,6 +203,13 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
     ready,
     shutdown,
   };
+}
+
+const PROBE_KEY = createContextKey('loopguard.setup.probe');
+
+/** True when a context manager is installed (with the no-op one, `context.with` keeps nothing). */
+function contextPropagates(): boolean {
+  return context.with(ROOT_CONTEXT.setValue(PROBE_KEY, true), () => context.active().getValue(PROBE_KEY) === true);
 }
 
 function buildResource(serviceName: string | undefined, extra: Resource | undefined): Resource {

@@ -4,7 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { context, metrics, trace } from '@opentelemetry/api';
+import { context, createContextKey, metrics, ROOT_CONTEXT, trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
 import { setupLoopGuardTelemetry } from '../../src/telemetry/setup.js';
@@ -130,6 +132,23 @@ describe('setupLoopGuardTelemetry', function () {
     // Nothing global is left pointing at the shut-down providers.
     expect(trace.getTracerProvider()).to.not.equal(lg.tracerProvider);
     expect(metrics.getMeterProvider()).to.not.equal(lg.meterProvider);
+  });
+
+  it("leaves an SDK the app registered before alone, at setup and at shutdown", async () => {
+    const appProvider = new BasicTracerProvider();
+    const appContext = new AsyncLocalStorageContextManager().enable();
+    trace.setGlobalTracerProvider(appProvider);
+    context.setGlobalContextManager(appContext);
+    try {
+      const lg = setupLoopGuardTelemetry({ shutdownOnExit: false, traceExporter: false, metricExporter: false, logExporter: false });
+      await lg.shutdown();
+      expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegate()).to.equal(appProvider);
+      const key = createContextKey('still-there');
+      expect(context.with(ROOT_CONTEXT.setValue(key, 1), () => context.active().getValue(key))).to.equal(1);
+    } finally {
+      trace.disable();
+      context.disable();
+    }
   });
 
   it('OTEL_SDK_DISABLED turns the exporters off while the guard keeps working', async () => {
