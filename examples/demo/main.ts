@@ -5,7 +5,6 @@
 // With OTEL_EXPORTER_OTLP_ENDPOINT set (e.g. the bundled collector: docker compose up, then
 // OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 npm run demo), the runs' metrics, stop and
 // refusal events and the AI SDK's spans are exported through setupLoopGuardTelemetry.
-import type { LoopGuardListener } from '../../src/core/types.js';
 import { judge, printIntro, printLedger, printRound, printScenarioHeader, printSummary, type Verdict } from './print-report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
@@ -34,18 +33,26 @@ async function startTelemetry(): Promise<DemoTelemetry | undefined> {
 
 async function main(): Promise<void> {
   const started = performance.now();
+  // `npm run demo -- reworded-search polling` runs only those scenarios.
+  const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const unknown = wanted.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown scenario: ${unknown.join(', ')}; choose from ${SCENARIOS.map((scenario) => scenario.id).join(', ')}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const scenarios = wanted.length === 0 ? SCENARIOS : SCENARIOS.filter((scenario) => wanted.includes(scenario.id));
+
   const telemetry = await startTelemetry();
   printIntro();
   if (telemetry) process.stdout.write(`exporting telemetry to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}\n`);
 
   const results: ScenarioResult[] = [];
   const verdicts: Verdict[] = [];
-  for (const [index, scenario] of SCENARIOS.entries()) {
-    printScenarioHeader(scenario, index + 1, SCENARIOS.length);
-    const listeners: LoopGuardListener[] = [];
+  for (const [index, scenario] of scenarios.entries()) {
+    printScenarioHeader(scenario, index + 1, scenarios.length);
     const result = await runScenario(scenario, {
       onRound: printRound,
-      listeners,
       telemetry: telemetry !== undefined,
       onGuard: (guard) => telemetry?.listenerFor(guard),
     });

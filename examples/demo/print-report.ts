@@ -129,7 +129,7 @@ export function printSummary(results: ScenarioResult[], verdicts: Verdict[], wal
   write(pc.dim('  saved = the same scripted run without loopguard minus with it; negative = loopguard cost something'));
   write(`  ${pc.bold('total saved')}  ${saved.calls} tool calls, ${saved.tokens.toLocaleString('en-US')} tokens, ${seconds(saved.ms)} of agent time`);
   const failed = verdicts.filter((verdict) => !verdict.ok).length;
-  write(failed === 0 ? pc.green(`  all ${verdicts.length} scenarios behaved as expected`) : pc.red(`  ${failed} scenario(s) did not behave as expected`));
+  write(failed === 0 ? pc.green(`  all ${verdicts.length} scenario${verdicts.length === 1 ? '' : 's'} behaved as expected`) : pc.red(`  ${failed} scenario(s) did not behave as expected`));
   write(pc.dim(`  demo finished in ${(wallMs / 1000).toFixed(1)} s`));
 }
 
