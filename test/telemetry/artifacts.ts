@@ -32,6 +32,8 @@ export interface FoundExpr {
   /** For alert rules: the threshold Grafana applies to the query result. */
   threshold?: { type: string; value: number };
   ruleUid?: string;
+  /** Grafana runs the query over the panel's time range (a time series), not at one instant. */
+  range?: boolean;
 }
 
 function isPrometheus(ds: unknown, fallback: unknown): boolean {
@@ -52,7 +54,7 @@ export function dashboardExpressions(): FoundExpr[] {
     for (const panel of allPanels(dash.panels)) {
       for (const t of panel.targets ?? []) {
         if (typeof t.expr === 'string' && isPrometheus(t.datasource, panel.datasource)) {
-          out.push({ where: `${file} panel "${panel.title}" ${t.refId}`, expr: t.expr });
+          out.push({ where: `${file} panel "${panel.title}" ${t.refId}`, expr: t.expr, range: t.range === true && t.instant !== true });
         }
       }
     }

@@ -108,7 +108,14 @@ describe('dashboard and alert rules against a real Prometheus', function () {
       const values: string[] = await api(`/api/v1/label/${found.labelValues.label}/values`, { 'match[]': found.labelValues.metric });
       return values.length;
     }
-    const data = await query(substituteGrafanaVariables(found.expr, GRAFANA_VARS));
+    const expr = substituteGrafanaVariables(found.expr, GRAFANA_VARS);
+    if (found.range) {
+      // As Grafana asks for a time series panel: the last minute, one point per second.
+      const end = Date.now() / 1000;
+      const data = await api('/api/v1/query_range', { query: expr, start: String(end - 60), end: String(end), step: '1' });
+      return (data.result as { values: unknown[] }[]).filter((series) => series.values.length > 0).length;
+    }
+    const data = await query(expr);
     return data.resultType === 'scalar' ? 1 : (data.result as unknown[]).length;
   }
 

@@ -151,6 +151,29 @@ describe('setupLoopGuardTelemetry', function () {
     }
   });
 
+  it("runs exporters' own work with tracing suppressed, so it is never traced or guarded", async () => {
+    const seen: boolean[] = [];
+    const spy = {
+      export(_items: unknown[], done: (r: { code: number }) => void): void {
+        // What an instrumented HTTP client inside an exporter would do.
+        seen.push(trace.getTracer('http-client').startSpan('POST /v1/...').isRecording());
+        done({ code: 0 });
+      },
+      shutdown: async () => {},
+      forceFlush: async () => {},
+    };
+    const lg = setupLoopGuardTelemetry({ shutdownOnExit: false, traceExporter: spy as never, logExporter: spy as never, metricExporter: false });
+    const agent = startAgentRun({ processor: lg.processor, runId: 'suppressed' });
+    await context.with(agent.context, async () => {
+      await agent.modelCall('m', () => ({}));
+      await agent.tool('t', () => ({ ok: 1 }))({});
+    });
+    agent.end();
+    await lg.shutdown();
+    expect(seen.length).to.be.greaterThan(0);
+    expect(seen.every((recording) => recording === false), 'spans started inside export() are not recorded').to.equal(true);
+  });
+
   it('OTEL_SDK_DISABLED turns the exporters off while the guard keeps working', async () => {
     const before = received.length;
     process.env.OTEL_SDK_DISABLED = 'true';
