@@ -57,3 +57,10 @@ export {
   ATTR_RUN_ID,
   ATTR_STOP_REASON,
 } from './otel/attributes.js';
+
+// Replay: recorded runs through the same engine (the CLI is `loopguard replay`).
+export { replayInputs, type ReplayInputsOptions, type ReplaySummary } from './replay/replay-inputs.js';
+export { ReplaySession } from './replay/replay-session.js';
+export type { ReplayCall } from './replay/replay-call.js';
+export type { RunReport, ReplayDecision, ReplayStop } from './replay/run-report.js';
+export { ReplayInputError, ReplayFileError } from './replay/replay-input-error.js';

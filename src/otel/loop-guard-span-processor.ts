@@ -236,7 +236,9 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
         this.track(spanId, { run, kind: 'other', parentSpanId });
         return;
       }
-      run.beginRound();
+      const round = run.beginRound();
+      // Span start times are whole milliseconds in the SDK: replay orders rounds by this.
+      span.setAttribute(ATTR_ROUND, round);
       this.track(spanId, { run, kind: 'round', parentSpanId });
       return;
     }
