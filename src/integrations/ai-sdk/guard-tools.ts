@@ -1,8 +1,11 @@
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
-import type { CallOutcome } from '../../core/types.js';
+import type { Span } from '@opentelemetry/api';
+import type { CallOutcome, Novelty } from '../../core/types.js';
+import { ATTR_DECISION, ATTR_GEN_AI_TOOL_NAME, ATTR_NOVELTY, ATTR_REFUSAL_REASON, ATTR_ROUND } from '../../otel/attributes.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
+import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
 
 export interface GuardToolsOptions {
@@ -16,6 +19,9 @@ export interface GuardToolsOptions {
  * the model what happened and what to do next (the result it already has is in the
  * conversation). Errors are recorded and rethrown, so the SDK reports them exactly as it would
  * without loopguard. Tools without `execute` (provider-executed, client-side) pass through.
+ *
+ * With `experimental_telemetry` on, each decision is also written on the SDK's `ai.toolCall`
+ * span (`loopguard.decision`, `loopguard.refusal.reason`, `loopguard.round`, `loopguard.novelty`).
  *
  * Note: a refused call's output is a string even when the tool's declared output is an
  * object. A tool's own `toModelOutput` is skipped for refused calls for that reason.
@@ -41,13 +47,16 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
       undefined,
     );
     const decision = ticket?.decision;
+    const span = ticket === undefined ? undefined : failOpen('span', () => stampDecision(ticket), undefined);
     if (decision?.action === 'refuse') {
       state.refusedCallIds.add(options.toolCallId);
       recordDeliveredRefusal(run, ticket!);
       return decision.message;
     }
     const finish = (outcome: CallOutcome): void => {
-      if (ticket !== undefined) failOpen(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
+      if (ticket === undefined) return;
+      const novelty = failOpen<Novelty | undefined>(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
+      if (span !== undefined && novelty !== undefined) failOpen('span', () => span.setAttribute(ATTR_NOVELTY, novelty), undefined);
     };
 
     let output: unknown;
@@ -78,6 +87,20 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
         : (toModelOutput as (o: typeof options) => unknown)(options)) as Tool['toModelOutput'];
   }
   return guarded;
+}
+
+/**
+ * Writes loopguard's decision on the SDK's `ai.toolCall` span, under the same attribute names
+ * the span processor uses, so traces and the spanmetrics dashboards show adapter decisions too.
+ */
+function stampDecision(ticket: CallTicket): Span | undefined {
+  const span = activeAiSdkToolSpan();
+  if (span === undefined) return undefined;
+  span.setAttribute(ATTR_GEN_AI_TOOL_NAME, ticket.call.tool);
+  span.setAttribute(ATTR_DECISION, ticket.decision.action);
+  span.setAttribute(ATTR_ROUND, ticket.round);
+  if (ticket.decision.action === 'refuse') span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
+  return span;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -8,7 +8,8 @@ import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 
 import { LoopGuardSpanProcessor } from '../../../src/otel/loop-guard-span-processor.js';
-import { aiSdkSpanInterpreter } from '../../../src/integrations/ai-sdk/index.js';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { aiSdkSpanInterpreter, createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/index.js';
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
 
 describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
@@ -58,4 +59,52 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
     const run = processor.guard.getRun('conversation-9');
     expect(run?.partial()).to.include({ rounds: 3, toolCalls: 2, refused: 1 });
   });
+
+  it('guarded tools write their decisions on the SDK tool spans (and leave spans the processor decided alone)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const search = tool({
+      description: 'Search',
+      inputSchema: z.object({ query: z.string() }),
+      execute: async () => ({ results: ['data-retention'] }),
+    });
+    const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search } });
+    await generateText({
+      model: scriptedLanguageModel([
+        { calls: [{ tool: 'search', args: { query: 'a' } }] },
+        { calls: [{ tool: 'search', args: { query: 'b' } }] },
+        { calls: [{ tool: 'search', args: { query: 'a' } }] },
+      ]),
+      prompt: 'q',
+      ...guarded,
+      stopWhen: [guarded.stopWhen, stepCountIs(10)],
+      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('t') },
+    });
+    const calls = exporter.getFinishedSpans().filter((span) => span.name === 'ai.toolCall');
+    expect(calls.map((span) => [span.attributes['loopguard.decision'], span.attributes['loopguard.novelty'], span.attributes['loopguard.round']])).to.deep.equal([
+      ['allow', 'new', 1],
+      ['allow', 'seen', 2],
+      ['refuse', undefined, 3],
+    ]);
+    expect(calls[2].attributes['loopguard.refusal.reason']).to.equal('repeat.run_wide');
+    expect(calls[2].attributes['gen_ai.tool.name']).to.equal('search');
+
+    // With the processor deciding the same spans, its decision stands.
+    const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter], profile: 'chat' });
+    const observed = new InMemorySpanExporter();
+    const observedProvider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(observed)] });
+    const both = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search } });
+    await generateText({
+      model: scriptedLanguageModel([{ calls: [{ tool: 'search', args: { query: 'a' } }] }, { calls: [{ tool: 'search', args: { query: 'a' } }] }]),
+      prompt: 'q',
+      ...both,
+      stopWhen: [both.stopWhen, stepCountIs(10)],
+      experimental_telemetry: { isEnabled: true, tracer: observedProvider.getTracer('t') },
+    });
+    const decided = observed.getFinishedSpans().filter((span) => span.name === 'ai.toolCall');
+    // The chat-profile processor allowed the second identical call; the adapter (researcher) refused it.
+    expect(decided.map((span) => span.attributes['loopguard.decision'])).to.deep.equal(['allow', 'allow']);
+    expect(both.outcome().refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
+  });
 });
+
