@@ -64,3 +64,9 @@ export { ReplaySession } from './replay/replay-session.js';
 export type { ReplayCall } from './replay/replay-call.js';
 export type { RunReport, ReplayDecision, ReplayStop } from './replay/run-report.js';
 export { ReplayInputError, ReplayFileError } from './replay/replay-input-error.js';
+
+// Telemetry: metrics and stop/refusal events from the engine (API only: costs nothing
+// without a MeterProvider / LoggerProvider). The one-call SDK setup, which loads the SDKs
+// and OTLP exporters, lives on its own subpath: `import { setupLoopGuardTelemetry } from 'loopguard/telemetry'`.
+export { createLoopGuardTelemetry, OTHER_TOOL, type LoopGuardTelemetry, type LoopGuardTelemetryOptions, type ObservableGuard } from './telemetry/telemetry.js';
+export { PROMETHEUS_METRICS, EVENT_RUN_STOP, EVENT_TOOL_REFUSED } from './telemetry/names.js';
