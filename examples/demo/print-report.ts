@@ -20,7 +20,7 @@ export function printIntro(): void {
 export function printScenarioHeader(scenario: Scenario, position: number, total: number): void {
   write();
   write(pc.bold(pc.cyan(`${position}/${total}  ${scenario.title}`)));
-  write(pc.dim(`     ${scenario.story}`));
+  for (const line of wrap(scenario.story, 95)) write(pc.dim(`     ${line}`));
 }
 
 /** One line per closed round, printed as the run goes. */
@@ -46,15 +46,15 @@ export function printRound(line: RoundLine): void {
 function verdictText(verdict: string, refusals: string[]): string {
   switch (verdict) {
     case 'new':
-      return pc.green(pad('new facts', 24));
+      return pc.green(pad('new facts', 32));
     case 'stale':
-      return pc.yellow(pad('only results seen before', 24));
+      return pc.yellow(pad('only results seen before', 32));
     case 'refused':
-      return pc.red(pad(`refused: ${[...new Set(refusals)].join(', ')}`, 24));
+      return pc.red(pad(`refused: ${[...new Set(refusals)].join(', ')}`, 32));
     case 'neutral':
-      return pc.dim(pad('waiting (poll)', 24));
+      return pc.dim(pad('waiting (poll)', 32));
     default:
-      return pc.dim(pad(verdict, 24));
+      return pc.dim(pad(verdict, 32));
   }
 }
 
@@ -173,4 +173,17 @@ function pad(text: string, width: number): string {
 function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }

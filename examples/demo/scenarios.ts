@@ -67,7 +67,7 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'exact-repeat',
     title: 'The exact repeat',
-    story: 'A chat agent fetches the connector’s site id, then asks for it again and again.',
+    story: 'A chat agent fetches the connector’s site id, then asks for it again and again. (This scripted model heeds a refusal: told the value is already in the conversation, it uses it.)',
     prompt: 'Which issues are open in our Jira?',
     tools: ['getSiteId', 'listIssues'],
     policy: { profile: 'chat' },
