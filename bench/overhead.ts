@@ -1,0 +1,146 @@
+/**
+ * Case 1 of issue 6: per-call overhead. One tool call through loopguard's instrumentation
+ * and processor (span, call identity, result fingerprint, ledger, decision) against the same
+ * call with a bare SDK span; both providers carry a BatchSpanProcessor with a no-op exporter.
+ */
+import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from '../src/core/canonical-json.js';
+import { hashText } from '../src/core/hash.js';
+import { startAgentRun, type AgentRun } from '../src/otel/start-agent-run.js';
+import { byteLength, largeArgs, resultObject, SIZES, smallArgs, type SizeName } from './lib/fixtures.js';
+import { measure, ratioOfRounds, writeResult, type Timing } from './lib/harness.js';
+import { bareRun, bareTool, bareTracing, guardedTracing } from './lib/otel-setup.js';
+
+/** Distinct calls per run: every call is allowed and executed (no repeat refusals). */
+const CALLS_PER_RUN = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+interface OverheadCase {
+  name: string;
+  argsName: string;
+  argsBytes: number;
+  resultName: string;
+  resultBytes: number;
+  resultKind: 'object' | 'string';
+  bare: Timing;
+  loopguard: Timing;
+  ratio: number;
+}
+
+type Args = Record<string, unknown>;
+
+async function runCase(argsName: '150 B' | '2 KB', size: SizeName, kind: 'object' | 'string'): Promise<OverheadCase> {
+  const makeArgs = argsName === '150 B' ? smallArgs : largeArgs;
+  const argsPool = Array.from({ length: CALLS_PER_RUN }, (_, index) => makeArgs(index));
+  const object = resultObject(SIZES[size]);
+  const result: unknown = kind === 'object' ? object : JSON.stringify(object);
+  const tool = async (_args: Args) => result;
+
+  const bare = bareTracing();
+  let bareParent = bareRun(bare.tracer);
+  const bareCall = bareTool(bare.tracer, 'search', tool, () => bareParent.context);
+  let bareCount = 0;
+
+  const guarded = guardedTracing();
+  const processor = guarded.processor!;
+  let run: AgentRun = startAgentRun({ processor, tracer: guarded.tracer });
+  let guardedCall = run.tool('search', tool);
+  let guardedCount = 0;
+
+  const tasks = {
+    bare: async () => {
+      if (bareCount === CALLS_PER_RUN) {
+        bareParent.end();
+        bareParent = bareRun(bare.tracer);
+        bareCount = 0;
+      }
+      await bareCall(argsPool[bareCount++]!);
+    },
+    loopguard: async () => {
+      if (guardedCount === CALLS_PER_RUN) {
+        run.end();
+        run = startAgentRun({ processor, tracer: guarded.tracer });
+        guardedCall = run.tool('search', tool);
+        guardedCount = 0;
+      }
+      const value = await guardedCall(argsPool[guardedCount++]!);
+      if (value !== result) throw new Error('loopguard refused a call the bench expects to run');
+    },
+  };
+  const large = SIZES[size] > 50_000;
+  const { timings, perRound } = await measure(tasks, ROUNDS, {
+    time: large ? 250 : 120,
+    iterations: large ? 8 : 50,
+    warmupTime: 40,
+    warmupIterations: large ? 3 : 50,
+  });
+  bareParent.end();
+  run.end();
+  await Promise.all([bare.provider.shutdown(), guarded.provider.shutdown()]);
+  return {
+    name: `args ${argsName}, result ${size} ${kind}`,
+    argsName,
+    argsBytes: byteLength(argsPool[0]),
+    resultName: size,
+    resultBytes: byteLength(result),
+    resultKind: kind,
+    bare: timings.bare!,
+    loopguard: timings.loopguard!,
+    ratio: ratioOfRounds(perRound, 'loopguard', 'bare'),
+  };
+}
+
+const only = process.env.BENCH_ONLY;
+const cases: OverheadCase[] = [];
+for (const argsName of ['150 B', '2 KB'] as const) {
+  for (const size of Object.keys(SIZES) as SizeName[]) {
+    for (const kind of ['object', 'string'] as const) {
+      const label = `${argsName}/${size}/${kind}`;
+      if (only !== undefined && !label.includes(only)) continue;
+      const result = await runCase(argsName, size, kind);
+      cases.push(result);
+      process.stderr.write(`overhead ${result.name}: bare ${(result.bare.medianNs / 1000).toFixed(1)} µs, loopguard ${(result.loopguard.medianNs / 1000).toFixed(1)} µs, ×${result.ratio.toFixed(2)}\n`);
+    }
+  }
+}
+/**
+ * The floor: what the per-call work that cannot be skipped costs next to the bare span, in
+ * the same run. A call must be identified (canonical JSON of the arguments + sha256) and its
+ * result fingerprinted (at least JSON.stringify + sha256 of the result).
+ */
+async function components(): Promise<{ timings: Record<string, Timing>; bareNs: number }> {
+  const processor = guardedTracing().processor!;
+  const guard = processor.guard;
+  const small = smallArgs(1);
+  const large = largeArgs(1);
+  const result = resultObject(SIZES['2 KB']);
+  const resultText = JSON.stringify(result);
+  const identityText = `search\u0000j:${canonicalJson(small)}`;
+  const bare = bareTracing();
+  const parent = bareRun(bare.tracer);
+  const bareCall = bareTool(bare.tracer, 'search', async () => result, () => parent.context);
+  const { timings } = await measure(
+    {
+      'bare span call (baseline)': () => bareCall(small),
+      'json-canonicalize(150 B args)': () => canonicalize(small),
+      'canonicalJson(150 B args)': () => canonicalJson(small, guard.options.defaultTool.volatileArgs),
+      'json-canonicalize(2 KB args)': () => canonicalize(large),
+      'canonicalJson(2 KB args)': () => canonicalJson(large, guard.options.defaultTool.volatileArgs),
+      'hashText(150 B identity text)': () => hashText(identityText),
+      'guard.argsHash(150 B args)': () => guard.argsHash('search', small),
+      'guard.argsHash(2 KB args)': () => guard.argsHash('search', large),
+      'JSON.stringify(2 KB result)': () => JSON.stringify(result),
+      'sha256 of the 2 KB result text': () => hashText(resultText),
+      'guard.fingerprint(2 KB object result)': () => guard.fingerprint('search', { result }),
+      'new AbortController() + .signal (instrumentTool, per call)': () => new AbortController().signal,
+    },
+    ROUNDS,
+    { time: 60, iterations: 50, warmupTime: 20, warmupIterations: 50 },
+  );
+  parent.end();
+  await bare.provider.shutdown();
+  return { timings, bareNs: timings['bare span call (baseline)']!.medianNs };
+}
+
+const parts = only === undefined ? await components() : undefined;
+writeResult({ rounds: ROUNDS, callsPerRun: CALLS_PER_RUN, cases, components: parts });

@@ -1,0 +1,67 @@
+/**
+ * Cases 2 and 4 of issue 6: shouldRefuse / shouldStop latency (median, p99) with 10, 1k and
+ * 100k calls already in the run, and the naive detector of document 003 (stringify + linear
+ * scan of the history) asked the same questions in the same run.
+ */
+import { LoopGuard } from '../src/core/loop-guard.js';
+import type { PrehashedToolCall } from '../src/core/types.js';
+import { smallArgs } from './lib/fixtures.js';
+import { measure, writeResult, type Timing } from './lib/harness.js';
+import { NaiveLoopDetector } from './lib/naive-detector.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const RUN_LENGTHS = [10, 1_000, 100_000];
+const CALLS_PER_ROUND = 10;
+
+interface QueryCase {
+  calls: number;
+  timings: Record<string, Timing>;
+}
+
+function resultOf(index: number): unknown {
+  return { total: 1, hits: [{ id: `doc-${index}`, title: `Result ${index}` }] };
+}
+
+const cases: QueryCase[] = [];
+for (const calls of RUN_LENGTHS) {
+  // No budget: the run must hold `calls` executed calls without being stopped.
+  const guard = new LoopGuard({ maxToolCalls: Infinity, maxRounds: Infinity });
+  const run = guard.startRun(`run-${calls}`);
+  const naive = new NaiveLoopDetector();
+  for (let index = 0; index < calls; index++) {
+    if (index % CALLS_PER_ROUND === 0) run.beginRound();
+    const args = smallArgs(index);
+    const { decision } = run.recordCall({ tool: 'search', args, callId: `call_${index}` }, { result: resultOf(index) });
+    if (decision.action !== 'allow') throw new Error(`setup call ${index} was refused: ${decision.reason}`);
+    naive.record('search', args, resultOf(index));
+  }
+  if (run.shouldStop().action !== 'continue') throw new Error('setup run stopped');
+
+  // A repeat of a call in the middle of the run (refused), and a call never made (allowed).
+  const repeatArgs = smallArgs(calls >> 1);
+  const newArgs = smallArgs(calls + 7);
+  const repeatHashed: PrehashedToolCall = { tool: 'search', argsHash: run.argsHash('search', repeatArgs) };
+  const newHashed: PrehashedToolCall = { tool: 'search', argsHash: run.argsHash('search', newArgs) };
+  if (run.shouldRefuse(repeatHashed).action !== 'refuse' || run.shouldRefuse(newHashed).action !== 'allow') throw new Error('unexpected decisions');
+  if (!naive.shouldRefuse('search', repeatArgs) || naive.shouldRefuse('search', newArgs)) throw new Error('unexpected naive decisions');
+
+  const { timings } = await measure(
+    {
+      'loopguard shouldRefuse (repeat, prehashed)': () => run.shouldRefuse(repeatHashed),
+      'loopguard shouldRefuse (new, prehashed)': () => run.shouldRefuse(newHashed),
+      'loopguard shouldRefuse (new, raw 150 B args)': () => run.shouldRefuse({ tool: 'search', args: newArgs }),
+      'loopguard shouldStop': () => run.shouldStop(),
+      'naive shouldRefuse (new, raw 150 B args)': () => naive.shouldRefuse('search', newArgs),
+      'naive shouldStop': () => naive.shouldStop(),
+    },
+    ROUNDS,
+    { time: calls >= 100_000 ? 150 : 60, iterations: 20, warmupTime: 20, warmupIterations: 20 },
+  );
+  cases.push({ calls, timings });
+  process.stderr.write(
+    `query ${calls} calls: ${Object.entries(timings)
+      .map(([name, timing]) => `${name} ${(timing.medianNs / 1000).toFixed(2)}/${(timing.p99Ns / 1000).toFixed(2)} µs`)
+      .join('; ')}\n`,
+  );
+}
+writeResult({ rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, cases });
