@@ -118,3 +118,31 @@ if (process.env.AI7_OTEL !== '0') {
   assert.deepEqual(novelty, ['new', 'seen', 'seen', 'seen', 'seen', 'seen', 'seen', 'seen']);
   assert.equal(stop?.action, 'stop');
 }
+
+// 4. @ai-sdk/otel's LegacyOpenTelemetry keeps the AI SDK 6 span shape (ai.generateText,
+//    ai.generateText.doGenerate, ai.toolCall): interpretAiSdkSpan reads it unchanged.
+if (process.env.AI7_OTEL !== '0') {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { interpretAiSdkSpan } = await import('../../../src/integrations/ai-sdk/index.js');
+  const otel: any = await import(pathToFileURL(requireAi7.resolve('@ai-sdk/otel')).href);
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const executions: string[] = [];
+  await ai.generateText({
+    model: loopingModel(['q1', 'q2']),
+    prompt: 'x',
+    tools: { search: searchTool(executions) },
+    stopWhen: ai.stepCountIs(5),
+    experimental_telemetry: { isEnabled: true, integrations: [new otel.LegacyOpenTelemetry({ tracer: provider.getTracer('legacy') })] },
+  });
+  await provider.forceFlush();
+  const roles = exporter
+    .getFinishedSpans()
+    .map((span) => interpretAiSdkSpan({ name: span.name, attributes: span.attributes, status: span.status, events: span.events }))
+    .filter((role) => role !== undefined)
+    .map((role) => role!.role);
+  console.log(`ai@${version} + LegacyOpenTelemetry: interpretAiSdkSpan roles [${roles.join(', ')}]`);
+  assert.equal(roles.filter((role) => role === 'call').length, 2);
+  assert.equal(roles.filter((role) => role === 'round').length, 3);
+  assert.equal(roles.filter((role) => role === 'run').length, 1);
+}
