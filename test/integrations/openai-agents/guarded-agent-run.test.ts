@@ -180,5 +180,22 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     expect(outcome.partial.rounds).to.equal(model.requests.length);
     expect(executions).to.have.length(4);
   });
+
+  it('records the SDK timeout text as a timeout failure', async () => {
+    const outcomes: string[] = [];
+    const slow = tool({
+      name: 'slowLookup',
+      description: 'Slow',
+      parameters: z.object({ id: z.string() }),
+      timeoutMs: 20,
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 200)),
+    });
+    const guard = new LoopGuard({ listeners: [{ callFinished: (_run, _call, outcome) => outcomes.push(outcome) }] });
+    const guarded = createGuardedAgentRun({ guard, tools: [slow] });
+    const model = new ScriptedAgentsModel([{ calls: [{ tool: 'slowLookup', args: { id: 'a' } }] }, { text: 'gave up' }]);
+    await new Runner().run(new Agent({ name: 'a', model, tools: guarded.tools }), 'x', { ...guarded.runOptions });
+    expect(outcomes).to.deep.equal(['timeout']);
+    expect(guarded.end().partial.tools.slowLookup.failures).to.equal(1);
+  });
 });
 
