@@ -2,7 +2,7 @@
 // (scripted), real tool functions, the real engine. Assertions are on what the model was
 // told (tool results and messages in the prompt it received) and what it was offered.
 import { expect } from 'chai';
-import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai';
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
@@ -300,6 +300,20 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     });
     expect(guarded.outcome().stopReason).to.equal('stale_rounds');
     expect(result.steps.length).to.be.lessThan(10);
+  });
+
+  it('works as ToolLoopAgent settings (one agent per run)', async () => {
+    const executions: string[] = [];
+    const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search: searchTool(executions) } });
+    const agent = new ToolLoopAgent({
+      model: scriptedLanguageModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'agent answer'),
+      ...guarded,
+      stopWhen: [guarded.stopWhen, stepCountIs(30)],
+    });
+    const result = await agent.generate({ prompt: 'loop' });
+    expect(result.text).to.equal('agent answer');
+    expect(guarded.end().stopReason).to.equal('stale_rounds');
+    expect(executions).to.have.length(4);
   });
 });
 
