@@ -18,6 +18,11 @@ export interface CreateGuardedAgentRunOptions<TContext> {
   callModelInputFilter?: CallModelInputFilter<any>;
   /** Your own toolErrorFormatter; it gets every error loopguard does not answer. */
   toolErrorFormatter?: ToolErrorFormatter<any>;
+  /**
+   * Append `guard.describePolicy()` (which calls are refused, the budgets) to the instructions
+   * of every model call, so the model can avoid refusals. Default false.
+   */
+  describePolicy?: boolean;
 }
 
 export interface GuardedAgentRun<TContext> {
@@ -58,7 +63,9 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
   return {
     tools: guardAgentTools(options.tools, { run }),
     runOptions: {
-      callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter),
+      callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter, {
+        policy: options.describePolicy ? options.guard.describePolicy() : undefined,
+      }),
       toolErrorFormatter: loopGuardToolErrorFormatter(run, options.toolErrorFormatter),
       toolNotFoundBehavior: 'return_error_to_model',
     },

@@ -12,9 +12,15 @@ import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
  * a nudge does not pile up in history):
  * - going stale: the nudge (the model is told it is repeating itself);
  * - the run must stop: the stop message; the tools are already hidden by `isEnabled`.
+ * With `options.policy` (`guard.describePolicy()`), the rules are appended too, so the model
+ * knows which calls will be refused before it is ever refused (document 000).
  * Your own filter, if any, runs first.
  */
-export function loopGuardCallModelInputFilter(run: RunGuard, filter?: CallModelInputFilter<any>): CallModelInputFilter<any> {
+export function loopGuardCallModelInputFilter(
+  run: RunGuard,
+  filter?: CallModelInputFilter<any>,
+  options: { policy?: string } = {},
+): CallModelInputFilter<any> {
   const state = getOpenAIAgentsRunState(run);
   return async (args: CallModelInputFilterArgs<any>): Promise<ModelInputData> => {
     const modelData = filter === undefined ? args.modelData : await filter(args);
@@ -29,10 +35,11 @@ export function loopGuardCallModelInputFilter(run: RunGuard, filter?: CallModelI
       undefined,
     );
     const note = decision?.action === 'stop' ? decision.message : decision?.nudge;
-    if (note === undefined) return modelData;
+    const additions = [options.policy, note].filter((text): text is string => text !== undefined && text !== '');
+    if (additions.length === 0) return modelData;
     return {
       ...modelData,
-      instructions: modelData.instructions ? `${modelData.instructions}\n\n${note}` : note,
+      instructions: [modelData.instructions, ...additions].filter(Boolean).join('\n\n'),
     };
   };
 }

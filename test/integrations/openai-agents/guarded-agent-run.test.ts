@@ -197,5 +197,14 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     expect(outcomes).to.deep.equal(['timeout']);
     expect(guarded.end().partial.tools.slowLookup.failures).to.equal(1);
   });
+
+  it('puts the policy in the instructions when asked', async () => {
+    const guard = new LoopGuard();
+    const guarded = createGuardedAgentRun({ guard, tools: [searchTool([])], describePolicy: true });
+    const model = new ScriptedAgentsModel([{ text: 'ok' }]);
+    await new Runner().run(new Agent({ name: 'a', instructions: 'Be brief.', model, tools: guarded.tools }), 'x', { ...guarded.runOptions });
+    expect(model.requests[0].systemInstructions).to.equal(`Be brief.\n\n${guard.describePolicy()}`);
+    guarded.end();
+  });
 });
 
