@@ -16,3 +16,4 @@ export {
 } from './interpret-ai-sdk-span.js';
 export { aiSdkSpanInterpreter } from './ai-sdk-span-interpreter.js';
 export { loopGuardToolApproval, type LoopGuardApprovalStatus } from './loop-guard-tool-approval.js';
+export { AiSdkGenAiSpanProcessor } from './ai-sdk-gen-ai-span-processor.js';
