@@ -62,12 +62,12 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
       prepareStep: options.prepareStep,
     }),
     onStepFinish: (step: StepResult<TOOLS>) => {
-      // Each finished step is one more entry; the SDK passes only the last one here.
-      stepsSeen.push(step);
-      failOpen('recordUsage', () => recordStepUsage(run, stepsSeen), undefined);
+      // The last step (the answer) has no prepareStep after it: its usage is recorded here.
+      finishedSteps += 1;
+      failOpen('recordUsage', () => recordStepUsage(run, finishedSteps, step.usage), undefined);
     },
   };
-  const stepsSeen: StepResult<TOOLS>[] = [];
+  let finishedSteps = 0;
   Object.defineProperty(settings, 'run', { value: run, enumerable: false });
   Object.defineProperty(settings, 'outcome', { value: () => getLoopGuardOutcome(run), enumerable: false });
   Object.defineProperty(settings, 'end', {

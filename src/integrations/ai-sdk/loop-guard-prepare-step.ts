@@ -49,7 +49,7 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
       'prepareStep',
       () => {
         recordUnofferedToolCalls(run, step.steps);
-        recordStepUsage(run, step.steps);
+        recordStepUsage(run, step.steps.length, step.steps[step.steps.length - 1]?.usage);
         // Judge the step that just finished while it is still the current round (so the nudge
         // can name the tools that repeated), then open the round of the coming model call.
         const decision = run.shouldStop();

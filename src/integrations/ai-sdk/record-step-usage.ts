@@ -3,14 +3,14 @@ import type { RunGuard } from '../../core/run-guard.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
 
 /**
- * Records the token usage of the step that just finished into the round that is still current
- * (each step's usage belongs to its round until the next beginRound). Called from onStepFinish
- * and again from prepareStep; whichever comes first records, the other sees it done.
+ * Records the token usage of finished step number `finishedSteps` (1-based) into the round that
+ * is still current (a step's usage belongs to its round until the next beginRound). Called
+ * from onStepFinish and again from prepareStep; whichever comes first records, the other sees
+ * it done.
  */
-export function recordStepUsage(run: RunGuard, steps: ReadonlyArray<{ usage: LanguageModelUsage }>): void {
+export function recordStepUsage(run: RunGuard, finishedSteps: number, usage: LanguageModelUsage | undefined): void {
   const state = getAiSdkRunState(run);
-  if (steps.length === 0 || steps.length <= state.usageRecordedSteps) return;
-  const usage = steps[steps.length - 1].usage;
-  run.recordUsage({ inputTokens: usage?.inputTokens, outputTokens: usage?.outputTokens });
-  state.usageRecordedSteps = steps.length;
+  if (finishedSteps === 0 || finishedSteps <= state.usageRecordedSteps || usage === undefined) return;
+  run.recordUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+  state.usageRecordedSteps = finishedSteps;
 }

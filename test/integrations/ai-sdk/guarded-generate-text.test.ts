@@ -88,8 +88,12 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     expect(outcome.partial).to.include({ executed: 4, newFacts: 1, seenResults: 3 });
     expect(outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['tool.disabled', 'tool.disabled']);
     expect(rounds.slice(0, 4).map((round) => round.verdict)).to.deep.equal(['new', 'stale', 'stale', 'stale']);
-    // Usage reached the engine: the stale rounds' tokens are counted as wasted.
-    expect(outcome.partial.wastedTokens).to.be.greaterThan(0);
+    // Usage reached the engine once per round (prepareStep and onStepFinish both report it),
+    // the final answer's included; stale and refused rounds' tokens count as wasted.
+    guarded.end();
+    expect(rounds.map((round) => round.usage)).to.deep.equal(rounds.map(() => ({ inputTokens: 100, outputTokens: 10 })));
+    expect(rounds).to.have.length(model.doGenerateCalls.length);
+    expect(outcome.partial.wastedTokens).to.equal(5 * 110);
   });
 
   it('records failures and rethrows them to the SDK; a retry loop whose only change is an attempt counter is caught', async () => {
