@@ -6,6 +6,7 @@ import { Agent, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import type { RoundSummary } from '../../../src/core/types.js';
 import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
 import { ScriptedAgentsModel, functionOutputsIn } from '../helpers/scripted-agents-model.js';
 
@@ -50,7 +51,9 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
 
   it('nudges in the instructions, hides the looping tool, and ends the run with no tools and the stop message', async () => {
     const executions: string[] = [];
-    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)], runId: 'stale' });
+    const rounds: RoundSummary[] = [];
+    const guard = new LoopGuard({ listeners: [{ roundClosed: (_run, summary) => rounds.push(summary) }] });
+    const guarded = createGuardedAgentRun({ guard, tools: [searchTool(executions)], runId: 'stale' });
     const queries = ['retention', 'data retention', 'retention period', 'how long is data kept', 'EU retention', 'retention policy', 'trash'];
     const model = new ScriptedAgentsModel(queries.map((query) => ({ calls: [{ tool: 'search', args: { query } }] })), 'Deleted data goes after 30 days; nothing EU-specific found.');
     const agent = new Agent({ name: 'support', instructions: 'Answer from the docs.', model, tools: guarded.tools });
@@ -71,7 +74,10 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     const outcome = guarded.end();
     expect(outcome.stopReason).to.equal('stale_rounds');
     expect(outcome.partial).to.include({ executed: 4, newFacts: 1, seenResults: 3 });
-    expect(outcome.partial.wastedTokens).to.be.greaterThan(0);
+    // Each model call's usage landed in its own round, the last one included, once.
+    expect(rounds).to.have.length(model.requests.length);
+    expect(rounds.map((round) => round.usage)).to.deep.equal(rounds.map(() => ({ inputTokens: 100, outputTokens: 10 })));
+    expect(outcome.partial.wastedTokens).to.equal(5 * 110);
   });
 
   it('counts the SDK default error text as a failure: a retry loop with an attempt counter stops on consecutive failures', async () => {
