@@ -37,21 +37,26 @@ for (const calls of RUN_LENGTHS) {
   }
   if (run.shouldStop().action !== 'continue') throw new Error('setup run stopped');
 
-  // A repeat of a call in the middle of the run (refused), and a call never made (allowed).
-  const repeatArgs = smallArgs(calls >> 1);
-  const newArgs = smallArgs(calls + 7);
-  const repeatHashed: PrehashedToolCall = { tool: 'search', argsHash: run.argsHash('search', repeatArgs) };
-  const newHashed: PrehashedToolCall = { tool: 'search', argsHash: run.argsHash('search', newArgs) };
-  if (run.shouldRefuse(repeatHashed).action !== 'refuse' || run.shouldRefuse(newHashed).action !== 'allow') throw new Error('unexpected decisions');
-  if (!naive.shouldRefuse('search', repeatArgs) || naive.shouldRefuse('search', newArgs)) throw new Error('unexpected naive decisions');
+  // Repeats of calls from the middle of the run (refused), and calls never made (allowed).
+  // Each task alternates between two calls, so no query reuses the previous one's lookups.
+  const repeatArgs = [smallArgs(calls >> 1), smallArgs((calls >> 1) + 1)];
+  const newArgs = [smallArgs(calls + 7), smallArgs(calls + 8)];
+  const repeatHashed: PrehashedToolCall[] = repeatArgs.map((args) => ({ tool: 'search', argsHash: run.argsHash('search', args) }));
+  const newHashed: PrehashedToolCall[] = newArgs.map((args) => ({ tool: 'search', argsHash: run.argsHash('search', args) }));
+  for (let index = 0; index < 2; index++) {
+    if (run.shouldRefuse(repeatHashed[index]!).action !== 'refuse' || run.shouldRefuse(newHashed[index]!).action !== 'allow') throw new Error('unexpected decisions');
+    if (!naive.shouldRefuse('search', repeatArgs[index]) || naive.shouldRefuse('search', newArgs[index])) throw new Error('unexpected naive decisions');
+  }
+  let turn = 0;
+  const next = () => (turn ^= 1);
 
   const { timings } = await measure(
     {
-      'loopguard shouldRefuse (repeat, prehashed)': () => run.shouldRefuse(repeatHashed),
-      'loopguard shouldRefuse (new, prehashed)': () => run.shouldRefuse(newHashed),
-      'loopguard shouldRefuse (new, raw 150 B args)': () => run.shouldRefuse({ tool: 'search', args: newArgs }),
+      'loopguard shouldRefuse (repeat, prehashed)': () => run.shouldRefuse(repeatHashed[next()]!),
+      'loopguard shouldRefuse (new, prehashed)': () => run.shouldRefuse(newHashed[next()]!),
+      'loopguard shouldRefuse (new, raw 150 B args)': () => run.shouldRefuse({ tool: 'search', args: newArgs[next()] }),
       'loopguard shouldStop': () => run.shouldStop(),
-      'naive shouldRefuse (new, raw 150 B args)': () => naive.shouldRefuse('search', newArgs),
+      'naive shouldRefuse (new, raw 150 B args)': () => naive.shouldRefuse('search', newArgs[next()]),
       'naive shouldStop': () => naive.shouldStop(),
     },
     ROUNDS,

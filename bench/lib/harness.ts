@@ -83,10 +83,15 @@ export function writeResult(value: unknown): void {
   else console.log(text);
 }
 
+/**
+ * Bytes the process retains after a full gc: the V8 heap plus ArrayBuffer backing stores,
+ * which live outside the heap (the ledger's packed identity tables are typed arrays).
+ */
 export function heapAfterGc(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error('run with node --expose-gc');
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
 }

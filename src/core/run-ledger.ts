@@ -46,9 +46,10 @@ export class RoundAccumulator {
  */
 export class RunLedger {
   round = 0;
-  readonly signatures = new Map<string, SignatureRecord>();
-  /** Fingerprints of every result seen in the run; kept until the run ends (document 000). */
-  readonly fingerprints = new Set<string>();
+  /** One record per distinct call identity (a packed Map<string, SignatureRecord>, see below). */
+  readonly signatures = new SignatureTable();
+  /** Fingerprints of every result seen in the run; kept until the run ends (document 000). A packed Set<string>. */
+  readonly fingerprints = new FingerprintSet();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;
@@ -100,5 +101,239 @@ export class RunLedger {
       this.tallies.set(tool, tally);
     }
     return tally;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Packed identity tables (memory per recorded call is a budget, issue 6: ≤ 150 B).
+//
+// Call and result identities are 22-character base64url strings (hash.ts: 128 bits). As JS
+// strings in a Map/Set each costs a 40 B string plus a 28–39 B table entry (Node builds have
+// no pointer compression: 8 B per field). Here a canonical 22-character identity is decoded
+// to its 16 bytes and kept in an open-addressing table over a Uint32Array: 16 B per slot at
+// a load of 3/8 to 3/4. Anything else (replayed hashes of another format, `empty:tool`
+// markers) goes to an ordinary string-keyed Map/Set, so lookups stay exact: two strings are
+// the same entry if and only if they are equal.
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** 6-bit value + 1 per character code (0 = not base64url). */
+const BASE64URL_VALUE_PLUS_ONE = new Uint8Array(128);
+for (let index = 0; index < BASE64URL.length; index++) BASE64URL_VALUE_PLUS_ONE[BASE64URL.charCodeAt(index)] = index + 1;
+
+const IDENTITY_LENGTH = 22;
+
+/** Scratch for the identity being looked up (single-threaded, never held across calls). */
+const probe = new Uint32Array(4);
+/** The string last decoded into `probe` and whether it was canonical (has then add decode once). */
+let lastDecoded: string | undefined;
+let lastCanonical = false;
+
+function sixBits(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code < 128 ? BASE64URL_VALUE_PLUS_ONE[code]! - 1 : -1;
+}
+
+/**
+ * Decodes a canonical 22-character identity into `probe[0..3]` (big-endian words). Returns
+ * false for any other string: wrong length, a character outside base64url, or a last
+ * character whose low four bits are set (not the encoding of exactly 16 bytes, so two
+ * strings could decode alike). Allocation-free; fixed shifts, since 22 × 6 = 132 bits lay out
+ * as 5⅓ characters per 32-bit word.
+ */
+function decodeIdentity(text: string): boolean {
+  if (text === lastDecoded) return lastCanonical;
+  lastDecoded = text;
+  lastCanonical = false;
+  if (text.length !== IDENTITY_LENGTH) return false;
+  let invalid = 0;
+  const v: number[] = DECODED;
+  for (let index = 0; index < IDENTITY_LENGTH; index++) {
+    const value = sixBits(text, index);
+    invalid |= value;
+    v[index] = value;
+  }
+  // A -1 anywhere sets the sign bit; a set low nibble in the last character is not canonical.
+  if (invalid < 0 || (v[21]! & 0x0f) !== 0) return false;
+  probe[0] = (v[0]! << 26) | (v[1]! << 20) | (v[2]! << 14) | (v[3]! << 8) | (v[4]! << 2) | (v[5]! >> 4);
+  probe[1] = ((v[5]! & 15) << 28) | (v[6]! << 22) | (v[7]! << 16) | (v[8]! << 10) | (v[9]! << 4) | (v[10]! >> 2);
+  probe[2] = ((v[10]! & 3) << 30) | (v[11]! << 24) | (v[12]! << 18) | (v[13]! << 12) | (v[14]! << 6) | v[15]!;
+  probe[3] = (v[16]! << 26) | (v[17]! << 20) | (v[18]! << 14) | (v[19]! << 8) | (v[20]! << 2) | (v[21]! >> 4);
+  lastCanonical = true;
+  return true;
+}
+const DECODED: number[] = new Array<number>(IDENTITY_LENGTH).fill(0);
+
+/**
+ * Open addressing with linear probing over 4 words per slot; an all-zero slot is empty, so
+ * the all-zero identity is kept aside. Slots are allocated on first insert: an idle run
+ * pays nothing. Grows ×2 past 3/4 full.
+ */
+class PackedIdentityTable {
+  private words: Uint32Array | undefined;
+  private mask = 0;
+  count = 0;
+
+  /** Slot of the identity in `probe`, or -1 - (free slot) when absent. */
+  find(): number {
+    const words = this.words;
+    if (words === undefined) return -1;
+    const w0 = probe[0]!;
+    const w1 = probe[1]!;
+    const w2 = probe[2]!;
+    const w3 = probe[3]!;
+    // The words are sha256 output: any of them is already a uniform hash.
+    let slot = (w3 ^ w0) & this.mask;
+    for (;;) {
+      const base = slot * 4;
+      const s0 = words[base]!;
+      const s1 = words[base + 1]!;
+      const s2 = words[base + 2]!;
+      const s3 = words[base + 3]!;
+      if (s0 === w0 && s1 === w1 && s2 === w2 && s3 === w3) return slot;
+      if (s0 === 0 && s1 === 0 && s2 === 0 && s3 === 0) return -1 - slot;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  /** Inserts the identity in `probe`, absent: `found` is what `find()` returned. Returns its slot. */
+  insert(found: number): number {
+    let free = -1 - found;
+    if (this.words === undefined || (this.count + 1) * 4 > (this.mask + 1) * 3) {
+      this.grow();
+      free = -1 - this.find();
+    }
+    const base = free * 4;
+    const words = this.words!;
+    words[base] = probe[0]!;
+    words[base + 1] = probe[1]!;
+    words[base + 2] = probe[2]!;
+    words[base + 3] = probe[3]!;
+    this.count += 1;
+    return free;
+  }
+
+  /** Called with the old→new slot of every entry when the table grows. */
+  protected moved(_from: number, _to: number): void {}
+
+
+  private grow(): void {
+    const old = this.words;
+    const capacity = old === undefined ? 8 : (this.mask + 1) * 2;
+    this.words = new Uint32Array(capacity * 4);
+    this.mask = capacity - 1;
+    this.resized(capacity);
+    if (old === undefined) return;
+    const saved = new Uint32Array(probe);
+    for (let slot = 0; slot < old.length / 4; slot++) {
+      const base = slot * 4;
+      if (old[base] === 0 && old[base + 1] === 0 && old[base + 2] === 0 && old[base + 3] === 0) continue;
+      probe[0] = old[base]!;
+      probe[1] = old[base + 1]!;
+      probe[2] = old[base + 2]!;
+      probe[3] = old[base + 3]!;
+      const to = -1 - this.find();
+      const words = this.words;
+      words[to * 4] = probe[0]!;
+      words[to * 4 + 1] = probe[1]!;
+      words[to * 4 + 2] = probe[2]!;
+      words[to * 4 + 3] = probe[3]!;
+      this.moved(slot, to);
+    }
+    probe.set(saved);
+  }
+
+  /** Hook for subclasses keeping per-slot values. */
+  protected resized(_capacity: number): void {}
+}
+
+function isZeroProbe(): boolean {
+  return probe[0] === 0 && probe[1] === 0 && probe[2] === 0 && probe[3] === 0;
+}
+
+/**
+ * The run's set of result fingerprints: `has` / `add` / `size` of a Set<string>, with the
+ * same answers. Measured (bench/memory.ts): see BENCHMARKS.md, case 3.
+ */
+export class FingerprintSet {
+  private readonly packed = new PackedIdentityTable();
+  private hasZero = false;
+  private other: Set<string> | undefined;
+
+  has(fingerprint: string): boolean {
+    if (!decodeIdentity(fingerprint)) return this.other?.has(fingerprint) ?? false;
+    if (isZeroProbe()) return this.hasZero;
+    return this.packed.find() >= 0;
+  }
+
+  add(fingerprint: string): this {
+    if (!decodeIdentity(fingerprint)) {
+      (this.other ??= new Set()).add(fingerprint);
+      return this;
+    }
+    if (isZeroProbe()) {
+      this.hasZero = true;
+      return this;
+    }
+    const found = this.packed.find();
+    if (found < 0) this.packed.insert(found);
+    return this;
+  }
+
+  get size(): number {
+    return this.packed.count + (this.hasZero ? 1 : 0) + (this.other?.size ?? 0);
+  }
+}
+
+class PackedValueTable<V> extends PackedIdentityTable {
+  values: Array<V | undefined> = [];
+  private previous: Array<V | undefined> | undefined;
+
+  protected override resized(capacity: number): void {
+    this.previous = this.values;
+    this.values = new Array<V | undefined>(capacity).fill(undefined);
+  }
+
+  protected override moved(from: number, to: number): void {
+    this.values[to] = this.previous![from];
+  }
+}
+
+/**
+ * The run's call records by call identity: `get` / `set` / `has` / `size` of a
+ * Map<string, SignatureRecord>, with the same answers and the same record objects.
+ */
+export class SignatureTable {
+  private readonly packed = new PackedValueTable<SignatureRecord>();
+  private zero: SignatureRecord | undefined;
+  private other: Map<string, SignatureRecord> | undefined;
+
+  get(argsHash: string): SignatureRecord | undefined {
+    if (!decodeIdentity(argsHash)) return this.other?.get(argsHash);
+    if (isZeroProbe()) return this.zero;
+    const slot = this.packed.find();
+    return slot >= 0 ? this.packed.values[slot] : undefined;
+  }
+
+  has(argsHash: string): boolean {
+    return this.get(argsHash) !== undefined;
+  }
+
+  set(argsHash: string, record: SignatureRecord): this {
+    if (!decodeIdentity(argsHash)) {
+      (this.other ??= new Map()).set(argsHash, record);
+      return this;
+    }
+    if (isZeroProbe()) {
+      this.zero = record;
+      return this;
+    }
+    let slot = this.packed.find();
+    if (slot < 0) slot = this.packed.insert(slot);
+    this.packed.values[slot] = record;
+    return this;
+  }
+
+  get size(): number {
+    return this.packed.count + (this.zero !== undefined ? 1 : 0) + (this.other?.size ?? 0);
   }
 }
