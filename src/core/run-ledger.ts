@@ -114,6 +114,11 @@ export class RunLedger {
 // a load of 3/8 to 3/4. Anything else (replayed hashes of another format, `empty:tool`
 // markers) goes to an ordinary string-keyed Map/Set, so lookups stay exact: two strings are
 // the same entry if and only if they are equal.
+//
+// Measured (bench/memory.ts, 100k runs × 20 distinct calls with distinct results, heap +
+// ArrayBuffers after gc): 277 → 224 B per recorded call, 1 828 → 1 733 B per idle run (the
+// tables are allocated on first insert). Cost: decoding an identity is ~0.2–0.3 µs per
+// lookup (bench/query.ts, shouldRefuse prehashed: median 0.34 → 0.65 µs, p99 < 2.1 µs).
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** 6-bit value + 1 per character code (0 = not base64url). */
@@ -252,7 +257,8 @@ function isZeroProbe(): boolean {
 
 /**
  * The run's set of result fingerprints: `has` / `add` / `size` of a Set<string>, with the
- * same answers. Measured (bench/memory.ts): see BENCHMARKS.md, case 3.
+ * same answers. A fingerprint costs 16 B at a load of 3/8–3/4 instead of a 40 B string and a
+ * ~28 B Set entry (measurements above).
  */
 export class FingerprintSet {
   private readonly packed = new PackedIdentityTable();
