@@ -374,8 +374,11 @@ export class RunGuard implements RunView {
       return decision;
     }
     const ladder = this.options.escalation;
+    // The nudge is about answers repeating; a round of repeated *errors* is a retry, which
+    // the retry budget and consecutive failures judge — telling an honest 503 retry "try a
+    // different approach" only costs tokens (seen in the demo's honest-retry scenario).
     const nudge =
-      ladder.enabled && projection.staleRoundStreak >= ladder.nudgeAfter
+      ladder.enabled && projection.staleRoundStreak >= ladder.nudgeAfter && projection.repeatingTools.length > 0
         ? nudgeMessage(projection.repeatingTools, projection.staleRoundStreak)
         : undefined;
     return nudge === undefined

@@ -12,6 +12,8 @@ describe('checks/retry-budget', () => {
     expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow', 'allow']);
     expect(log.slice(1).map((round) => round.decisions[0])).to.satisfy((ds: Array<{ kind?: string }>) => ds.every((d) => d.kind === 'retry'));
     expect(log.at(-1)!.after.action).to.equal('continue');
+    // Repeated errors are a retry, not a stale answer: no "try a different approach" nudge.
+    expect(log.some((round) => round.after.action === 'continue' && round.after.nudge !== undefined)).to.equal(false);
   });
 
   it('stops the attempt-counter retry of document 003 within 5 iterations, not 340', () => {
