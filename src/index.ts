@@ -70,3 +70,40 @@ export { ReplayInputError, ReplayFileError } from './replay/replay-input-error.j
 // and OTLP exporters, lives on its own subpath: `import { setupLoopGuardTelemetry } from 'loopguard/telemetry'`.
 export { createLoopGuardTelemetry, OTHER_TOOL, type LoopGuardTelemetry, type LoopGuardTelemetryOptions, type ObservableGuard } from './telemetry/telemetry.js';
 export { PROMETHEUS_METRICS, EVENT_RUN_STOP, EVENT_TOOL_REFUSED } from './telemetry/names.js';
+
+// Framework adapters: Vercel AI SDK (v6; v7 tool approval) and OpenAI Agents JS. They import
+// only their SDK's types, so loading loopguard never loads either SDK.
+export {
+  createGuardedAgentSettings,
+  type CreateGuardedAgentSettingsOptions,
+  type GuardedAgentSettings,
+  guardTools,
+  type GuardToolsOptions,
+  loopGuardPrepareStep,
+  type LoopGuardPrepareStepOptions,
+  loopGuardStopCondition,
+  loopGuardToolApproval,
+  type LoopGuardApprovalStatus,
+  AiSdkGenAiSpanProcessor,
+  aiSdkSpanInterpreter,
+  interpretAiSdkSpan,
+  type AiSdkSpanInput,
+  type AiSdkSpanRole,
+  type AiSdkRunSpan,
+  type AiSdkRoundSpan,
+  type AiSdkCallSpan,
+  createGuardedAgentRun,
+  type CreateGuardedAgentRunOptions,
+  type GuardedAgentRun,
+  guardAgentTools,
+  type GuardAgentToolsOptions,
+  loopGuardToolInputGuardrail,
+  LOOP_GUARD_INPUT_GUARDRAIL_NAME,
+  loopGuardToolOutputGuardrail,
+  AgentToolError,
+  loopGuardCallModelInputFilter,
+  loopGuardToolErrorFormatter,
+  getLoopGuardOutcome,
+  type LoopGuardOutcome,
+  type DeliveredRefusal,
+} from './integrations/index.js';

@@ -87,7 +87,9 @@ export function describePolicyText(options: ResolvedOptions): string {
     if (policy.cursorArg) lines.push(`- ${name} pages through results: each call must pass a new \`${policy.cursorArg}\`.`);
     if (policy.exempt) lines.push(`- ${name} may be called again with the same arguments (it waits for work in progress).`);
   }
-  lines.push(`- If ${options.staleRounds} rounds in a row bring back only results you have already seen, tools are removed and you must answer from what you have.`);
+  if (Number.isFinite(options.staleRounds)) {
+    lines.push(`- If ${options.staleRounds} rounds in a row bring back only results you have already seen, tools are removed and you must answer from what you have.`);
+  }
   const budgets: string[] = [];
   if (Number.isFinite(options.maxToolCalls)) budgets.push(`${options.maxToolCalls} tool calls`);
   if (Number.isFinite(options.maxRounds)) budgets.push(`${options.maxRounds} rounds`);

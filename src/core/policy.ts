@@ -81,7 +81,9 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   return {
     profile,
     threshold,
-    staleRounds: validated.staleRounds ?? threshold,
+    // Document 000: result comparison applies to the researcher loop; a chat turn stops on
+    // back-to-back repeats, failures and its round limit.
+    staleRounds: validated.staleRounds ?? (researcher ? threshold : Infinity),
     refusedRounds: validated.refusedRounds ?? threshold,
     consecutiveFailures: validated.consecutiveFailures ?? threshold,
     backToBackLimit: validated.backToBackLimit ?? 3,
@@ -184,9 +186,10 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
   if (value.profile !== undefined && !PROFILES.includes(value.profile as Profile)) {
     fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(value.profile)}`, source);
   }
-  for (const key of ['threshold', 'staleRounds', 'refusedRounds', 'consecutiveFailures', 'backToBackLimit', 'maxStalled'] as const) {
+  for (const key of ['threshold', 'refusedRounds', 'consecutiveFailures', 'backToBackLimit', 'maxStalled'] as const) {
     checkPositiveInteger(value[key], key, source);
   }
+  checkPositiveInteger(value.staleRounds, 'staleRounds', source, true);
   for (const key of ['maxToolCalls', 'maxRounds', 'maxRunMs', 'maxFingerprintBytes'] as const) {
     checkPositiveInteger(value[key], key, source, true);
   }

@@ -94,7 +94,12 @@ const TIMEOUT_PATTERN = /time.?out|timed.?out|deadline.?exceeded|abort/i;
  * thrown ones (an SDK's `RateLimitError` with `status: 429`) land in the same classes.
  */
 export function classifyError(error: unknown): Exclude<OutcomeClass, 'success' | 'empty' | 'refused'> {
-  const status = Number(readField(error, 'status') ?? readField(error, 'statusCode') ?? NaN);
+  // HTTP clients put the status on the error (fetch wrappers, SDKs) or on its response
+  // (got: response.statusCode, axios: response.status).
+  const response = readField(error, 'response');
+  const status = Number(
+    readField(error, 'status') ?? readField(error, 'statusCode') ?? readField(response, 'status') ?? readField(response, 'statusCode') ?? NaN,
+  );
   if (status === 429 || status === 503 || status === 529) return 'overloaded';
   if (status === 408 || status === 504) return 'timeout';
   const labels = [readField(error, 'type'), readField(error, 'name'), readField(error, 'code')]

@@ -103,7 +103,7 @@ export interface LoopGuardOptions {
   profile?: Profile;
   /** The one shared "tries that go nowhere" threshold N. Default 5. */
   threshold?: number;
-  /** Stale rounds in a row that stop the run. Default N. */
+  /** Stale rounds in a row that stop the run. Default: researcher N, chat off (Infinity; document 000). */
   staleRounds?: number;
   /** Rounds in a row where every call was refused that stop the run. Default N. */
   refusedRounds?: number;

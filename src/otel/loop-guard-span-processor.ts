@@ -46,6 +46,8 @@ interface TrackedSpan {
   /** `other`: any span under a run (HTTP, framework steps), kept so its children find the run. */
   kind: 'run' | 'round' | 'call' | 'other';
   ticket?: CallTicket;
+  /** For calls: the attribute holding the raw result under the span's convention. */
+  resultAttribute?: string | undefined;
   /** The parent span, so a model-call span can see whether it is inside a round or a call. */
   parentSpanId?: string | undefined;
   /** For run spans: the run this one is nested in (a sub-agent), restored when it ends. */
@@ -255,7 +257,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
       span.setAttribute(ATTR_OUTCOME, 'refused');
     }
-    this.track(spanId, { run, kind: 'call', ticket, parentSpanId });
+    this.track(spanId, { run, kind: 'call', ticket, parentSpanId, resultAttribute: role.resultAttribute });
   }
 
   private handleEnding(span: Span | ReadableSpan): void {
@@ -273,6 +275,10 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
     if (tracked.kind === 'run') {
       tracked.done = true;
+      // A run that is only observed (nobody asks shouldStop: telemetry-only apps) still gets
+      // its verdict, its stop event and loopguard.stop.reason on the span while it can be
+      // written. Not earlier: latching mid-run would mark calls that really ran as refused.
+      tracked.run.shouldStop();
       const partial = tracked.run.partial();
       if ('setAttribute' in span && !span.ended) {
         span.setAttribute(ATTR_RUN_ROUNDS, partial.rounds);
@@ -285,7 +291,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     tracked.done = true;
     if (ticket === undefined || ticket.decision.action === 'refuse') return;
     const policy = this.guard.options.tool(ticket.call.tool);
-    const outcome = readCallOutcome(span.attributes, span.status, policy, this.guard.options.maxFingerprintBytes);
+    const outcome = readCallOutcome(span.attributes, span.status, policy, this.guard.options.maxFingerprintBytes, tracked.resultAttribute);
     const novelty = tracked.run.finishCall(ticket, outcome);
     if ('setAttribute' in span && !span.ended) span.setAttribute(ATTR_NOVELTY, novelty);
   }

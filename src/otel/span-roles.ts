@@ -29,7 +29,15 @@ export type SpanAttributeMap = Readonly<Record<string, SpanAttributeValue>>;
 export type SpanRole =
   | { kind: 'run'; runId: string | undefined }
   | { kind: 'round' }
-  | { kind: 'call'; tool: string; callId: string | undefined; argsHash: string | undefined; rawArguments: string | undefined };
+  | {
+      kind: 'call';
+      tool: string;
+      callId: string | undefined;
+      argsHash: string | undefined;
+      rawArguments: string | undefined;
+      /** Where this convention keeps the raw result. Default `gen_ai.tool.call.result`. */
+      resultAttribute?: string;
+    };
 
 /**
  * An extra mapping for spans of other conventions (e.g. the Vercel AI SDK's `ai.toolCall`).

@@ -202,14 +202,15 @@ describe('LoopGuardSpanProcessor', () => {
       expect(h.one('invoke_agent researcher').attributes['loopguard.stop.reason']).to.equal('stale_rounds');
     });
 
-    it('a stop decided after the invoke_agent span ended leaves the exported span alone', () => {
+    it('an observed run nobody asked shouldStop gets its verdict when its invoke_agent span ends', () => {
       h = makeHarness({ profile: 'researcher', escalation: { enabled: false }, staleRounds: 2 });
       const { span: root, ctx } = startRunSpan(h.tracer, 'late');
       for (let n = 1; n <= 3; n++) staleRound(h, ctx, n);
       root.end();
       const run = h.processor.guard.getRun('late')!;
+      expect(run.stopped?.reason).to.equal('stale_rounds');
       expect(() => run.shouldStop()).to.not.throw();
-      expect(h.one('invoke_agent researcher').attributes).to.not.have.property('loopguard.stop.reason');
+      expect(h.one('invoke_agent researcher').attributes).to.have.property('loopguard.stop.reason', 'stale_rounds');
       expect(diagnostics.matching(/ended Span/)).to.have.length(0);
     });
   });
