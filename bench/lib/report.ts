@@ -194,6 +194,7 @@ export function renderReport(results: SuiteResults, context: ReportContext): str
     'wrapped in a bare `tracer.startActiveSpan` with the same GenAI attributes. Both providers have a',
     '`BatchSpanProcessor` with a no-op exporter and the AsyncLocalStorage context manager a Node app runs with.',
     `Each run makes ${results.overhead.callsPerRun} distinct calls (all allowed and executed), then a new run starts (both sides).`,
+    `The ≤ 2 KB cases run ${2 * results.overhead.rounds - 1} interleaved rounds, the larger ones ${results.overhead.rounds}.`,
     '',
     '| Arguments | Result | bare span (µs) | loopguard (µs) | loopguard / bare |',
     '|---|---|---:|---:|---:|',
