@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { callSignature } from './call-signature.js';
 import { describePolicyText } from './messages.js';
 import { resolveOptions, type ResolvedOptions } from './policy.js';
-import { fingerprintOutcome } from './result-fingerprint.js';
-import { RunGuard, type RunHooks } from './run-guard.js';
+import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
 import type { CallOutcome, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
@@ -147,7 +146,7 @@ export class LoopGuard {
 
   /** Result identity of an outcome under the tool's policy. */
   fingerprint(tool: string, outcome: CallOutcome): PrehashedOutcome {
-    return fingerprintOutcome(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
+    return safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
   }
 
   private touch(run: RunGuard): void {

@@ -77,6 +77,7 @@ export function describePolicyText(options: ResolvedOptions): string {
   } else {
     lines.push(`- The same call (same tool, same arguments) ${options.backToBackLimit} times in a row is refused: use the result you already have.`);
   }
+  lines.push('- Do not make the same call twice in one response: the second copy is refused while the first runs.');
   lines.push('- Argument order, whitespace and fields such as timestamps, nonces, request ids and attempt counters do not make a call different.');
   lines.push(`- After a call fails you may retry it unchanged a few times (${options.threshold} by default); after that, change the arguments or the approach.`);
   for (const [name, policy] of Object.entries(options.tools)) {

@@ -16,7 +16,7 @@ import { stopOnStalledProgress } from './checks/stalled-progress.js';
 import type { StopCheck } from './checks/stop-check.js';
 import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stopMessage } from './messages.js';
-import type { ResolvedOptions } from './policy.js';
+import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome } from './result-fingerprint.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type {
@@ -68,7 +68,6 @@ const STOP_CHECKS: readonly StopCheck[] = [
 const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'repeat.back_to_back',
   'repeat.run_wide',
-  'repeat.in_flight',
   'pagination.cursor_not_advanced',
   'retry.budget_exhausted',
   'poll.deadline_passed',
@@ -163,10 +162,13 @@ export class RunGuard implements RunView {
    * next. Returns the new round number. Calls made before any round begin round 1.
    */
   beginRound(usage?: ModelUsage): number {
+    if (this.ended) return this.ledger.round;
     this.closeRound();
     this.ledger.round += 1;
     this.ledger.current = new RoundAccumulator();
     this.ledger.currentClosed = false;
+    // The run's clock starts with its first model call, not its first tool call.
+    if (this.ledger.startTime === undefined) this.ledger.startTime = this.timeOf(undefined);
     if (usage !== undefined) this.ledger.current.usage = { ...usage };
     this.touch();
     return this.ledger.round;
@@ -229,6 +231,7 @@ export class RunGuard implements RunView {
       ledger.executed += 1;
       ledger.budgetedCalls += 1;
       ledger.inFlight += 1;
+      round.inFlight += 1;
       tally.executed += 1;
       let record = ledger.signatures.get(prehashed.argsHash);
       if (record === undefined) {
@@ -267,7 +270,7 @@ export class RunGuard implements RunView {
     const ledger = this.ledger;
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
-    const prehashed = isPrehashedOutcome(outcome) ? outcome : fingerprintOutcome(outcome, policy, this.options.maxFingerprintBytes);
+    const prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, policy, this.options.maxFingerprintBytes);
     this.observeTime(prehashed.endTime);
     const now = this.timeOf(prehashed.endTime);
     const record = ledger.signatures.get(argsHash);
@@ -296,8 +299,12 @@ export class RunGuard implements RunView {
     if (policy.approval && !failed) ledger.writeEpoch += 1;
 
     const novelty = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now);
-    if (ticket.round === ledger.round) {
+    // A result that arrives after its round closed (the loop moved on while a call was still
+    // running) counts in the round open now: dropping it would let a stale loop of slow
+    // calls never count as stale.
+    if (ticket.round === ledger.round || !ledger.currentClosed) {
       const round = ledger.current;
+      if (ticket.round === ledger.round) round.inFlight = Math.max(0, round.inFlight - 1);
       round.finished += 1;
       if (novelty === 'new') round.newFacts += 1;
       else if (novelty === 'seen') round.seen += 1;
@@ -407,13 +414,13 @@ export class RunGuard implements RunView {
 
   private decide(call: PrehashedToolCall, now: number): CallDecision {
     const { tool, argsHash } = call;
-    if (this.stopDecision !== undefined) {
+    if (this.stopDecision !== undefined || this.ended) {
       return {
         action: 'refuse',
         reason: 'run.stopped',
         tool,
         argsHash,
-        message: refusalMessage('run.stopped', { tool, stopReason: this.stopDecision.detail }),
+        message: refusalMessage('run.stopped', { tool, stopReason: this.stopDecision?.detail ?? 'the run has ended' }),
       };
     }
     const record = this.ledger.signatures.get(argsHash);
@@ -480,7 +487,7 @@ export class RunGuard implements RunView {
 
   /** The counters with the open round counted — unless calls are still running: their results are not in. */
   private projectOpenRound(): RoundProjection {
-    return projectRound(this.ledger, this.options, this.ledger.inFlight === 0);
+    return projectRound(this.ledger, this.options, this.ledger.current.inFlight === 0);
   }
 
   private closeRound(): void {
@@ -545,6 +552,9 @@ export class RunGuard implements RunView {
 
   private observeTime(recorded: number | undefined): void {
     if (recorded === undefined) return;
+    // A run fed recorded times (replay) keeps time by them, even if its first round began
+    // on the wall clock.
+    if (this.ledger.lastObservedTime === undefined) this.ledger.startTime = recorded;
     if (this.ledger.lastObservedTime === undefined || recorded > this.ledger.lastObservedTime) this.ledger.lastObservedTime = recorded;
   }
 
@@ -552,3 +562,19 @@ export class RunGuard implements RunView {
     this.hooks.touched(this);
   }
 }
+
+/**
+ * Fingerprinting runs user data through getters and toJSON: a result whose getter throws
+ * must not turn a successful tool call into an error in the host. Such a result is
+ * unfingerprintable (counts as new).
+ */
+function safeFingerprint(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  try {
+    return fingerprintOutcome(outcome, policy, maxBytes);
+  } catch {
+    const failed = 'error' in outcome && outcome.error !== undefined;
+    return failed ? { outcome: 'error', unfingerprintable: true } : { outcome: 'success', unfingerprintable: true };
+  }
+}
+
+export { safeFingerprint };

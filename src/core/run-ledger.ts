@@ -29,6 +29,8 @@ export class RoundAccumulator {
   executed = 0;
   refused = 0;
   finished = 0;
+  /** Calls of this round still running: the round is judged only once they are in. */
+  inFlight = 0;
   newFacts = 0;
   seen = 0;
   neutral = 0;

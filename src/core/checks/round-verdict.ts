@@ -40,11 +40,12 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
     disabledTools: [...ledger.disabledTools],
     toolStreaks: [],
   };
-  if (!includeOpenRound || ledger.currentClosed || round.calls === 0) return unchanged;
+  // A round with no calls of its own may still hold late results of an earlier round's calls.
+  if (!includeOpenRound || ledger.currentClosed || (round.calls === 0 && round.finished === 0)) return unchanged;
 
   const projection = unchanged;
   if (round.hadOverloadedExemption) projection.overloadedRounds += 1;
-  if (round.executed === 0) {
+  if (round.executed === 0 && round.finished === 0) {
     projection.verdict = 'refused';
     projection.refusedRoundStreak += 1;
     // Insisting on a tool the ladder disabled is the stale loop going on by other means: the

@@ -15,7 +15,9 @@ import { isRereadAfterWrite } from './read-after-write.js';
  */
 export const refuseRunWideRepeat: CallCheck = ({ record, ledger, options, policy }) => {
   if (record === undefined || record.state !== CallState.Succeeded) return undefined;
-  if (isRereadAfterWrite(record, ledger.writeEpoch)) return { allow: 'reread' };
+  // Only reads may run again after a write; the write itself repeating is the loop that
+  // sends the same email every round.
+  if (!policy.approval && isRereadAfterWrite(record, ledger.writeEpoch)) return { allow: 'reread' };
   if (policy.cursorArg !== undefined) return { refuse: 'pagination.cursor_not_advanced', facts: { cursorArg: policy.cursorArg } };
   if (options.runWideRepeat) return { refuse: 'repeat.run_wide' };
   return undefined;

@@ -223,3 +223,71 @@ describe('incidents from the documents', () => {
     expect(run.partial().executed).to.equal(1);
   });
 });
+
+describe('run lifecycle edge cases', () => {
+  it('refuses a write tool repeating itself: only reads may run again after a write', () => {
+    for (const profile of ['chat', 'researcher'] as const) {
+      const run = newRun({ profile, tools: { send_email: { approval: true } } });
+      const email: ScriptedCall = { tool: 'send_email', args: { to: 'a@example.com', body: 'hi' }, outcome: { result: { sent: true } } };
+      const log = playRounds(run, Array.from({ length: 6 }, () => [email]));
+      expect(log.some((round) => round.decisions[0]!.action === 'refuse'), profile).to.equal(true);
+      expect(run.partial().executed, profile).to.be.at.most(profile === 'chat' ? 2 : 1);
+    }
+  });
+
+  it('counts a result that arrives after its round closed in the round open now', () => {
+    const run = newRun({ escalation: { enabled: false } });
+    let stop;
+    for (let i = 0; i < 12; i++) {
+      run.beginRound();
+      const ticket = run.startCall({ tool: 'slow_search', args: { q: `variant ${i}` } });
+      run.beginRound();
+      run.finishCall(ticket, { result: { docs: ['doc-1', 'doc-2'] } });
+      stop = run.shouldStop();
+      if (stop.action === 'stop') break;
+    }
+    expect(stop).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+
+  it('a call that never finishes does not hold back the verdict of later rounds', () => {
+    const run = newRun({ escalation: { enabled: false } });
+    run.beginRound();
+    run.startCall({ tool: 'hung', args: {} });
+    const log = playRounds(run, Array.from({ length: 8 }, (_, i) => [{ tool: 'search', args: { q: i }, outcome: { result: { docs: [1] } } }]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+
+  it('starts the run clock at the first model call, not the first tool call', () => {
+    let now = 0;
+    const run = newRun({ maxRunMs: 1_000, now: () => now });
+    run.beginRound();
+    now = 5_000;
+    expect(run.startCall({ tool: 't', args: {} }).decision).to.include({ action: 'refuse', reason: 'budget.run_time' });
+  });
+
+  it('refuses calls once the run ended, and a late beginRound does not reopen it', () => {
+    const run = newRun();
+    playRounds(run, [[{ tool: 't', args: { a: 1 }, outcome: { result: { v: 1 } } }]]);
+    run.end();
+    const rounds = run.round;
+    expect(run.beginRound()).to.equal(rounds);
+    expect(run.startCall({ tool: 't', args: { a: 2 } }).decision).to.include({ action: 'refuse', reason: 'run.stopped' });
+  });
+
+  it('a result whose getter throws is recorded as unfingerprintable, never thrown into the host', () => {
+    const run = newRun();
+    run.beginRound();
+    const ticket = run.startCall({ tool: 'lazy', args: {} });
+    const result = { count: 0, get items(): unknown[] { throw new Error('lazy field failed'); } };
+    expect(() => run.finishCall(ticket, { result })).to.not.throw();
+    expect(run.partial().newFacts).to.equal(1);
+  });
+
+  it('does not count a duplicate in one response as an insisted failure in chat', () => {
+    const run = newRun({ profile: 'chat' });
+    run.beginRound();
+    run.startCall({ tool: 'get_site', args: { id: 1 } });
+    expect(run.startCall({ tool: 'get_site', args: { id: 1 } }).decision).to.include({ reason: 'repeat.in_flight' });
+    expect(run.partial().tools.get_site!.failures).to.equal(0);
+  });
+});
