@@ -144,5 +144,92 @@ async function components(): Promise<{ timings: Record<string, Timing>; bareNs: 
   return { timings, bareNs: timings['bare span call (baseline)']!.medianNs };
 }
 
+/**
+ * Where a guarded call's time goes beyond the floor (150 B arguments, 2 KB object result):
+ * the bare call; the same span with loopguard's processor registered and the identities
+ * already on the span (what the processor and ledger cost alone); the full instrumentTool
+ * call. Ratios per round against the bare call, like case 1.
+ */
+async function decomposition(): Promise<{ timings: Record<string, Timing>; ratios: Record<string, number> }> {
+  const argsPool = Array.from({ length: CALLS_PER_RUN }, (_, index) => smallArgs(index));
+  const result = resultObject(SIZES['2 KB']);
+  const tool = async (_args: Args) => result;
+  const bare = bareTracing();
+  let bareParent = bareRun(bare.tracer);
+  const bareCall = bareTool(bare.tracer, 'search', tool, () => bareParent.context);
+  let bareCount = 0;
+
+  const withProcessor = guardedTracing();
+  const guard = withProcessor.processor!.guard;
+  const argsHashes = argsPool.map((args) => guard.argsHash('search', args));
+  const resultHash = guard.fingerprint('search', { result }).resultHash!;
+  let processorParent = bareRun(withProcessor.tracer);
+  let processorCount = 0;
+  const processorCall = (index: number) =>
+    withProcessor.tracer.startActiveSpan(
+      'execute_tool search',
+      { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.type': 'function', 'loopguard.tool.args_hash': argsHashes[index]! } },
+      processorParent.context,
+      async (span) => {
+        try {
+          const value = await tool(argsPool[index]!);
+          span.setAttribute('loopguard.tool.outcome', 'success');
+          span.setAttribute('loopguard.tool.result_hash', resultHash);
+          return value;
+        } finally {
+          span.end();
+        }
+      },
+    );
+
+  const guarded = guardedTracing();
+  let run: AgentRun = startAgentRun({ processor: guarded.processor!, tracer: guarded.tracer });
+  let guardedCall = run.tool('search', tool);
+  let guardedCount = 0;
+
+  const { timings, perRound } = await measure(
+    {
+      'bare span call': async () => {
+        if (bareCount === CALLS_PER_RUN) {
+          bareParent.end();
+          bareParent = bareRun(bare.tracer);
+          bareCount = 0;
+        }
+        await bareCall(argsPool[bareCount++]!);
+      },
+      'span + LoopGuardSpanProcessor, identities precomputed': async () => {
+        if (processorCount === CALLS_PER_RUN) {
+          processorParent.end();
+          processorParent = bareRun(withProcessor.tracer);
+          processorCount = 0;
+        }
+        await processorCall(processorCount++);
+      },
+      'instrumentTool + processor (case 1)': async () => {
+        if (guardedCount === CALLS_PER_RUN) {
+          run.end();
+          run = startAgentRun({ processor: guarded.processor!, tracer: guarded.tracer });
+          guardedCall = run.tool('search', tool);
+          guardedCount = 0;
+        }
+        await guardedCall(argsPool[guardedCount++]!);
+      },
+    },
+    2 * ROUNDS - 1,
+    { time: 120, iterations: 50, warmupTime: 40, warmupIterations: 50 },
+  );
+  bareParent.end();
+  processorParent.end();
+  run.end();
+  await Promise.all([bare.provider.shutdown(), withProcessor.provider.shutdown(), guarded.provider.shutdown()]);
+  const ratios: Record<string, number> = {};
+  for (const name of Object.keys(timings)) ratios[name] = ratioOfRounds(perRound, name, 'bare span call');
+  return { timings, ratios };
+}
+
 const parts = only === undefined ? await components() : undefined;
-writeResult({ rounds: ROUNDS, callsPerRun: CALLS_PER_RUN, cases, components: parts });
+const split = only === undefined || only === 'decomposition' ? await decomposition() : undefined;
+if (split !== undefined) {
+  process.stderr.write(`decomposition: ${Object.entries(split.ratios).map(([name, ratio]) => `${name} ×${ratio.toFixed(2)}`).join('; ')}\n`);
+}
+writeResult({ rounds: ROUNDS, callsPerRun: CALLS_PER_RUN, cases, components: parts, decomposition: split });

@@ -75,6 +75,7 @@ export interface SuiteResults {
     callsPerRun: number;
     cases: OverheadCase[];
     components?: { timings: Record<string, Timing>; bareNs: number };
+    decomposition?: { timings: Record<string, Timing>; ratios: Record<string, number> };
     seconds: number;
   };
   hashing: { rounds: number; cases: HashCase[]; seconds: number };
@@ -226,6 +227,20 @@ export function renderReport(results: SuiteResults, context: ReportContext): str
       '',
     );
   }
+  const split = results.overhead.decomposition;
+  if (split !== undefined) {
+    push(
+      '### Where the rest goes (same run, 150 B arguments, 2 KB object result)',
+      '',
+      'The same call three ways: bare; with loopguard\'s processor registered and the call and result',
+      'identities already on the span (processor + ledger alone, no hashing); through `instrumentTool`.',
+      '',
+      '| Call | median (µs) | × bare span call |',
+      '|---|---:|---:|',
+      ...Object.entries(split.timings).map(([name, timing]) => `| ${name} | ${us(timing.medianNs)} | ×${split.ratios[name]!.toFixed(2)} |`),
+      '',
+    );
+  }
 
   // ---- Case 1b
   push(
@@ -354,9 +369,13 @@ const NOTES: string[] = [
   '',
   'Left, outside the files this bench may change (recommendations, with their measured share above):',
   '',
-  '- src/otel/instrument-tool.ts: create the AbortController only when it is needed — when the tool has',
-  '  `timeoutMs`, the caller passed a `signal`, or the tool reads `extras.signal` (a lazy getter) —',
-  '  8.3 % of the call, ~0.9 bare-span-calls in the floor table.',
+  '- src/otel/instrument-tool.ts: create the AbortController only when it is needed (the tool reads',
+  '  `extras.signal`, the caller\'s signal aborts, or the timeout fires). Prototyped and measured, patch in',
+  '  bench/proposals/instrument-tool-lazy-abort.patch (test/otel passes with it): the decomposition case',
+  '  went from ×9.45 to ×7.39 of the bare span (medians of four alternating A/B runs of 9 rounds each).',
+  '  The "where the rest goes" table shows why this matters more than the floor table suggests: the',
+  '  processor and ledger alone add under one bare-span call, hashing about three, and the instrumentation',
+  '  around them the rest. Dropping the `Promise.resolve().then()` hop around `execute` gained nothing more.',
   '- src/core/loop-guard.ts `touch()`: a Map delete + set per call (and two per call through the processor:',
   '  startCall and finishCall); keeping a `lastActivity` number on the run and evicting by scanning only when',
   '  the cap is hit would remove it from the hot path (1–2 % in the profile).',
