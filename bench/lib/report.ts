@@ -116,6 +116,11 @@ export function evaluateTargets(results: SuiteResults) {
       (name) => medianAt(100_000, name) / medianAt(10, name),
     ),
   );
+  const rawP99 = Math.max(
+    ...results.query.cases.map((c) => c.timings['loopguard shouldRefuse (new, raw 150 B args)']!.p99Ns),
+  );
+  const naiveAt = (calls: number) => medianAt(calls, 'naive shouldRefuse (new, raw 150 B args)');
+  const naiveGrowth = naiveAt(100_000) / naiveAt(10);
   const worstCall = Math.max(...results.memory.variants.map((v) => v.bytesPerCall));
   const bestCall = Math.min(...results.memory.variants.map((v) => v.bytesPerCall));
   return {
@@ -123,7 +128,8 @@ export function evaluateTargets(results: SuiteResults) {
     hashStringsLarge: { worst: Math.min(...largeStrings.map((c) => c.throughputRatio)), met: largeStrings.every((c) => c.throughputRatio >= 0.5) },
     hashStringsPlain: { worst: Math.min(...largeStrings.filter((c) => c.kind === 'plain text').map((c) => c.throughputRatio)), met: largeStrings.filter((c) => c.kind === 'plain text').every((c) => c.throughputRatio >= 0.5) },
     hashObjectsLarge: { worst: Math.min(...largeObjects.map((c) => c.throughputRatio)), met: largeObjects.every((c) => c.throughputRatio >= 0.5) },
-    queryP99: { worst: worstP99, met: worstP99 < 5000 },
+    queryP99: { worst: worstP99, met: worstP99 < 5000, rawWorst: rawP99 },
+    naive: { growth: naiveGrowth, met: flatness < 1.5 && naiveGrowth > 10 },
     queryFlat: { worst: flatness, met: flatness < 1.5 },
     memoryPerCall: { worst: worstCall, best: bestCall, met: worstCall <= 150, bestMet: bestCall <= 150 },
     soak: {
@@ -178,11 +184,11 @@ export function renderReport(results: SuiteResults, context: ReportContext): str
     `| Per-call overhead ≤ 3× a bare span for ≤ 2 KB arguments and results | worst ×${targets.overheadSmall.worst.toFixed(2)} | ${verdict(targets.overheadSmall.met)} |`,
     `| Large results (100 KB, 2 MB) as strings hashed at ≥ 50 % of raw sha256 throughput | plain text: worst ${(targets.hashStringsPlain.worst * 100).toFixed(0)} % ${verdict(targets.hashStringsPlain.met)}; all strings incl. JSON text: worst ${(targets.hashStringsLarge.worst * 100).toFixed(0)} % | ${verdict(targets.hashStringsLarge.met)} |`,
     `| Large results as objects at ≥ 50 % of JSON.stringify + sha256 throughput | worst ${(targets.hashObjectsLarge.worst * 100).toFixed(0)} % | ${verdict(targets.hashObjectsLarge.met)} |`,
-    `| shouldRefuse / shouldStop p99 < 5 µs | worst p99 ${us(targets.queryP99.worst)} µs | ${verdict(targets.queryP99.met)} |`,
+    `| shouldRefuse / shouldStop p99 < 5 µs | worst p99 ${us(targets.queryP99.worst)} µs (call identity precomputed, as the instrumentation and processor pass it); from raw 150 B arguments, hashing included: worst p99 ${us(targets.queryP99.rawWorst)} µs | ${verdict(targets.queryP99.met)} |`,
     `| … and flat in run length (10 → 100k calls) | worst median ratio ×${targets.queryFlat.worst.toFixed(2)} | ${verdict(targets.queryFlat.met)} |`,
     `| ≤ 150 B per recorded call | ${results.memory.variants.map((v) => `${v.name}: ${v.bytesPerCall.toFixed(0)} B`).join('; ')} | ${verdict(targets.memoryPerCall.met)} |`,
     `| Soak: 1M runs started and ended, heap back to baseline | engine Δ ${(targets.soak.delta / 1e3).toFixed(0)} kB; via spans Δ ${(targets.soak.spansDelta / 1e3).toFixed(0)} kB | ${verdict(targets.soak.met)} |`,
-    `| Naive detector grows with run length, loopguard stays flat | see case 4 | ${verdict(targets.queryFlat.met)} |`,
+    `| Naive detector grows with run length, loopguard stays flat | naive ×${targets.naive.growth.toFixed(0)} from 10 to 100k calls; loopguard ×${targets.queryFlat.worst.toFixed(2)} | ${verdict(targets.naive.met)} |`,
     '',
   );
 
