@@ -110,7 +110,7 @@ for (const argsName of ['150 B', '2 KB'] as const) {
  * the same run. A call must be identified (canonical JSON of the arguments + sha256) and its
  * result fingerprinted (at least JSON.stringify + sha256 of the result).
  */
-async function components(): Promise<{ timings: Record<string, Timing>; bareNs: number }> {
+async function components(): Promise<{ timings: Record<string, Timing>; bareNs: number; ratios: Record<string, number> }> {
   const processor = guardedTracing().processor!;
   const guard = processor.guard;
   const small = smallArgs(1);
@@ -121,7 +121,7 @@ async function components(): Promise<{ timings: Record<string, Timing>; bareNs: 
   const bare = bareTracing();
   const parent = bareRun(bare.tracer);
   const bareCall = bareTool(bare.tracer, 'search', async () => result, () => parent.context);
-  const { timings } = await measure(
+  const { timings, perRound } = await measure(
     {
       'bare span call (baseline)': () => bareCall(small),
       'json-canonicalize(150 B args)': () => canonicalize(small),
@@ -141,7 +141,9 @@ async function components(): Promise<{ timings: Record<string, Timing>; bareNs: 
   );
   parent.end();
   await bare.provider.shutdown();
-  return { timings, bareNs: timings['bare span call (baseline)']!.medianNs };
+  const ratios: Record<string, number> = {};
+  for (const name of Object.keys(timings)) ratios[name] = ratioOfRounds(perRound, name, 'bare span call (baseline)');
+  return { timings, bareNs: timings['bare span call (baseline)']!.medianNs, ratios };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { LoopGuard } from '../src/core/loop-guard.js';
 import type { PrehashedToolCall } from '../src/core/types.js';
 import { smallArgs } from './lib/fixtures.js';
-import { measure, writeResult, type Timing } from './lib/harness.js';
+import { measure, ratioOfRounds, writeResult, type Timing } from './lib/harness.js';
 import { NaiveLoopDetector } from './lib/naive-detector.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -22,8 +22,10 @@ function resultOf(index: number): unknown {
   return { total: 1, hits: [{ id: `doc-${index}`, title: `Result ${index}` }] };
 }
 
-const cases: QueryCase[] = [];
-for (const calls of RUN_LENGTHS) {
+type Tasks = Record<string, () => unknown>;
+
+/** A run holding `calls` executed calls, a naive detector fed the same, and their query tasks. */
+function setUp(calls: number): Tasks {
   // No budget: the run must hold `calls` executed calls without being stopped.
   const guard = new LoopGuard({ maxToolCalls: Infinity, maxRounds: Infinity });
   const run = guard.startRun(`run-${calls}`);
@@ -49,24 +51,41 @@ for (const calls of RUN_LENGTHS) {
   }
   let turn = 0;
   const next = () => (turn ^= 1);
+  return {
+    'loopguard shouldRefuse (repeat, prehashed)': () => run.shouldRefuse(repeatHashed[next()]!),
+    'loopguard shouldRefuse (new, prehashed)': () => run.shouldRefuse(newHashed[next()]!),
+    'loopguard shouldRefuse (new, raw 150 B args)': () => run.shouldRefuse({ tool: 'search', args: newArgs[next()] }),
+    'loopguard shouldStop': () => run.shouldStop(),
+    'naive shouldRefuse (new, raw 150 B args)': () => naive.shouldRefuse('search', newArgs[next()]),
+    'naive shouldStop': () => naive.shouldStop(),
+  };
+}
 
-  const { timings } = await measure(
-    {
-      'loopguard shouldRefuse (repeat, prehashed)': () => run.shouldRefuse(repeatHashed[next()]!),
-      'loopguard shouldRefuse (new, prehashed)': () => run.shouldRefuse(newHashed[next()]!),
-      'loopguard shouldRefuse (new, raw 150 B args)': () => run.shouldRefuse({ tool: 'search', args: newArgs[next()] }),
-      'loopguard shouldStop': () => run.shouldStop(),
-      'naive shouldRefuse (new, raw 150 B args)': () => naive.shouldRefuse('search', newArgs[next()]),
-      'naive shouldStop': () => naive.shouldStop(),
-    },
-    ROUNDS,
-    { time: calls >= 100_000 ? 150 : 60, iterations: 20, warmupTime: 20, warmupIterations: 20 },
-  );
-  cases.push({ calls, timings });
+// All run lengths are timed in the same interleaved rounds, so "flat in run length" compares
+// numbers taken under the same load; growth is the median over rounds of (N = 100k / N = 10).
+const tasks: Tasks = {};
+for (const calls of RUN_LENGTHS) {
+  for (const [name, task] of Object.entries(setUp(calls))) tasks[`${calls}|${name}`] = task;
+}
+const { timings, perRound } = await measure(tasks, ROUNDS, { time: 50, iterations: 20, warmupTime: 15, warmupIterations: 20 });
+const cases: QueryCase[] = RUN_LENGTHS.map((calls) => ({
+  calls,
+  timings: Object.fromEntries(
+    Object.entries(timings)
+      .filter(([key]) => key.startsWith(`${calls}|`))
+      .map(([key, timing]) => [key.slice(key.indexOf('|') + 1), timing]),
+  ),
+}));
+const growth: Record<string, number> = {};
+for (const name of Object.keys(cases[0]!.timings)) {
+  growth[name] = ratioOfRounds(perRound, `${RUN_LENGTHS[RUN_LENGTHS.length - 1]}|${name}`, `${RUN_LENGTHS[0]}|${name}`);
+}
+for (const { calls, timings: byName } of cases) {
   process.stderr.write(
-    `query ${calls} calls: ${Object.entries(timings)
+    `query ${calls} calls: ${Object.entries(byName)
       .map(([name, timing]) => `${name} ${(timing.medianNs / 1000).toFixed(2)}/${(timing.p99Ns / 1000).toFixed(2)} µs`)
       .join('; ')}\n`,
   );
 }
-writeResult({ rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, cases });
+process.stderr.write(`growth 10 → 100k: ${Object.entries(growth).map(([name, ratio]) => `${name} ×${ratio.toFixed(2)}`).join('; ')}\n`);
+writeResult({ rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, cases, growth });
