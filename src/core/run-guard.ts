@@ -235,7 +235,7 @@ export class RunGuard implements RunView {
       tally.executed += 1;
       let record = ledger.signatures.get(prehashed.argsHash);
       if (record === undefined) {
-        record = {
+        record = ledger.signatures.add(prehashed.argsHash, {
           state: CallState.InFlight,
           callId: prehashed.callId,
           round: ledger.round,
@@ -244,8 +244,7 @@ export class RunGuard implements RunView {
           firstTime: now,
           lastTime: now,
           inFlight: 0,
-        } satisfies SignatureRecord;
-        ledger.signatures.set(prehashed.argsHash, record);
+        });
       } else {
         if (decision.kind === 'retry') record.retries += 1;
         if (decision.kind === 'reread' || decision.kind === 'repeat') record.retries = 0;

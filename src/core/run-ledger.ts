@@ -292,56 +292,178 @@ export class FingerprintSet {
   }
 }
 
-class PackedValueTable<V> extends PackedIdentityTable {
-  values: Array<V | undefined> = [];
-  private previous: Array<V | undefined> | undefined;
 
-  protected override resized(capacity: number): void {
-    this.previous = this.values;
-    this.values = new Array<V | undefined>(capacity).fill(undefined);
+/** Words per call entry: identity (4), round, epoch, retries, inFlight, state. */
+const STRIDE = 9;
+
+/**
+ * PROTOTYPE (bench/proposals): call records as columns. Entries are dense (insertion order,
+ * never moved); an Int32Array open-addressing index maps identity → entry + 1. A record is a
+ * view (table, entry) whose accessors read and write the columns, so the checks read
+ * `record.firstTime` etc. unchanged.
+ */
+/** Shared empty columns: an idle run allocates nothing (insert replaces them on first growth). */
+const NO_WORDS = new Uint32Array(0);
+const NO_TIMES = new Float64Array(0);
+const NO_INDEX = new Int32Array(0);
+
+class SignatureColumns {
+  words = NO_WORDS;
+  times = NO_TIMES;
+  callIds: Array<string | undefined> = [];
+  index = NO_INDEX;
+  count = 0;
+
+  find(): number {
+    const index = this.index;
+    if (index.length === 0) return -1;
+    const mask = index.length - 1;
+    const words = this.words;
+    let slot = (probe[3]! ^ probe[0]!) & mask;
+    for (;;) {
+      const entryPlusOne = index[slot]!;
+      if (entryPlusOne === 0) return -1 - slot;
+      const base = (entryPlusOne - 1) * STRIDE;
+      if (words[base] === probe[0] && words[base + 1] === probe[1] && words[base + 2] === probe[2] && words[base + 3] === probe[3]) return entryPlusOne - 1;
+      slot = (slot + 1) & mask;
+    }
   }
 
-  protected override moved(from: number, to: number): void {
-    this.values[to] = this.previous![from];
+  insert(found: number): number {
+    const entry = this.count;
+    if (entry * STRIDE >= this.words.length) {
+      const capacity = entry === 0 ? 4 : entry * 2;
+      const words = new Uint32Array(capacity * STRIDE);
+      words.set(this.words);
+      this.words = words;
+      const times = new Float64Array(capacity * 2);
+      times.set(this.times);
+      this.times = times;
+    }
+    let slot = -1 - found;
+    if ((entry + 1) * 4 > this.index.length * 3) {
+      const index = new Int32Array(this.index.length === 0 ? 8 : this.index.length * 2);
+      const mask = index.length - 1;
+      for (let other = 0; other < entry; other++) {
+        const base = other * STRIDE;
+        let at = (this.words[base + 3]! ^ this.words[base]!) & mask;
+        while (index[at] !== 0) at = (at + 1) & mask;
+        index[at] = other + 1;
+      }
+      this.index = index;
+      slot = -1 - this.find();
+    }
+    this.index[slot] = entry + 1;
+    const base = entry * STRIDE;
+    this.words[base] = probe[0]!;
+    this.words[base + 1] = probe[1]!;
+    this.words[base + 2] = probe[2]!;
+    this.words[base + 3] = probe[3]!;
+    this.count += 1;
+    return entry;
   }
 }
 
+class SignatureView implements SignatureRecord {
+  constructor(
+    private readonly table: SignatureColumns,
+    private readonly entry: number,
+  ) {}
+  get state(): CallState {
+    return this.table.words[this.entry * STRIDE + 8] as CallState;
+  }
+  set state(value: CallState) {
+    this.table.words[this.entry * STRIDE + 8] = value;
+  }
+  get round(): number {
+    return this.table.words[this.entry * STRIDE + 4]!;
+  }
+  set round(value: number) {
+    this.table.words[this.entry * STRIDE + 4] = value;
+  }
+  get epoch(): number {
+    return this.table.words[this.entry * STRIDE + 5]!;
+  }
+  set epoch(value: number) {
+    this.table.words[this.entry * STRIDE + 5] = value;
+  }
+  get retries(): number {
+    return this.table.words[this.entry * STRIDE + 6]!;
+  }
+  set retries(value: number) {
+    this.table.words[this.entry * STRIDE + 6] = value;
+  }
+  get inFlight(): number {
+    return this.table.words[this.entry * STRIDE + 7]!;
+  }
+  set inFlight(value: number) {
+    this.table.words[this.entry * STRIDE + 7] = value;
+  }
+  get firstTime(): number {
+    return this.table.times[this.entry * 2]!;
+  }
+  set firstTime(value: number) {
+    this.table.times[this.entry * 2] = value;
+  }
+  get lastTime(): number {
+    return this.table.times[this.entry * 2 + 1]!;
+  }
+  set lastTime(value: number) {
+    this.table.times[this.entry * 2 + 1] = value;
+  }
+  get callId(): string | undefined {
+    return this.table.callIds[this.entry];
+  }
+  set callId(value: string | undefined) {
+    this.table.callIds[this.entry] = value;
+  }
+}
+
+function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureRecord {
+  view.state = fields.state;
+  view.callId = fields.callId;
+  view.round = fields.round;
+  view.epoch = fields.epoch;
+  view.retries = fields.retries;
+  view.firstTime = fields.firstTime;
+  view.lastTime = fields.lastTime;
+  view.inFlight = fields.inFlight;
+  return view;
+}
+
 /**
- * The run's call records by call identity: `get` / `set` / `has` / `size` of a
- * Map<string, SignatureRecord>, with the same answers and the same record objects.
+ * The run's call records by identity. PROTOTYPE: `add(hash, fields)` stores the fields and
+ * returns the live record (a view over columns); `get` returns a view. Identities that are
+ * not canonical keep plain objects in a fallback Map.
  */
 export class SignatureTable {
-  private readonly packed = new PackedValueTable<SignatureRecord>();
+  private readonly columns = new SignatureColumns();
   private zero: SignatureRecord | undefined;
   private other: Map<string, SignatureRecord> | undefined;
 
   get(argsHash: string): SignatureRecord | undefined {
     if (!decodeIdentity(argsHash)) return this.other?.get(argsHash);
     if (isZeroProbe()) return this.zero;
-    const slot = this.packed.find();
-    return slot >= 0 ? this.packed.values[slot] : undefined;
+    const entry = this.columns.find();
+    return entry >= 0 ? new SignatureView(this.columns, entry) : undefined;
   }
 
-  has(argsHash: string): boolean {
-    return this.get(argsHash) !== undefined;
-  }
-
-  set(argsHash: string, record: SignatureRecord): this {
+  /** Stores a new record and returns the live one (for a plain-object fallback, `fields` itself). */
+  add(argsHash: string, fields: SignatureRecord): SignatureRecord {
     if (!decodeIdentity(argsHash)) {
-      (this.other ??= new Map()).set(argsHash, record);
-      return this;
+      (this.other ??= new Map()).set(argsHash, fields);
+      return fields;
     }
     if (isZeroProbe()) {
-      this.zero = record;
-      return this;
+      this.zero = fields;
+      return fields;
     }
-    let slot = this.packed.find();
-    if (slot < 0) slot = this.packed.insert(slot);
-    this.packed.values[slot] = record;
-    return this;
+    const found = this.columns.find();
+    const entry = found >= 0 ? found : this.columns.insert(found);
+    return copyInto(new SignatureView(this.columns, entry), fields);
   }
 
   get size(): number {
-    return this.packed.count + (this.zero !== undefined ? 1 : 0) + (this.other?.size ?? 0);
+    return this.columns.count + (this.zero !== undefined ? 1 : 0) + (this.other?.size ?? 0);
   }
 }
