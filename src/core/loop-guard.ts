@@ -199,5 +199,5 @@ function clampPositive(value: number | undefined, fallback: number, field: strin
 }
 
 export type { RunView };
-// The contract (docs/core-api.md) names loop-guard.ts as home of both classes.
+// Both classes from one module: adapters import the engine and its runs together.
 export { RunGuard, type CallTicket } from './run-guard.js';

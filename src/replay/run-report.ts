@@ -67,7 +67,7 @@ const VERDICT_CODES: ReadonlyArray<ReplayRoundVerdict | undefined> = [
 /**
  * Compact per-run storage of decisions: about nine bytes per call (round, tool index, code,
  * reason index) instead of an object per call. This is the part of replay memory that grows
- * with a run's length; see docs/readme-parts/replay.md "Memory".
+ * with a run's length; see README.md, "Replay" → "Memory".
  */
 export class RunDecisionLog {
   private readonly roundColumn = new GrowableUintColumn('u32');

@@ -5,10 +5,9 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { REPO_ROOT } from './cli-test-helpers.js';
 
-/** The sample text report in the README (or its replay part before the merge). */
+/** The sample text report in the README. */
 function documentedSample(): { source: string; command: string[]; output: string } {
-  const candidates = [join(REPO_ROOT, 'README.md'), join(REPO_ROOT, 'docs/readme-parts/replay.md')];
-  for (const source of candidates) {
+  for (const source of [join(REPO_ROOT, 'README.md')]) {
     if (!existsSync(source)) continue;
     const text = readFileSync(source, 'utf8');
     const match = /```text\n\$ npx loopguard (replay(?:[^\n]*\\\n)*[^\n]*)\n([\s\S]*?)```/.exec(text);
@@ -16,7 +15,7 @@ function documentedSample(): { source: string; command: string[]; output: string
     const command = match[1].replace(/\\\n\s*/g, ' ').trim().split(/\s+/);
     return { source, command, output: match[2] };
   }
-  throw new Error('no "$ npx loopguard replay" text sample in README.md or docs/readme-parts/replay.md');
+  throw new Error('no "$ npx loopguard replay" text sample in README.md');
 }
 
 describe('README replay sample', () => {
