@@ -136,7 +136,7 @@ interface Instruments {
  * Round verdicts whose model tokens count as wasted: the same rule as the engine's
  * `PartialResults.wastedTokens`, so the counter and the stop events agree.
  */
-const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale']);
+const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale', 'refused']);
 
 const DEFAULT_MAX_TOOL_NAMES = 200;
 /** Label value for tools past {@link LoopGuardTelemetryOptions.maxToolNames}. */
@@ -358,7 +358,7 @@ function createInstruments(provider: MeterProvider): Instruments {
       unit: '{call}',
     }),
     wastedTokens: meter.createCounter(METRIC_WASTED_TOKENS, {
-      description: 'Model tokens (input + output) of stale rounds: rounds whose calls brought back only results already seen.',
+      description: 'Model tokens (input + output) of rounds that learned nothing: only results already seen, or every call refused.',
       unit: '{token}',
     }),
   };
