@@ -2,6 +2,7 @@ import type { ResolvedOptions } from '../policy.js';
 import type { RunLedger } from '../run-ledger.js';
 import type { StopReason } from '../types.js';
 import type { CallCheck } from './call-check.js';
+import type { StopCheck } from './stop-check.js';
 
 /**
  * Budgets (documents 000, 001): maxToolCalls, maxRounds and maxRunMs are checked *before*
@@ -42,7 +43,7 @@ export function budgetExceeded(
 }
 
 /** Budgets as a stop: nothing more may run, so end the run now rather than at the next refusal. */
-export const stopOnBudget = ({ ledger, options, projection, now }: import('./stop-check.js').StopCheckContext) => {
+export const stopOnBudget: StopCheck = ({ ledger, options, projection, now }) => {
   const reason = budgetExceeded(ledger, options, now, ledger.round + 1, projection.overloadedRounds);
   if (reason === undefined) return undefined;
   const detail =
