@@ -7,22 +7,10 @@ import { createHash } from 'node:crypto';
 import { LoopGuard } from '../src/core/loop-guard.js';
 import { resultObject, SIZES, type SizeName } from './lib/fixtures.js';
 import { measure, ratioOfRounds, writeResult, type Timing } from './lib/harness.js';
+import type { HashCase } from './lib/result-shapes.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-interface HashCase {
-  name: string;
-  size: SizeName;
-  kind: 'object' | 'JSON text' | 'plain text';
-  bytes: number;
-  baselineName: string;
-  baseline: Timing;
-  loopguard: Timing;
-  /** loopguard throughput / baseline throughput = baseline time / loopguard time. */
-  throughputRatio: number;
-  loopguardMBps: number;
-  baselineMBps: number;
-}
 
 const guard = new LoopGuard();
 

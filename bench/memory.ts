@@ -7,21 +7,12 @@ import { LoopGuard } from '../src/core/loop-guard.js';
 import type { RunGuard } from '../src/core/run-guard.js';
 import { hashText } from '../src/core/hash.js';
 import { heapAfterGc, writeResult } from './lib/harness.js';
+import type { MemoryVariant } from './lib/result-shapes.js';
 
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 100_000);
 const CALLS_PER_RUN = 20;
 const CALLS_PER_ROUND = 4;
 
-interface MemoryVariant {
-  name: string;
-  runs: number;
-  callsPerRun: number;
-  bytesPerIdleRun: number;
-  bytesPerCall: number;
-  heapBaseline: number;
-  heapIdle: number;
-  heapFull: number;
-}
 
 /**
  * Calls are recorded prehashed (the instrumentation computes the hashes before the ledger

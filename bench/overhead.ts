@@ -10,22 +10,12 @@ import { startAgentRun, type AgentRun } from '../src/otel/start-agent-run.js';
 import { byteLength, largeArgs, resultObject, SIZES, smallArgs, type SizeName } from './lib/fixtures.js';
 import { measure, ratioOfRounds, writeResult, type Timing } from './lib/harness.js';
 import { bareRun, bareTool, bareTracing, guardedTracing } from './lib/otel-setup.js';
+import type { OverheadCase } from './lib/result-shapes.js';
 
 /** Distinct calls per run: every call is allowed and executed (no repeat refusals). */
 const CALLS_PER_RUN = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-interface OverheadCase {
-  name: string;
-  argsName: string;
-  argsBytes: number;
-  resultName: string;
-  resultBytes: number;
-  resultKind: 'object' | 'string';
-  bare: Timing;
-  loopguard: Timing;
-  ratio: number;
-}
 
 type Args = Record<string, unknown>;
 

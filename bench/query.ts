@@ -8,15 +8,12 @@ import type { PrehashedToolCall } from '../src/core/types.js';
 import { smallArgs } from './lib/fixtures.js';
 import { measure, ratioOfRounds, writeResult, type Timing } from './lib/harness.js';
 import { NaiveLoopDetector } from './lib/naive-detector.js';
+import type { QueryCase } from './lib/result-shapes.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RUN_LENGTHS = [10, 1_000, 100_000];
 const CALLS_PER_ROUND = 10;
 
-interface QueryCase {
-  calls: number;
-  timings: Record<string, Timing>;
-}
 
 function resultOf(index: number): unknown {
   return { total: 1, hits: [{ id: `doc-${index}`, title: `Result ${index}` }] };

@@ -1,5 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { Timing } from './harness.js';
+import type { HashCase, MemoryVariant, OverheadCase, QueryCase } from './result-shapes.js';
 
 export interface MachineInfo {
   cpu: string;
@@ -25,40 +26,6 @@ export function machineInfo(): MachineInfo {
 }
 
 
-interface OverheadCase {
-  name: string;
-  argsName: string;
-  argsBytes: number;
-  resultName: string;
-  resultBytes: number;
-  resultKind: 'object' | 'string';
-  bare: Timing;
-  loopguard: Timing;
-  ratio: number;
-}
-interface HashCase {
-  name: string;
-  size: string;
-  kind: 'object' | 'JSON text' | 'plain text';
-  bytes: number;
-  baselineName: string;
-  baseline: Timing;
-  loopguard: Timing;
-  throughputRatio: number;
-  loopguardMBps: number;
-  baselineMBps: number;
-}
-interface QueryCase {
-  calls: number;
-  timings: Record<string, Timing>;
-}
-interface MemoryVariant {
-  name: string;
-  runs: number;
-  callsPerRun: number;
-  bytesPerIdleRun: number;
-  bytesPerCall: number;
-}
 interface SoakPart {
   runs: number;
   seconds: number;
