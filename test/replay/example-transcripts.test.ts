@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoopGuardOptions } from '../../src/core/types.js';
-import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, runNamed } from './replay-test-helpers.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, runNamed, readTranscript, loadExamplePolicy } from './replay-test-helpers.js';
 
-const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
+const policy = loadExamplePolicy();
 const example = (name: string): string => join(EXAMPLES_DIR, `${name}.jsonl`);
 
 describe('example transcripts: expected verdicts with examples/transcripts/policy.json', () => {
@@ -33,10 +33,10 @@ describe('example transcripts: expected verdicts with examples/transcripts/polic
     expect(run.stop?.reason).to.equal('refused_rounds');
     expect(run.saved.calls).to.equal(72);
     // Saved tokens are the usage of the rounds that would never have happened.
-    const lines = readFileSync(example('exact-repeat'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readTranscript(example('exact-repeat'));
     const skippedRoundTokens = lines
       .filter((l) => l.round > run.stop!.round)
-      .reduce((sum, l) => sum + l.usage.inputTokens + l.usage.outputTokens, 0);
+      .reduce((sum, l) => sum + l.usage!.inputTokens! + l.usage!.outputTokens!, 0);
     expect(run.saved.tokens).to.equal(skippedRoundTokens);
   });
 

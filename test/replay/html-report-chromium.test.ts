@@ -8,7 +8,7 @@ import type { LoopGuardOptions } from '../../src/core/types.js';
 import { replayInputs } from '../../src/replay/replay-inputs.js';
 import { createHtmlReportRenderer } from '../../src/replay/render-html-report.js';
 import { ReportOutput } from '../../src/replay/report-output.js';
-import { EXAMPLE_POLICY, EXAMPLES_DIR, tempDir, writeTempLines } from './replay-test-helpers.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, tempDir, writeTempLines, loadExamplePolicy } from './replay-test-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -40,7 +40,7 @@ describe('HTML report in headless Chromium', function () {
   });
 
   it('renders a timeline per run: rounds as columns, calls by decision and novelty, the stop marked with its reason', async () => {
-    const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
+    const policy = loadExamplePolicy();
     const names = ['reworded-search', 'exact-repeat', 'pagination', 'polling-to-completion'];
     const bad = writeTempLines('html-bad.jsonl', ['{"run": 1}']);
     const out = join(tempDir(), 'report.html');

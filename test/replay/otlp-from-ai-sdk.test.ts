@@ -8,20 +8,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LoopGuardOptions } from '../../src/core/types.js';
-import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun } from './replay-test-helpers.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun, readTranscript, type TranscriptLine, loadExamplePolicy, EXAMPLE_NAMES } from './replay-test-helpers.js';
 
-const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
-const EXAMPLES = ['reworded-search', 'exact-repeat', 'attempt-counter-retry', 'polling-to-completion', 'pagination', 'empty-exploration'];
+const policy = loadExamplePolicy();
+const EXAMPLES = EXAMPLE_NAMES;
 
-interface TranscriptLine {
-  run: string;
-  round: number;
-  tool: string;
-  args: Record<string, unknown>;
-  result?: unknown;
-  error?: { type?: string; message?: string };
-  usage?: { inputTokens?: number; outputTokens?: number };
-}
 
 /**
  * Plays a transcript through the real Vercel AI SDK with telemetry on and no guard, as a
@@ -105,7 +96,7 @@ describe('OTLP from the real Vercel AI SDK telemetry replays like the JSONL tran
   it('ai.generateText / doGenerate / ai.toolCall spans give the same decisions for every example transcript', async () => {
     for (const name of EXAMPLES) {
       const jsonlFile = join(EXAMPLES_DIR, `${name}.jsonl`);
-      const lines = readFileSync(jsonlFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TranscriptLine);
+      const lines = readTranscript(jsonlFile);
       const request = new TextDecoder().decode(await recordWithAiSdk(lines));
       const otlpFile = writeTempLines(`${name}.ai-sdk.otlp.json`, [request]);
       const fromJsonl = await replayFiles([jsonlFile], policy);

@@ -6,20 +6,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import type { LoopGuardOptions } from '../../src/core/types.js';
 import { LoopGuardSpanProcessor } from '../../src/otel/loop-guard-span-processor.js';
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
-import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun } from './replay-test-helpers.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun, readTranscript, type TranscriptLine, loadExamplePolicy, EXAMPLE_NAMES } from './replay-test-helpers.js';
 
-const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
-const EXAMPLES = ['reworded-search', 'exact-repeat', 'attempt-counter-retry', 'polling-to-completion', 'pagination', 'empty-exploration'];
+const policy = loadExamplePolicy();
+const EXAMPLES = EXAMPLE_NAMES;
 
-interface TranscriptLine {
-  run: string;
-  round: number;
-  tool: string;
-  args: Record<string, unknown>;
-  result?: unknown;
-  error?: { type?: string; message?: string };
-  usage?: { inputTokens?: number; outputTokens?: number };
-}
 
 /**
  * Plays a recorded transcript through the library's own front: startAgentRun opens the
@@ -59,7 +50,7 @@ async function recordThroughSpanProcessor(lines: TranscriptLine[], record: boole
     }
     current = line;
     await tick();
-    await toolFor(line.tool)(line.args).catch(() => undefined);
+    await toolFor(line.tool)(line.args as Record<string, unknown>).catch(() => undefined);
   }
   run.end();
   await provider.forceFlush();
@@ -80,7 +71,7 @@ describe('OTLP written by loopguard\'s own span processor replays like the JSONL
     it(`same decisions for every example transcript: ${variant}`, async () => {
       for (const name of EXAMPLES) {
         const jsonlFile = join(EXAMPLES_DIR, `${name}.jsonl`);
-        const lines = readFileSync(jsonlFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as TranscriptLine);
+        const lines = readTranscript(jsonlFile);
         const spans = await recordThroughSpanProcessor(lines, record);
         // One request per few spans, newest first: the file exporter's lines need not be in order.
         const requests: string[] = [];

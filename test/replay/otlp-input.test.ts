@@ -5,10 +5,10 @@ import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { LoopGuardOptions } from '../../src/core/types.js';
 import { detectInputFormat } from '../../src/replay/replay-inputs.js';
 import { otlpLines, shuffled, transcriptToSpans, type SpanSpec } from './otlp-test-helpers.js';
-import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, runNamed, writeTempLines, type CollectedRun } from './replay-test-helpers.js';
+import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, runNamed, writeTempLines, type CollectedRun, readTranscript, loadExamplePolicy, EXAMPLE_NAMES } from './replay-test-helpers.js';
 
-const policy = JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
-const EXAMPLES = ['reworded-search', 'exact-repeat', 'attempt-counter-retry', 'polling-to-completion', 'pagination', 'empty-exploration'];
+const policy = loadExamplePolicy();
+const EXAMPLES = EXAMPLE_NAMES;
 
 function comparable(run: CollectedRun): unknown {
   return { calls: run.calls, stop: run.stop && { reason: run.stop.reason, round: run.stop.round, call: run.stop.call }, saved: run.saved, decisions: run.decisions };
@@ -23,7 +23,7 @@ describe('OTLP JSON input', () => {
   });
 
   it('reads a pretty-printed request (a saved OTLP/HTTP JSON body) like the same request on one line', async () => {
-    const lines = readFileSync(join(EXAMPLES_DIR, 'exact-repeat.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readTranscript(join(EXAMPLES_DIR, 'exact-repeat.jsonl'));
     const oneLine = otlpLines(transcriptToSpans(lines, 'genai'), 10_000);
     expect(oneLine).to.have.length(1);
     const pretty = JSON.stringify(JSON.parse(oneLine[0]), null, 2);
@@ -40,7 +40,7 @@ describe('OTLP JSON input', () => {
     it(`${flavor} spans, shuffled across requests, replay to the same decisions as the JSONL transcripts`, async () => {
       for (const name of EXAMPLES) {
         const jsonlFile = join(EXAMPLES_DIR, `${name}.jsonl`);
-        const lines = readFileSync(jsonlFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const lines = readTranscript(jsonlFile);
         const otlpFile = writeTempLines(`${name}.${flavor}.otlp.json`, otlpLines(shuffled(transcriptToSpans(lines, flavor)), 3));
         const fromJsonl = await replayFiles([jsonlFile], policy);
         const fromOtlp = await replayFiles([otlpFile], policy);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoopGuardOptions } from '../../src/core/types.js';
@@ -58,3 +58,30 @@ export function tempDir(): string {
 
 export const EXAMPLES_DIR = new URL('../../examples/transcripts/', import.meta.url).pathname;
 export const EXAMPLE_POLICY = join(EXAMPLES_DIR, 'policy.json');
+
+/** The recorded example runs under examples/transcripts/, each with a tested verdict. */
+export const EXAMPLE_NAMES = ['reworded-search', 'exact-repeat', 'attempt-counter-retry', 'polling-to-completion', 'pagination', 'empty-exploration'] as const;
+
+/** The policy the examples are replayed with (examples/transcripts/policy.json). */
+export function loadExamplePolicy(): LoopGuardOptions {
+  return JSON.parse(readFileSync(EXAMPLE_POLICY, 'utf8')) as LoopGuardOptions;
+}
+
+/** One line of a JSONL transcript (the replay input format). */
+export interface TranscriptLine {
+  run: string;
+  round: number;
+  tool: string;
+  args?: unknown;
+  result?: unknown;
+  error?: { type?: string; message?: string };
+  callId?: string;
+  ts?: number;
+  durationMs?: number;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+/** Reads a JSONL transcript file into its lines. */
+export function readTranscript(file: string): TranscriptLine[] {
+  return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TranscriptLine);
+}
