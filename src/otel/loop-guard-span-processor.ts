@@ -187,10 +187,8 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
    * here and keeps the ledger itself: the run of the parent, else the trace's implicit run.
    */
   runForUnrecordedSpan(parentContext: Context, traceId: string): RunGuard | undefined {
-    // No SDK at all (the API's no-op tracer) gives every span the all-zero trace id: an
-    // implicit run for it would put every call in the process into one run.
-    if (this.isShutdown || !isValidTraceId(traceId)) return undefined;
-    return this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
+    if (this.isShutdown) return undefined;
+    return this.runOfParentOrImplicit(trace.getSpan(parentContext)?.spanContext().spanId, traceId);
   }
 
   // -------------------------------------------------------------------------------------
@@ -200,18 +198,18 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (attributes[ATTR_INTERNAL] === true) return;
     const role = interpretSpan(span.name, attributes, this.interpreters);
     const { spanId, traceId } = span.spanContext();
+    const parentSpanId = trace.getSpan(parentContext)?.spanContext().spanId;
     if (role === undefined) {
       // Any span under a run carries the run to its children (an HTTP span, a framework
       // step): without this, a call under it falls back to "latest run of the trace", which
       // mixes two runs sharing a trace.
-      const parentId = trace.getSpan(parentContext)?.spanContext().spanId;
-      const parent = parentId !== undefined ? this.spans.get(parentId) : undefined;
-      if (parent !== undefined) this.track(spanId, { run: parent.run, kind: 'other', parentSpanId: parentId });
+      const parent = parentSpanId !== undefined ? this.spans.get(parentSpanId) : undefined;
+      if (parent !== undefined) this.track(spanId, { run: parent.run, kind: 'other', parentSpanId });
       return;
     }
 
     if (role.kind === 'run') {
-      const parentRun = this.runOfParent(parentContext, traceId);
+      const parentRun = this.runOfParent(parentSpanId, traceId);
       const runId = role.runId ?? `span:${spanId}`;
       const open = this.guard.getRun(runId);
       if (open !== undefined && !open.isEnded && this.rootSpans.has(runId)) {
@@ -227,9 +225,8 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       this.track(spanId, { run, kind: 'run', parentRun });
       return;
     }
-    const run = this.runOfParent(parentContext, traceId) ?? (this.implicitRuns ? this.implicitRun(traceId) : undefined);
+    const run = this.runOfParentOrImplicit(parentSpanId, traceId);
     if (run === undefined) return;
-    const parentSpanId = trace.getSpan(parentContext)?.spanContext().spanId;
     if (role.kind === 'round') {
       // Two instrumentation layers for one model call (a framework span around the provider
       // SDK's span) are one round, not two; a model call made by a tool (a summarizer) is
@@ -355,10 +352,20 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
   }
 
-  private runOfParent(parentContext: Context, traceId: string): RunGuard | undefined {
-    const parentId = trace.getSpan(parentContext)?.spanContext().spanId;
-    const byParent = parentId !== undefined ? this.spans.get(parentId)?.run : undefined;
+  private runOfParent(parentSpanId: string | undefined, traceId: string): RunGuard | undefined {
+    const byParent = parentSpanId !== undefined ? this.spans.get(parentSpanId)?.run : undefined;
     return byParent ?? this.liveRunOfTrace(traceId);
+  }
+
+  /**
+   * The parent's run, else the trace's implicit run (when implicit runs are on). Never for
+   * the all-zero trace id of the API's no-op tracer: an implicit run for it would put every
+   * call in the process into one run.
+   */
+  private runOfParentOrImplicit(parentSpanId: string | undefined, traceId: string): RunGuard | undefined {
+    const run = this.runOfParent(parentSpanId, traceId);
+    if (run !== undefined || !this.implicitRuns || !isValidTraceId(traceId)) return run;
+    return this.implicitRun(traceId);
   }
 
   private liveRunOfTrace(traceId: string): RunGuard | undefined {
