@@ -198,7 +198,7 @@ export class RunGuard implements RunView {
     const prehashed = this.prehash(call);
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
-    if (this.ledger.startTime === undefined) this.ledger.startTime = now;
+    // Calls before any model call begin round 1 (which also starts the run's clock).
     if (this.ledger.round === 0) this.beginRound();
     const decision = this.decide(prehashed, now);
     const ledger = this.ledger;
