@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Rebuilds eval/corpus/<source>/* and eval/corpus/manifest.json from local bare-git snapshots of the sources.
+// Usage: node eval/corpus/scripts/build.mjs [--mirrors DIR]
+//   DIR holds bare git dirs named <owner>+<name>/repo (default /work/.mirror). Each source is read at the commit
+//   pinned below, so the output is reproducible. No dependencies; Node >= 18.
+import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as webshop from './src-react-webshop.mjs';
+import * as fever from './src-react-fever.mjs';
+import * as gemini from './src-mini-swe-agent-gemini.mjs';
+import * as sweagent from './src-swe-agent-testdata.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const argi = process.argv.indexOf('--mirrors');
+const MIRRORS = argi > 0 ? process.argv[argi + 1] : '/work/.mirror';
+const git = (repo) => join(MIRRORS, repo.replace('/', '+'), 'repo');
+
+const PINS = {
+  'ysymyth/ReAct': '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9',
+  'gruckion/mini-swe-agent': 'd12a71affd95403b036b2bdbd827349b77bfffb9',
+  'SWE-agent/SWE-agent': '3ea751c087f32b16e039a2233dd6eefecef325d5',
+};
+
+function writer(slugs) {
+  for (const s of slugs) rmSync(join(ROOT, s), { recursive: true, force: true });
+  return (file, text) => {
+    const p = join(ROOT, file);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, text);
+  };
+}
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata']);
+
+// Deterministic selection helpers.
+function evenly(arr, n) {
+  if (arr.length <= n) return arr;
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(arr[Math.floor((i * arr.length) / n)]);
+  return out;
+}
+function quota(q) { // first q[label] episodes (in log order) of each label
+  const seen = {};
+  return (c) => { seen[c.label] = (seen[c.label] || 0) + 1; return seen[c.label] <= (q[c.label] ?? Infinity); };
+}
+
+const entries = [
+  ...gemini.build({ gitDir: git('gruckion/mini-swe-agent'), commit: PINS['gruckion/mini-swe-agent'], write,
+    // 40 resolved and 22 unresolved instances, evenly spaced over the instance-id-sorted list.
+    select: (cands) => [...evenly(cands.filter((c) => c.resolved), 40), ...evenly(cands.filter((c) => !c.resolved), 22)] }),
+  ...sweagent.build({ gitDir: git('SWE-agent/SWE-agent'), commit: PINS['SWE-agent/SWE-agent'], write }),
+  ...webshop.build({ gitDir: git('ysymyth/ReAct'), commit: PINS['ysymyth/ReAct'], write,
+    select: quota({ looping: Infinity, healthy: 15, failed_no_loop: 8 }) }),
+  ...fever.build({ gitDir: git('ysymyth/ReAct'), commit: PINS['ysymyth/ReAct'], write,
+    select: quota({ looping: Infinity, healthy: 12, failed_no_loop: 4 }) }),
+];
+writeFileSync(join(ROOT, 'manifest.json'), JSON.stringify(entries, null, 2) + '\n');
+const by = (k) => entries.reduce((a, e) => ((a[k(e)] = (a[k(e)] || 0) + 1), a), {});
+console.log(JSON.stringify({ total: entries.length, label: by((e) => e.label), format: by((e) => e.format), model: by((e) => e.model), source: by((e) => e.file.split('/')[0]) }, null, 1));
