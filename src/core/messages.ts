@@ -31,6 +31,10 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
       return `Not run: ${tool} was already called with these same arguments in this run${earlier}, and its result is already in the conversation above. Use that result instead of calling again. If you need something different, change the arguments or the approach, or use another tool.`;
     case 'repeat.back_to_back':
       return `Not run: this is call ${f.position ?? 'number 3'} in a row to ${tool} with the same arguments. The result you already received${earlier} is in the conversation above: use that value. To get something different, change the arguments or turn to a different tool.`;
+    case 'repeat.unchanged':
+      return `Not run: ${tool} was run with these same arguments ${f.times ?? 2} times in a row${earlier} and returned the same result each time, with nothing changed in between, so running it again would return the same. That result is in the conversation above: use it. To learn something new, change something first (edit, write, or run a different command), or use another tool.`;
+    case 'repeat.same_error':
+      return `Not run: ${tool} with these arguments failed ${f.times ?? 2} times in a row with the same error${earlier}, and nothing changed in between, so it would fail the same way again. Read the error message above, then fix the arguments or what they depend on, try another approach, or explain the failure in your answer.`;
     case 'repeat.in_flight':
       return `Not run: an identical call to ${tool}${earlier} is already running; its result will be in the conversation. Do not issue the same call twice.`;
     case 'pagination.cursor_not_advanced':
@@ -61,9 +65,15 @@ export function nudgeMessage(repeatingTools: readonly string[], staleRounds: num
   return `Note: in the last ${plural}, ${tools} returned only results you have already seen, so that path is not producing anything new. Do not repeat it with reworded input. Try a different approach or tool, or if you have enough, write your answer now.`;
 }
 
-/** What the model is told when the run stops: tools are gone, answer from what you have. */
-export function stopMessage(detail: string, partial: PartialResults): string {
-  return `Tool use has ended for this run: ${detail}, so nothing new was being learned. Tools are no longer available. Write your final answer now from what you have gathered (${count(partial.newFacts, 'distinct result')} from ${count(partial.executed, 'tool call')}), and say plainly what you could not find.`;
+/**
+ * What the model is told when the run stops: tools are gone, answer from what you have. A
+ * budget stop says the budget ran out, never that nothing new was being learned: the run may
+ * have been learning until the last call, and telling it otherwise is false.
+ */
+export function stopMessage(detail: string, partial: PartialResults, budget = false): string {
+  const why = budget ? `${detail}` : `${detail}, so nothing new was being learned`;
+  const learned = budget && partial.lastNewFactRound > 0 ? ` The last new result came in round ${partial.lastNewFactRound}.` : '';
+  return `Tool use has ended for this run: ${why}.${learned} Tools are no longer available. Write your final answer now from what you have gathered (${count(partial.newFacts, 'distinct result')} from ${count(partial.executed, 'tool call')}), and say plainly what you could not find.`;
 }
 
 /**
@@ -72,14 +82,21 @@ export function stopMessage(detail: string, partial: PartialResults): string {
  */
 export function describePolicyText(options: ResolvedOptions): string {
   const lines: string[] = ['Tool-call rules for this run (calls that break them are refused before they run, and you are told why):'];
-  if (options.runWideRepeat) {
+  if (options.runWideRepeat && options.profile === 'general') {
+    lines.push('- Do not repeat a lookup (a read, search, grep, cat, file view) with the same arguments when nothing has changed since: its result is already in the conversation. Such a call is refused; after a write or a script run it may run again.');
+  } else if (options.runWideRepeat) {
     lines.push('- Do not repeat a call with the same tool and the same arguments: its result is already in the conversation. Such a call is refused.');
   } else {
     lines.push(`- The same call (same tool, same arguments) ${options.backToBackLimit} times in a row is refused: use the result you already have.`);
   }
   lines.push('- Do not make the same call twice in one response: the second copy is refused while the first runs.');
   lines.push('- Argument order, whitespace and fields such as timestamps, nonces, request ids and attempt counters do not make a call different.');
-  lines.push(`- After a call fails you may retry it unchanged a few times (${options.threshold} by default); after that, change the arguments or the approach.`);
+  if (options.profile === 'general') {
+    lines.push('- A command or tool that may change things (a write, running a script) may be run again; once it has returned the same result twice in a row with nothing changed in between, a third identical call is refused.');
+    lines.push('- A call that failed twice with the same error is not retried unchanged: fix the arguments or what they depend on. Transient failures (overloaded, timeouts, server errors) may be retried a few times.');
+  } else {
+    lines.push(`- After a call fails you may retry it unchanged a few times (${options.threshold} by default); after that, change the arguments or the approach.`);
+  }
   for (const [name, policy] of Object.entries(options.tools)) {
     if (policy.poll) {
       const interval = policy.poll.minIntervalMs ? `, at most once every ${policy.poll.minIntervalMs} ms` : '';

@@ -1,6 +1,14 @@
 import { LoopGuardConfigError } from './errors.js';
-import type { EscalationOptions, LoopGuardOptions, Profile, ToolPolicy } from './types.js';
+import type { CallEffect, EscalationOptions, LoopGuardOptions, Profile, ToolPolicy } from './types.js';
 import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './volatile-fields.js';
+import type { EffectPolicy } from './world-state/resolve-call-effect.js';
+import {
+  WELL_KNOWN_EDITOR_TOOLS,
+  WELL_KNOWN_READ_TOOLS,
+  WELL_KNOWN_SHELL_TOOLS,
+  WELL_KNOWN_TERMINAL_TOOLS,
+  WELL_KNOWN_WRITE_TOOLS,
+} from './world-state/well-known-tools.js';
 
 /** Options with every default filled in, plus per-tool lookups built once at construction. */
 export interface ResolvedOptions {
@@ -26,12 +34,14 @@ export interface ResolvedOptions {
   readonly defaultTool: ResolvedToolPolicy;
 }
 
-export interface ResolvedToolPolicy {
+export interface ResolvedToolPolicy extends EffectPolicy {
   readonly exempt: boolean;
   readonly approval: boolean;
   readonly poll: { deadlineMs: number; minIntervalMs: number } | undefined;
   readonly cursorArg: string | undefined;
   readonly retries: number;
+  /** The tool declared `retries`: its budget covers deterministic failures too (document 003, condition 3). */
+  readonly retriesDeclared: boolean;
   readonly timeoutMs: number | undefined;
   readonly volatileArgs: ReadonlySet<string>;
   readonly volatileResult: ReadonlySet<string>;
@@ -42,7 +52,7 @@ export interface ResolvedToolPolicy {
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
 export const DEFAULT_THRESHOLD = 5;
 
-const PROFILES: readonly Profile[] = ['chat', 'researcher'];
+const PROFILES: readonly Profile[] = ['general', 'chat', 'researcher'];
 
 /**
  * Fills in defaults. Every numeric option must be a positive integer (or Infinity for the
@@ -51,31 +61,48 @@ const PROFILES: readonly Profile[] = ['chat', 'researcher'];
  */
 export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions {
   const validated = validateOptions(options);
-  const profile = validated.profile ?? 'researcher';
+  const profile = validated.profile ?? 'general';
   const threshold = validated.threshold ?? DEFAULT_THRESHOLD;
   const researcher = profile === 'researcher';
-  const maxToolCalls = validated.maxToolCalls ?? (researcher ? 100 : Infinity);
+  const general = profile === 'general';
+  // General budgets are backstops well above healthy long runs (document 002: "set it high
+  // enough for real work"): real resolved coding runs reach 160+ calls, and a ceiling that
+  // cuts them cannot be undone. Loops are the loop rules' job, not the ceiling's.
+  const maxToolCalls = validated.maxToolCalls ?? (researcher ? 100 : general ? 2000 : Infinity);
   const volatileArgs = validated.volatileArgs ?? DEFAULT_VOLATILE_ARGS;
   const volatileResult = validated.volatileResult ?? DEFAULT_VOLATILE_RESULT;
   const tools = validated.tools ?? {};
 
-  const build = (policy: ToolPolicy): ResolvedToolPolicy => {
+  const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
     const resultFields = new Set([...volatileResult, ...(policy.volatileResult ?? [])]);
     return {
+      ...resolveEffectPolicy(policy, name, profile),
       exempt: policy.exempt ?? false,
       approval: policy.approval ?? false,
       poll: policy.poll ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 } : undefined,
       cursorArg: policy.cursorArg,
       retries: policy.retries ?? threshold,
+      retriesDeclared: policy.retries !== undefined,
       timeoutMs: policy.timeoutMs,
       volatileArgs: new Set([...volatileArgs, ...(policy.volatileArgs ?? [])]),
       volatileResult: resultFields,
       volatileResultPattern: volatileFieldPattern(resultFields),
     };
   };
-  const defaultTool = build({});
+  const defaultTool = build({}, undefined);
   const perTool = new Map<string, ResolvedToolPolicy>();
-  for (const [name, policy] of Object.entries(tools)) perTool.set(name, build(policy));
+  for (const [name, policy] of Object.entries(tools)) perTool.set(name, build(policy, name));
+  // Well-known tool names (general profile) resolve once, on first use, and are cached with
+  // the configured ones: the per-call path stays one Map lookup.
+  const wellKnown = general ? new Map<string, ResolvedToolPolicy>() : undefined;
+  const lookup = (name: string): ResolvedToolPolicy => {
+    const configured = perTool.get(name);
+    if (configured !== undefined) return configured;
+    if (wellKnown === undefined || !isWellKnownTool(name)) return defaultTool;
+    let resolved = wellKnown.get(name);
+    if (resolved === undefined) wellKnown.set(name, (resolved = build({}, name)));
+    return resolved;
+  };
 
   const escalation = validated.escalation ?? {};
   return {
@@ -83,15 +110,17 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     threshold,
     // Document 000: result comparison applies to the researcher loop; a chat turn stops on
     // back-to-back repeats, failures and its round limit.
-    staleRounds: validated.staleRounds ?? (researcher ? threshold : Infinity),
+    staleRounds: validated.staleRounds ?? (profile === 'chat' ? Infinity : threshold),
     refusedRounds: validated.refusedRounds ?? threshold,
     consecutiveFailures: validated.consecutiveFailures ?? threshold,
-    backToBackLimit: validated.backToBackLimit ?? 3,
-    runWideRepeat: validated.runWideRepeat ?? researcher,
+    // General: outcomes decide (outcome-confirmed repeats); a blind count of identical calls
+    // would refuse an honest poll whose answer changes (document 003).
+    backToBackLimit: validated.backToBackLimit ?? (general ? Infinity : 3),
+    runWideRepeat: validated.runWideRepeat ?? profile !== 'chat',
     maxToolCalls,
     // A researcher's round limit is sized to its call budget (document 000): every round
     // runs at least one call, so it can never need more rounds than calls.
-    maxRounds: validated.maxRounds ?? (researcher ? maxToolCalls : 40),
+    maxRounds: validated.maxRounds ?? (researcher ? maxToolCalls : general ? 1000 : 40),
     maxRunMs: validated.maxRunMs ?? Infinity,
     overloadedExemptMax: validated.overloadedExemptMax ?? 3,
     maxStalled: validated.maxStalled ?? threshold,
@@ -105,8 +134,52 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     now: validated.now ?? Date.now,
     tools,
     defaultTool,
-    tool: (name: string) => perTool.get(name) ?? defaultTool,
+    tool: lookup,
   };
+}
+
+function isWellKnownTool(name: string): boolean {
+  return (
+    WELL_KNOWN_SHELL_TOOLS.has(name) ||
+    WELL_KNOWN_READ_TOOLS.has(name) ||
+    WELL_KNOWN_WRITE_TOOLS.has(name) ||
+    WELL_KNOWN_EDITOR_TOOLS.has(name) ||
+    WELL_KNOWN_TERMINAL_TOOLS.has(name)
+  );
+}
+
+/**
+ * A tool's effect, most specific source first: the policy's `readOnly` / `writes` /
+ * `approval`, then MCP annotations, then `shell`, then (general profile) the well-known tool
+ * table, else the profile's default. Researcher and chat keep document 000's assumption that
+ * a tool nobody marked is a lookup ("researchers only get tools that need no approval");
+ * general leaves it unknown.
+ */
+function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
+  const general = profile === 'general';
+  const known = general && name !== undefined;
+  const terminal = policy.terminal ?? (known && WELL_KNOWN_TERMINAL_TOOLS.has(name));
+  let effect: CallEffect | undefined;
+  if (policy.readOnly === true) effect = 'read';
+  else if (policy.writes === true || policy.approval === true) effect = 'write';
+  else if (policy.writes === false) effect = 'read';
+  else if (policy.annotations !== undefined) {
+    const hints = policy.annotations;
+    if (hints.readOnlyHint === true) effect = 'read';
+    else if (hints.destructiveHint === true || hints.readOnlyHint === false) effect = 'write';
+  }
+  let shellArg: string | undefined;
+  if (effect === undefined) {
+    if (typeof policy.shell === 'string') shellArg = policy.shell;
+    else if (policy.shell === true) shellArg = (name !== undefined && WELL_KNOWN_SHELL_TOOLS.get(name)) || 'command';
+    else if (policy.shell === undefined && known) shellArg = WELL_KNOWN_SHELL_TOOLS.get(name);
+  }
+  const editor = effect === undefined && shellArg === undefined && known && WELL_KNOWN_EDITOR_TOOLS.has(name);
+  if (effect === undefined && known) {
+    if (WELL_KNOWN_READ_TOOLS.has(name)) effect = 'read';
+    else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
+  }
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal };
 }
 
 function escapeRegExp(text: string): string {
@@ -173,7 +246,11 @@ const TOP_LEVEL_KEYS = [
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
   'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
 ] as const;
-const TOOL_KEYS = ['exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult'] as const;
+const TOOL_KEYS = [
+  'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',
+  'readOnly', 'writes', 'shell', 'terminal', 'annotations',
+] as const;
+const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'title'] as const;
 
 /**
  * Checks an options object (typed code or a parsed JSON policy file) and returns it typed.
@@ -186,9 +263,10 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
   if (value.profile !== undefined && !PROFILES.includes(value.profile as Profile)) {
     fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(value.profile)}`, source);
   }
-  for (const key of ['threshold', 'refusedRounds', 'consecutiveFailures', 'backToBackLimit', 'maxStalled'] as const) {
+  for (const key of ['threshold', 'refusedRounds', 'consecutiveFailures', 'maxStalled'] as const) {
     checkPositiveInteger(value[key], key, source);
   }
+  checkPositiveInteger(value.backToBackLimit, 'backToBackLimit', source, true);
   checkPositiveInteger(value.staleRounds, 'staleRounds', source, true);
   for (const key of ['maxToolCalls', 'maxRounds', 'maxRunMs', 'maxFingerprintBytes'] as const) {
     checkPositiveInteger(value[key], key, source, true);
@@ -214,6 +292,22 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
       checkKnownKeys(policy, TOOL_KEYS, path, source);
       checkBoolean(policy.exempt, `${path}.exempt`, source);
       checkBoolean(policy.approval, `${path}.approval`, source);
+      checkBoolean(policy.readOnly, `${path}.readOnly`, source);
+      checkBoolean(policy.writes, `${path}.writes`, source);
+      checkBoolean(policy.terminal, `${path}.terminal`, source);
+      if (policy.readOnly === true && (policy.writes === true || policy.approval === true)) {
+        fail(path, 'cannot be readOnly and also writes/approval: a tool that needs approval has side effects; keep one', source);
+      }
+      if (policy.shell !== undefined && typeof policy.shell !== 'boolean' && (typeof policy.shell !== 'string' || policy.shell === '')) {
+        fail(`${path}.shell`, 'must be true or the name of the argument that holds the command line (e.g. "command")', source);
+      }
+      if (policy.annotations !== undefined) {
+        if (!isPlainObject(policy.annotations)) fail(`${path}.annotations`, 'must be an object of MCP tool annotations like {"readOnlyHint":true}', source);
+        checkKnownKeys(policy.annotations, ANNOTATION_KEYS, `${path}.annotations`, source);
+        for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+          checkBoolean(policy.annotations[hint], `${path}.annotations.${hint}`, source);
+        }
+      }
       checkNonNegativeInteger(policy.retries, `${path}.retries`, source);
       checkPositiveInteger(policy.timeoutMs, `${path}.timeoutMs`, source);
       checkStringList(policy.volatileArgs, `${path}.volatileArgs`, source);

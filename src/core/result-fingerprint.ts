@@ -35,15 +35,102 @@ function dropFields(value: unknown, fields: ReadonlySet<string>): unknown {
   return out;
 }
 
+/** Lists longer than this are judged as a whole (bounded per-call work). */
+const MAX_ITEMS = 256;
+/** How deep single-object wrappers (`{"data": {"hits": {"hits": [...]}}}`) are followed. */
+const MAX_ENVELOPE_DEPTH = 3;
+
+/**
+ * The value an MCP `CallToolResult` means: its `structuredContent` when present, else its
+ * text content, with JSON text parsed (an MCP search tool returns `[]` or a list as text).
+ * Several text parts are a list of items. Anything else is returned as it is.
+ */
+function unwrapToolResultEnvelope(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  const content = record.content;
+  if (!Array.isArray(content)) return value;
+  if (record.structuredContent !== undefined && record.structuredContent !== null) return record.structuredContent;
+  const texts: unknown[] = [];
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null) return value;
+    const typed = part as Record<string, unknown>;
+    if (typed.type !== 'text' || typeof typed.text !== 'string') return value;
+    texts.push(parseJsonText(typed.text));
+  }
+  return texts.length === 1 ? texts[0] : texts;
+}
+
+function parseJsonText(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('[')) || text.length > MAX_PARSED_RESULT_LENGTH) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The list of items a result carries, found by structure (document 000: a list of key names
+ * silently goes wrong each time a tool is added): a top-level array, or the one array
+ * property of an envelope object, following single-object wrappers a few levels down. An
+ * envelope counts only when its array is most of it (over half of its JSON text): a record
+ * with a short `tags` list is one fact, not a list. Returns undefined for anything else.
+ */
+function findItems(value: unknown, text: string): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  let node: unknown = value;
+  for (let depth = 0; depth < MAX_ENVELOPE_DEPTH; depth++) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
+    let array: unknown[] | undefined;
+    let wrapper: unknown;
+    let objects = 0;
+    for (const key in node as Record<string, unknown>) {
+      const child = (node as Record<string, unknown>)[key];
+      if (Array.isArray(child)) {
+        if (array !== undefined) return undefined; // two lists: no single main list
+        array = child;
+      } else if (typeof child === 'object' && child !== null) {
+        objects += 1;
+        wrapper = child;
+      }
+    }
+    if (array !== undefined) {
+      if (array.length === 0) return array;
+      const arrayText = JSON.stringify(array);
+      return arrayText !== undefined && arrayText.length * 2 > text.length ? array : undefined;
+    }
+    if (objects !== 1) return undefined;
+    node = wrapper;
+  }
+  return undefined;
+}
+
+/** Fingerprints of the items, or undefined when any item has no sound identity. */
+function itemFingerprints(items: readonly unknown[], policy: ResolvedToolPolicy): string[] | undefined {
+  if (items.length > MAX_ITEMS) return undefined;
+  const fingerprints: string[] = [];
+  for (const item of items) {
+    const stripped = policy.volatileResultPattern === undefined ? item : dropFields(item, policy.volatileResult);
+    const text = typeof stripped === 'string' ? stripped : JSON.stringify(stripped);
+    if (text === undefined) return undefined;
+    fingerprints.push(hashPrefixed('i:', text));
+  }
+  return fingerprints;
+}
+
 /**
  * The fingerprint of a successful result: a hash of its content after volatile fields are
- * dropped, or no fingerprint when it is empty or cannot be fingerprinted.
+ * dropped, or no fingerprint when it is empty or cannot be fingerprinted. A result that is a
+ * list of items also gets one fingerprint per item (novelty is judged item by item).
  *
  * Results are hashed from JSON.stringify text, not canonical JSON: a result's key order is
  * the tool's own and stable between calls, and native stringify keeps large results at
  * near raw-sha256 speed (issue 6). Only when a volatile field name occurs in the text is
  * the value rebuilt without it. Strings that hold JSON are parsed (up to 1 MiB) so the same
  * result as text and as an object fingerprint alike; other strings are hashed as they are.
+ * An MCP `CallToolResult` is judged by what it carries, not by its envelope.
  */
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   let value = result;
@@ -63,6 +150,13 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     return { outcome: 'success', unfingerprintable: true };
   }
   if (isEmptyResult(value)) return { outcome: 'empty' };
+  const unwrapped = unwrapToolResultEnvelope(value);
+  if (unwrapped !== value) {
+    if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
+    value = unwrapped;
+    if (typeof value === 'string') return value.trim() === '' ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', value) };
+    if (isEmptyResult(value)) return { outcome: 'empty' };
+  }
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -74,11 +168,30 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   if (policy.volatileResultPattern?.test(text)) {
     const stripped = dropFields(value, policy.volatileResult);
     if (isEmptyResult(stripped)) return { outcome: 'empty' };
+    value = stripped;
     text = JSON.stringify(stripped);
   }
+  const items = findItems(value, text);
+  // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
+  // same "nothing found" as `[]` (document 000's zero results).
+  if (items !== undefined && items.length === 0) return { outcome: 'empty' };
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
   // copies itself into a concatenated string first.
-  return { outcome: 'success', resultHash: hashPrefixed('j:', text) };
+  const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
+  if (items !== undefined) {
+    const fingerprints = itemFingerprints(items, policy);
+    if (fingerprints !== undefined) prehashed.items = fingerprints;
+  }
+  return prehashed;
+}
+
+function toolErrorText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 function readField(error: unknown, field: string): unknown {
@@ -87,6 +200,22 @@ function readField(error: unknown, field: string): unknown {
 
 const OVERLOADED_PATTERN = /overload|rate.?limit|too.?many.?requests|throttl|capacity/i;
 const TIMEOUT_PATTERN = /time.?out|timed.?out|deadline.?exceeded|abort/i;
+/**
+ * Failures that may pass by themselves: the server or the network, not the request. Matched
+ * on the error's type/name/code only, never its message, so a deterministic error whose text
+ * happens to mention a connection stays deterministic.
+ */
+const TRANSIENT_PATTERN = /unavailable|upstream|internal.?server|bad.?gateway|gateway|temporar|transient|network|connection|socket|ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|ENOTCONN/i;
+/**
+ * For outcomes that arrive prehashed (OTLP spans, hashes-only transcripts) the error type is
+ * all that is left: `error.type` on the span. Same label rule as {@link isTransientError}.
+ */
+export function isTransientErrorType(errorType: string): boolean {
+  return TRANSIENT_PATTERN.test(errorType);
+}
+
+/** Phrases in an error's text that say the failure may pass by itself. */
+const TRANSIENT_MESSAGE_PATTERN = /\b(?:unavailable|temporar(?:y|ily)|try again|timed? ?out|overloaded|rate.?limit|too many requests|connection (?:reset|refused|closed|aborted)|ECONNRESET|ECONNREFUSED|EPIPE|EAI_AGAIN|ETIMEDOUT|50[234]\b)/i;
 
 /**
  * Sorts a failure into error, overloaded (rate limit, 429, 503, 529) or timeout, from the
@@ -129,6 +258,30 @@ function safeString(value: unknown): string {
 }
 
 /**
+ * Is a failure transient (the retry budget applies) rather than deterministic (repeating it
+ * unchanged is recursion, document 003)? Overloaded and timed-out calls are transient, and so
+ * are 5xx statuses and network failures by type or code. Everything else — a 4xx, a
+ * validation error, `command not found`, a syntax error — is deterministic.
+ */
+export function isTransientError(error: unknown, outcome = classifyError(error)): boolean {
+  if (outcome !== 'error') return true;
+  const response = readField(error, 'response');
+  const status = Number(
+    readField(error, 'status') ?? readField(error, 'statusCode') ?? readField(response, 'status') ?? readField(response, 'statusCode') ?? NaN,
+  );
+  if (status >= 500 && status <= 599) return true;
+  const labels = [readField(error, 'type'), readField(error, 'name'), readField(error, 'code')]
+    .filter((label): label is string => typeof label === 'string')
+    .join(' ');
+  if (TRANSIENT_PATTERN.test(labels)) return true;
+  // Many tools throw a plain Error whose only clue is its text ("billing ledger unavailable",
+  // "connection reset by peer"). Reading the message too errs toward "transient", which keeps
+  // the retry budget: the direction document 000 asks for when a case is unclear.
+  const message = readField(error, 'message');
+  return typeof message === 'string' && TRANSIENT_MESSAGE_PATTERN.test(message.slice(0, 512));
+}
+
+/**
  * Errors are fingerprinted by type and body (document 003): the same error coming back on
  * every retry is an already-seen result, which is what lets result comparison stop an
  * agent retrying an overloaded tool forever (document 000).
@@ -136,7 +289,9 @@ function safeString(value: unknown): string {
 export function fingerprintError(error: unknown): PrehashedOutcome {
   const outcome = classifyError(error);
   const { type, message } = describeError(error);
-  return { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${message}`) };
+  const prehashed: PrehashedOutcome = { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${message}`) };
+  if (isTransientError(error, outcome)) prehashed.transient = true;
+  return prehashed;
 }
 
 /** Fingerprints a raw outcome: exactly one of `result` or `error`. */

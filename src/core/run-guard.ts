@@ -6,6 +6,8 @@ import { stopOnConsecutiveFailures } from './checks/consecutive-failures.js';
 import { refuseDisabledTool } from './checks/escalation-ladder.js';
 import { allowExemptTool } from './checks/exempt-tools.js';
 import { refuseInFlightRepeat } from './checks/in-flight-repeat.js';
+import { refuseConfirmedRepeat } from './checks/outcome-confirmed-repeat.js';
+import { allowTerminalTool } from './checks/terminal-tools.js';
 import { checkPolling, isInsidePollWindow } from './checks/polling.js';
 import { stopOnRefusedRounds } from './checks/refused-rounds.js';
 import { checkRetryBudget } from './checks/retry-budget.js';
@@ -17,10 +19,12 @@ import type { StopCheck } from './checks/stop-check.js';
 import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
-import { fingerprintOutcome } from './result-fingerprint.js';
+import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
+import { resolveCallEffect } from './world-state/resolve-call-effect.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type {
   AllowKind,
+  CallEffect,
   CallDecision,
   CallOutcome,
   ModelUsage,
@@ -35,23 +39,26 @@ import type {
   RunDecision,
   RunView,
   StopDecision,
+  StopReason,
   ToolCall,
   ToolTally,
 } from './types.js';
 
 /**
  * Pre-execution checks, in order; the first that refuses or allows decides. Budgets first
- * (no call starts past a limit), then the ladder's disabled tools, then exemptions, then the
- * repeat family from most to least specific.
+ * (no call starts past a limit), then terminal tools (never refused by what follows), the
+ * ladder's disabled tools, exemptions, then the repeat family from most to least specific.
  */
 const CALL_CHECKS: readonly CallCheck[] = [
   refuseOverBudget,
+  allowTerminalTool,
   refuseDisabledTool,
   allowExemptTool,
   refuseInFlightRepeat,
   checkPolling,
   checkRetryBudget,
   refuseRunWideRepeat,
+  refuseConfirmedRepeat,
   refuseBackToBackRepeat,
 ];
 
@@ -68,12 +75,39 @@ const STOP_CHECKS: readonly StopCheck[] = [
 const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'repeat.back_to_back',
   'repeat.run_wide',
+  'repeat.unchanged',
+  'repeat.same_error',
   'pagination.cursor_not_advanced',
   'retry.budget_exhausted',
   'poll.deadline_passed',
 ]);
 
+const BUDGET_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
+
 const FAILURE_OUTCOMES: ReadonlySet<OutcomeClass> = new Set<OutcomeClass>(['error', 'overloaded', 'timeout']);
+
+/** The effect facts the checks and the ledger need about one call. */
+interface CallFacts {
+  readonly effect: CallEffect;
+  readonly terminal: boolean;
+  readonly ladderKey: string;
+}
+
+/**
+ * A 32-bit tag of an outcome for "did this call return the same as last time?" (FNV-1a over
+ * the fingerprint's characters; 0 is reserved for "no outcome yet", and an unfingerprintable
+ * outcome gets 0 so it never confirms anything). Tags, not strings, so a distinct call costs
+ * one word more in the ledger, not a kept string.
+ */
+function outcomeTagOf(outcome: PrehashedOutcome, argsHash: string): number {
+  const key =
+    outcome.resultHash ??
+    (outcome.unfingerprintable ? undefined : outcome.outcome === 'empty' ? `empty:${argsHash}` : undefined);
+  if (key === undefined) return 0;
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < key.length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193);
+  return hash >>> 0 || 1;
+}
 
 /** A started call: pass it back to {@link RunGuard.finishCall}. */
 export interface CallTicket {
@@ -200,7 +234,8 @@ export class RunGuard implements RunView {
     const now = this.timeOf(prehashed.startTime);
     // Calls before any model call begin round 1 (which also starts the run's clock).
     if (this.ledger.round === 0) this.beginRound();
-    const decision = this.decide(prehashed, now);
+    const facts = this.factsOf(prehashed);
+    const decision = this.decide(prehashed, now, facts);
     const ledger = this.ledger;
     const round = ledger.current;
     round.calls += 1;
@@ -220,7 +255,7 @@ export class RunGuard implements RunView {
       tally.refused += 1;
       if (decision.reason === 'tool.disabled') {
         round.disabledRefusals += 1;
-        round.toolProgress.set(prehashed.tool, round.toolProgress.get(prehashed.tool) ?? false);
+        round.toolProgress.set(facts.ladderKey, round.toolProgress.get(facts.ladderKey) ?? false);
       }
       if (this.profile === 'chat' && INSISTENCE_REASONS.has(decision.reason)) {
         ledger.failureStreakByTool.set(prehashed.tool, (ledger.failureStreakByTool.get(prehashed.tool) ?? 0) + 1);
@@ -244,6 +279,8 @@ export class RunGuard implements RunView {
           firstTime: now,
           lastTime: now,
           inFlight: 0,
+          outcomeTag: 0,
+          confirmations: 0,
         });
       } else {
         if (decision.kind === 'retry') record.retries += 1;
@@ -269,19 +306,34 @@ export class RunGuard implements RunView {
     const ledger = this.ledger;
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
+    const facts = this.factsOf(ticket.call);
     const prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, policy, this.options.maxFingerprintBytes);
     this.observeTime(prehashed.endTime);
     const now = this.timeOf(prehashed.endTime);
     const record = ledger.signatures.get(argsHash);
     const failed = FAILURE_OUTCOMES.has(prehashed.outcome);
+    const transient =
+      failed &&
+      (prehashed.outcome !== 'error' ||
+        prehashed.transient === true ||
+        (prehashed.transient === undefined && prehashed.errorType !== undefined && isTransientErrorType(prehashed.errorType)));
     const tally = ledger.tally(tool);
     ledger.inFlight = Math.max(0, ledger.inFlight - 1);
 
+    // Judged before the record learns this outcome: a write's result is an acknowledgement
+    // unless it repeats this same call's previous outcome.
+    const tag = outcomeTagOf(prehashed, argsHash);
+    const novelty = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag);
+
     if (record !== undefined) {
       record.inFlight = Math.max(0, record.inFlight - 1);
-      record.state = failed ? CallState.Failed : CallState.Succeeded;
+      record.state = !failed ? CallState.Succeeded : transient ? CallState.FailedTransient : CallState.Failed;
       if (!failed) record.retries = 0;
-      record.epoch = ledger.writeEpoch;
+      // Outcome confirmation (checks/outcome-confirmed-repeat.ts): the same outcome as this
+      // call's previous execution, with nothing that may write finished in between.
+      const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === ledger.writeEpoch;
+      record.confirmations = tag === 0 ? 0 : confirmed ? record.confirmations + 1 : 1;
+      record.outcomeTag = tag;
     }
     if (failed) {
       ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + 1);
@@ -295,9 +347,15 @@ export class RunGuard implements RunView {
     } else {
       ledger.failureStreakByTool.set(tool, 0);
     }
-    if (policy.approval && !failed) ledger.writeEpoch += 1;
+    // World state (document 001 generalised): a call that may write advances it unless it
+    // certainly did nothing — turned away by an overloaded server, or failed
+    // deterministically. A timed-out write may well have happened (document 001).
+    if (facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient)) {
+      // A write that has just confirmed it changes nothing does not advance the world either.
+      if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) ledger.writeEpoch += 1;
+    }
+    if (record !== undefined) record.epoch = ledger.writeEpoch;
 
-    const novelty = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now);
     // A result that arrives after its round closed (the loop moved on while a call was still
     // running) counts in the round open now: dropping it would let a stale loop of slow
     // calls never count as stale.
@@ -311,7 +369,9 @@ export class RunGuard implements RunView {
       // The ladder watches successful answers only: a failing retry is governed by the retry
       // budget and consecutive failures, and disabling it would cut document 003's honest
       // retry (503 four times, success on the fifth) before it got there.
-      if (novelty !== 'neutral' && !failed) round.toolProgress.set(tool, (round.toolProgress.get(tool) ?? false) || novelty === 'new');
+      if (novelty !== 'neutral' && !failed) {
+        round.toolProgress.set(facts.ladderKey, (round.toolProgress.get(facts.ladderKey) ?? false) || novelty === 'new');
+      }
     }
     if (novelty === 'new') {
       ledger.newFacts += 1;
@@ -371,7 +431,7 @@ export class RunGuard implements RunView {
         action: 'stop',
         reason: verdict.reason,
         detail: verdict.detail,
-        message: stopMessage(verdict.detail, partial),
+        message: stopMessage(verdict.detail, partial, BUDGET_STOPS.has(verdict.reason)),
         round: ledger.round,
         partial,
       };
@@ -387,14 +447,24 @@ export class RunGuard implements RunView {
       ladder.enabled && projection.staleRoundStreak >= ladder.nudgeAfter && projection.repeatingTools.length > 0
         ? nudgeMessage(projection.repeatingTools, projection.staleRoundStreak)
         : undefined;
+    const disabledTools = this.wholeTools(projection.disabledTools);
     return nudge === undefined
-      ? { action: 'continue', disabledTools: projection.disabledTools }
-      : { action: 'continue', nudge, disabledTools: projection.disabledTools };
+      ? { action: 'continue', disabledTools }
+      : { action: 'continue', nudge, disabledTools };
   }
 
-  /** Tools the next model call should not be offered (escalation ladder step 2). */
+  /**
+   * Tools the next model call should not be offered (escalation ladder step 2). A disabled
+   * shell command family (`bash(grep)`) is not listed: the tool stays offered, and calls of
+   * that family are refused with the reason.
+   */
   disabledTools(): string[] {
-    return this.projectOpenRound().disabledTools;
+    return this.wholeTools(this.projectOpenRound().disabledTools);
+  }
+
+  private wholeTools(keys: readonly string[]): string[] {
+    const families = this.ledger.ladderFamilies;
+    return families.size === 0 ? [...keys] : keys.filter((key) => !families.has(key));
   }
 
   /** What the run has learned so far, with counts. */
@@ -411,7 +481,7 @@ export class RunGuard implements RunView {
 
   // -------------------------------------------------------------------------------------
 
-  private decide(call: PrehashedToolCall, now: number): CallDecision {
+  private decide(call: PrehashedToolCall, now: number, facts: CallFacts = this.factsOf(call)): CallDecision {
     const { tool, argsHash } = call;
     if (this.stopDecision !== undefined || this.ended) {
       return {
@@ -431,6 +501,9 @@ export class RunGuard implements RunView {
       argsHash,
       record,
       now,
+      effect: facts.effect,
+      terminal: facts.terminal,
+      ladderKey: facts.ladderKey,
     };
     for (const check of CALL_CHECKS) {
       const result = check(context);
@@ -460,27 +533,61 @@ export class RunGuard implements RunView {
    * `failClosed` (document 003) is set: a wrongly continued run is still bounded by the
    * other checks and budgets; a healthy run cut off cannot be brought back (document 000).
    */
-  private judgeNovelty(tool: string, outcome: PrehashedOutcome, kind: AllowKind, record: SignatureRecord | undefined, now: number): Novelty {
+  private judgeNovelty(
+    tool: string,
+    outcome: PrehashedOutcome,
+    kind: AllowKind,
+    record: SignatureRecord | undefined,
+    now: number,
+    effect: CallEffect,
+    argsHash: string,
+    tag: number,
+  ): Novelty {
     const policy = this.options.tool(tool);
     const failClosed = this.options.failClosed;
+    const failed = FAILURE_OUTCOMES.has(outcome.outcome);
+    const fingerprints = this.ledger.fingerprints;
     let fingerprint = outcome.resultHash;
     if (fingerprint === undefined) {
-      // Empty results: zero results in a row is normal exploration (document 000).
       // Unfingerprintable results: the first use of an unknown tool must not cut a run.
-      if (!failClosed) return 'new';
-      fingerprint = outcome.unfingerprintable ? `unfingerprintable:${tool}` : `empty:${tool}`;
+      if (outcome.unfingerprintable) {
+        if (!failClosed) return 'new';
+        fingerprint = `unfingerprintable:${tool}`;
+      } else if (effect === 'write' && !failClosed) {
+        // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges
+        // itself: no fact about the world, and no sign of a loop either.
+        return 'neutral';
+      } else {
+        // Zero results for a new query is normal exploration (document 000); the same query
+        // finding nothing again confirms nothing. failClosed: every empty result is alike.
+        fingerprint = failClosed ? `empty:${tool}` : `empty:${argsHash}`;
+      }
     }
-    const seen = this.ledger.fingerprints.has(fingerprint);
-    if (!seen) this.ledger.fingerprints.add(fingerprint);
+    const seen = fingerprints.has(fingerprint);
+    if (!seen) fingerprints.add(fingerprint);
+    // Item-level novelty: the same documents in another order or subset are already seen.
+    let itemsAllSeen = false;
+    const items = outcome.items;
+    if (items !== undefined && items.length > 0) {
+      itemsAllSeen = true;
+      for (const item of items) {
+        if (fingerprints.has(item)) continue;
+        itemsAllSeen = false;
+        fingerprints.add(item);
+      }
+    }
     // Side effects happened again with every call, even when the response is the same.
-    if (policy.approval && !FAILURE_OUTCOMES.has(outcome.outcome)) return 'new';
-    if (!seen) return 'new';
+    if (policy.approval && !failed) return 'new';
+    if (!seen && !itemsAllSeen) return 'new';
     if (policy.exempt) return 'neutral';
     // Only a repeated poll may return the same answer harmlessly; a reworded poll that
     // returns what was already seen is judged like any other call.
     if (kind === 'poll' && policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
       return 'neutral';
     }
+    // A write whose answer matches another call's ("File created successfully", exit code 0)
+    // is an acknowledgement; only the same write answering the same again is a repeat.
+    if (effect === 'write' && !failed && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
     return 'seen';
   }
 
@@ -533,10 +640,32 @@ export class RunGuard implements RunView {
 
   private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
     if (isPrehashed(call)) return call;
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: this.argsHash(call.tool, call.args) };
+    const policy = this.options.tool(call.tool);
+    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy) };
     if (call.callId !== undefined) prehashed.callId = call.callId;
     if (call.startTime !== undefined) prehashed.startTime = call.startTime;
+    // The world-state model needs the arguments only for shell and editor tools; every
+    // other tool's effect is a field of its resolved policy (read in factsOf).
+    if (call.effect !== undefined) prehashed.effect = call.effect;
+    else if (policy.shellArg !== undefined || policy.editor) {
+      const info = resolveCallEffect(policy, call.args);
+      prehashed.effect = info.effect;
+      if (info.family !== undefined) prehashed.family = info.family;
+      if (info.terminal) prehashed.terminal = true;
+    }
     return prehashed;
+  }
+
+  /** Effect, terminal flag and ladder key of a call (arguments were classified in prehash). */
+  private factsOf(call: PrehashedToolCall): CallFacts {
+    const policy = this.options.tool(call.tool);
+    // A prehashed shell call (span attributes carry no command) may write: the safe side.
+    const effect = call.effect ?? (policy.shellArg !== undefined || policy.editor ? 'write' : policy.effect);
+    const terminal = call.terminal ?? policy.terminal;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool };
+    const ladderKey = `${call.tool}(${call.family})`;
+    if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
+    return { effect, terminal, ladderKey };
   }
 
   /**

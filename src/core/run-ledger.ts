@@ -1,7 +1,7 @@
 import type { ModelUsage, ToolTally } from './types.js';
 
 /** Execution state of one distinct call (tool + argument identity). */
-export const CallState = { InFlight: 0, Succeeded: 1, Failed: 2 } as const;
+export const CallState = { InFlight: 0, Succeeded: 1, Failed: 2, FailedTransient: 3 } as const;
 export type CallState = (typeof CallState)[keyof typeof CallState];
 
 /**
@@ -21,6 +21,18 @@ export interface SignatureRecord {
   lastTime: number;
   /** Executions of this signature still running. */
   inFlight: number;
+  /**
+   * A 32-bit tag of the last outcome's fingerprint (0 = none yet), so the next execution can
+   * tell whether it returned the same. A tag, not the 22-character hash: one word per
+   * distinct call instead of a string. Two different outcomes share a tag with probability
+   * 2^-32, and the only consequence is one extra confirmation toward a refusal.
+   */
+  outcomeTag: number;
+  /**
+   * Executions in a row that returned the same outcome with nothing else written in between
+   * (outcome-confirmed repeats, checks/outcome-confirmed-repeat.ts).
+   */
+  confirmations: number;
 }
 
 /** Tallies of the round being played; closed into the run's streaks when the next round begins. */
@@ -66,7 +78,11 @@ export class RunLedger {
   /** Rounds that had an overloaded call taken off the budget: the round limit grows by this. */
   overloadedRounds = 0;
 
-  /** Bumped each time a tool with side effects (approval) runs: earlier reads may run again. */
+  /**
+   * The world-state epoch: bumped each time a call that may write (a write or unknown effect
+   * under the policy) finishes without a deterministic error. A record from an earlier
+   * epoch may be out of date, so that call may run again.
+   */
   writeEpoch = 0;
 
   staleRoundStreak = 0;
@@ -74,9 +90,14 @@ export class RunLedger {
   stalledRounds = 0;
   lastStateDigest: string | undefined = undefined;
 
-  /** Escalation ladder: rounds in a row in which a tool returned only seen results. */
+  /**
+   * Escalation ladder, keyed by ladder key (the tool, or `tool(family)` for a shell command
+   * family): rounds in a row in which it returned only seen results, and what is disabled.
+   */
   readonly staleStreakByTool = new Map<string, number>();
   readonly disabledTools = new Set<string>();
+  /** Ladder keys that are a command family of a tool, not a whole tool (ladder key → tool). */
+  readonly ladderFamilies = new Map<string, string>();
 
   current = new RoundAccumulator();
   /** Round counted as closed (so shouldStop and beginRound never close it twice). */
@@ -293,8 +314,8 @@ export class FingerprintSet {
 }
 
 
-/** Words per call entry: identity (4), round, epoch, retries, inFlight, state. */
-const STRIDE = 9;
+/** Words per call entry: identity (4), round, epoch, retries, inFlight, state, outcomeTag, confirmations. */
+const STRIDE = 11;
 
 /**
  * PROTOTYPE (bench/proposals): call records as columns. Entries are dense (insertion order,
@@ -399,6 +420,18 @@ class SignatureView implements SignatureRecord {
   set inFlight(value: number) {
     this.table.words[this.entry * STRIDE + 7] = value;
   }
+  get outcomeTag(): number {
+    return this.table.words[this.entry * STRIDE + 9]!;
+  }
+  set outcomeTag(value: number) {
+    this.table.words[this.entry * STRIDE + 9] = value;
+  }
+  get confirmations(): number {
+    return this.table.words[this.entry * STRIDE + 10]!;
+  }
+  set confirmations(value: number) {
+    this.table.words[this.entry * STRIDE + 10] = value;
+  }
   get firstTime(): number {
     return this.table.times[this.entry * 2]!;
   }
@@ -428,6 +461,8 @@ function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureReco
   view.firstTime = fields.firstTime;
   view.lastTime = fields.lastTime;
   view.inFlight = fields.inFlight;
+  view.outcomeTag = fields.outcomeTag;
+  view.confirmations = fields.confirmations;
   return view;
 }
 

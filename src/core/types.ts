@@ -2,8 +2,34 @@
 // the span processor, the replay CLI and the framework adapters all translate into these
 // types, so one set of rules decides every path.
 
-/** Which loop the guard protects. See README "Profiles" for the table of defaults. */
-export type Profile = 'chat' | 'researcher';
+/**
+ * Which loop the guard protects. See README "Profiles" for the table of defaults.
+ * - `general` (the default): any agent nobody configured — coding and shell agents whose
+ *   calls change the world, MCP tools, research agents. Repetition of a call is not the
+ *   signal; repetition of an outcome without a state change is (document 003).
+ * - `researcher`: document 000's read-only researcher: every call that ran once is refused.
+ * - `chat`: document 000's chat turn: back-to-back repeats, failures and a 40-round limit.
+ */
+export type Profile = 'general' | 'chat' | 'researcher';
+
+/**
+ * What a call may do to the world the agent observes (world-state model):
+ * - `read`: cannot change it; the same read with nothing written since returns the same.
+ * - `write`: may change it (declared, an MCP annotation, or a shell command that may write).
+ * - `unknown`: nothing says either way. May run again until its own outcomes confirm that
+ *   nothing changes; its results are compared like a read's (document 000: a lookup tool
+ *   that leaves out its read-only hint must still have its results compared).
+ */
+export type CallEffect = 'read' | 'write' | 'unknown';
+
+/** MCP tool annotations (`tools/list`), hints from the tool's server. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
 
 /**
  * What happened when a call ran (or did not).
@@ -20,6 +46,8 @@ export type OutcomeClass = 'success' | 'empty' | 'error' | 'overloaded' | 'timeo
 export interface ToolCall {
   tool: string;
   args?: unknown;
+  /** Overrides the effect the policy derives for this call (e.g. an adapter that knows better). */
+  effect?: CallEffect;
   /** The framework's id for this call (shown to the model in refusal messages). */
   callId?: string;
   /** Epoch ms when the call starts; defaults to the guard's clock. Replay passes recorded times. */
@@ -35,6 +63,15 @@ export interface PrehashedToolCall {
   argsHash: string;
   callId?: string;
   startTime?: number;
+  /** What the call may do to the world; default: the tool's effect under the policy. */
+  effect?: CallEffect;
+  /**
+   * For shell tools: the command family (`grep`, `git diff`), so the escalation ladder can
+   * switch off one family instead of the only tool the agent has.
+   */
+  family?: string;
+  /** The call submits or finishes the task (never refused by the repeat checks). */
+  terminal?: boolean;
 }
 
 /** Error details recorded for a failed call. */
@@ -59,12 +96,53 @@ export interface PrehashedOutcome {
   resultHash?: string;
   /** True when the result could not be fingerprinted (cycle, function, BigInt, over the cap). */
   unfingerprintable?: boolean;
+  /**
+   * Item fingerprints when the result is a list of items (a top-level array, the one array
+   * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so
+   * the same documents in another order or subset are already seen.
+   */
+  items?: string[];
   errorType?: string;
+  /**
+   * For `error`: the failure may pass by itself (a 5xx, a dropped connection), so an
+   * identical retry is honest within the retry budget. Deterministic errors (a 404, a
+   * validation error, a syntax error) are not: repeating them unchanged is recursion.
+   */
+  transient?: boolean;
   endTime?: number;
 }
 
 /** Per-tool policy, declared once per tool (never per feature). */
 export interface ToolPolicy {
+  /**
+   * The tool never changes the world state (a lookup). An identical call with nothing
+   * written since is refused run-wide (profiles `general` and `researcher`). Default: from
+   * `writes`/`approval`, MCP `annotations`, the shell classifier, the well-known tool
+   * table (README), else unknown.
+   */
+  readOnly?: boolean;
+  /**
+   * The tool may change the world state (files, tickets, messages). After it runs, earlier
+   * reads may run again; it may itself run again until its outcomes confirm that nothing
+   * changes. Implied by `approval`. Default: see `readOnly`.
+   */
+  writes?: boolean;
+  /**
+   * A shell tool: each call's command line is classified (reads such as `grep`, `cat`,
+   * `git diff` vs commands that may write). `true` reads the command from the argument
+   * `command` (or `cmd`, or a string argument); a string names the argument. Default: on
+   * for well-known shell tool names (`bash`, `shell`, `execute_bash`, `run_shell_command`,
+   * `Bash`, …) in the general profile.
+   */
+  shell?: boolean | string;
+  /**
+   * Submits or finishes the task (`submit`, `finish`, `final_answer`): never refused by the
+   * repeat checks, because some protocols call it twice by design (SWE-agent's first
+   * `submit` returns a review checklist, the second submits). Default: well-known names.
+   */
+  terminal?: boolean;
+  /** MCP tool annotations, when the tool comes from an MCP server (see CallEffect). */
+  annotations?: ToolAnnotations;
   /**
    * Skips both repeat checks and never makes a round stale (e.g. waiting for a subagent).
    * Still bounded by the round, call and time limits. Default false.
@@ -99,23 +177,27 @@ export interface ToolPolicy {
 
 /** The options object of {@link LoopGuard}. Every field is optional; defaults per profile. */
 export interface LoopGuardOptions {
-  /** Default `'researcher'`. */
+  /** Default `'general'`. */
   profile?: Profile;
   /** The one shared "tries that go nowhere" threshold N. Default 5. */
   threshold?: number;
-  /** Stale rounds in a row that stop the run. Default: researcher N, chat off (Infinity; document 000). */
+  /** Stale rounds in a row that stop the run. Default: general and researcher N, chat off (Infinity; document 000). */
   staleRounds?: number;
   /** Rounds in a row where every call was refused that stop the run. Default N. */
   refusedRounds?: number;
   /** The same tool failing this many times in a row stops the run. Default N. */
   consecutiveFailures?: number;
-  /** The k-th consecutive identical call is refused (chat check). Default 3. */
+  /** The k-th consecutive identical call is refused (chat check). Default: chat and researcher 3, general off (Infinity: outcomes decide). */
   backToBackLimit?: number;
-  /** Refuse any call identical to one already executed in the run. Default: researcher true, chat false. */
+  /**
+   * Refuse repeats run-wide. Researcher: any call identical to one already executed. General:
+   * a read with nothing written since; a write or unknown call once its own outcomes confirmed
+   * that nothing changes. Default: general and researcher true, chat false.
+   */
   runWideRepeat?: boolean;
-  /** Executed tool calls allowed in the run. Default: researcher 100, chat unlimited. */
+  /** Executed tool calls allowed in the run (a backstop). Default: general 2000, researcher 100, chat unlimited. */
   maxToolCalls?: number;
-  /** Rounds allowed in the run. Default: chat 40, researcher = maxToolCalls. */
+  /** Rounds allowed in the run (a backstop). Default: general 1000, chat 40, researcher = maxToolCalls. */
   maxRounds?: number;
   /** Wall-clock budget of the run in ms. Default unlimited. */
   maxRunMs?: number;
@@ -157,6 +239,8 @@ export type RefusalReason =
   | 'repeat.back_to_back'
   | 'repeat.run_wide'
   | 'repeat.in_flight'
+  | 'repeat.unchanged'
+  | 'repeat.same_error'
   | 'pagination.cursor_not_advanced'
   | 'retry.budget_exhausted'
   | 'poll.deadline_passed'
@@ -178,7 +262,7 @@ export type StopReason =
   | 'stalled_progress';
 
 /** How an allowed call relates to earlier ones. */
-export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat';
+export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat' | 'terminal';
 
 export interface AllowDecision {
   action: 'allow';

@@ -80,7 +80,7 @@ export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freez
 // that first appears already at 1 has no earlier sample, so rate()/increase() never count that
 // first event — a run's first stop of a kind would be invisible to the alert rules. The
 // `satisfies Record<...>` makes the compiler flag a value added to the engine's unions.
-export const PROFILES = Object.keys({ chat: 1, researcher: 1 } satisfies Record<Profile, 1>) as Profile[];
+export const PROFILES = Object.keys({ general: 1, chat: 1, researcher: 1 } satisfies Record<Profile, 1>) as Profile[];
 export const STOP_REASONS = Object.keys({
   stale_rounds: 1,
   refused_rounds: 1,
@@ -94,6 +94,8 @@ export const REFUSAL_REASONS = Object.keys({
   'repeat.back_to_back': 1,
   'repeat.run_wide': 1,
   'repeat.in_flight': 1,
+  'repeat.unchanged': 1,
+  'repeat.same_error': 1,
   'pagination.cursor_not_advanced': 1,
   'retry.budget_exhausted': 1,
   'poll.deadline_passed': 1,

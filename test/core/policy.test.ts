@@ -4,18 +4,23 @@ import { resolveOptions, validateOptions } from '../../src/core/policy.js';
 
 describe('resolveOptions', () => {
   it('fills the documented defaults per profile from the one shared threshold', () => {
-    const researcher = resolveOptions();
+    const general = resolveOptions();
+    // The default is the general profile (issue 9): budgets are backstops well above healthy
+    // long runs, and only a repeat whose outcome confirmed nothing changes is refused.
+    expect(general).to.include({ profile: 'general', threshold: 5, staleRounds: 5, refusedRounds: 5, consecutiveFailures: 5, backToBackLimit: Infinity });
+    expect(general).to.include({ runWideRepeat: true, maxToolCalls: 2000, maxRounds: 1000 });
+    const researcher = resolveOptions({ profile: 'researcher' });
     expect(researcher).to.include({ profile: 'researcher', threshold: 5, staleRounds: 5, refusedRounds: 5, consecutiveFailures: 5, backToBackLimit: 3 });
     expect(researcher).to.include({ runWideRepeat: true, maxToolCalls: 100, maxRounds: 100, overloadedExemptMax: 3, maxStalled: 5, failClosed: false });
     const chat = resolveOptions({ profile: 'chat' });
     expect(chat).to.include({ runWideRepeat: false, maxToolCalls: Infinity, maxRounds: 40 });
-    const tuned = resolveOptions({ threshold: 3, staleRounds: 7 });
+    const tuned = resolveOptions({ profile: 'researcher', threshold: 3, staleRounds: 7 });
     expect(tuned).to.include({ staleRounds: 7, refusedRounds: 3, consecutiveFailures: 3 });
     expect(tuned.defaultTool.retries).to.equal(3);
   });
 
   it('sizes the researcher round limit from its call budget', () => {
-    expect(resolveOptions({ maxToolCalls: 30 }).maxRounds).to.equal(30);
+    expect(resolveOptions({ profile: 'researcher', maxToolCalls: 30 }).maxRounds).to.equal(30);
   });
 });
 
@@ -45,7 +50,7 @@ describe('validateOptions', () => {
   });
 
   it('says what the field takes', () => {
-    expect(() => validateOptions({ profile: 'x' })).to.throw(/must be one of "chat", "researcher"/);
+    expect(() => validateOptions({ profile: 'x' })).to.throw(/must be one of "general", "chat", "researcher"/);
     expect(() => validateOptions({ tools: { a: { retry: 1 } } })).to.throw(/not a known option \(known: exempt, approval/);
   });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { resolveOptions } from '../../src/core/policy.js';
-import { classifyError, fingerprintError, fingerprintResult, isEmptyResult } from '../../src/core/result-fingerprint.js';
+import { classifyError, fingerprintError, fingerprintResult, isEmptyResult, isTransientError } from '../../src/core/result-fingerprint.js';
 
 const options = resolveOptions({ tools: { weather: { volatileResult: ['observed'] } } });
 const policy = options.defaultTool;
@@ -88,5 +88,20 @@ describe('classifyError / fingerprintError', () => {
     expect(fingerprintError(new RangeError('query too long')).resultHash).to.not.equal(first.resultHash);
     expect(fingerprintError(new TypeError('other')).resultHash).to.not.equal(first.resultHash);
     expect(first).to.include({ outcome: 'error', errorType: 'TypeError' });
+  });
+
+  it('tells transient failures (retry budget) from deterministic ones (repeat.same_error) by status, type, code and text', () => {
+    expect(isTransientError({ status: 502, message: 'x' })).to.equal(true);
+    expect(isTransientError({ response: { status: 500 } })).to.equal(true);
+    expect(isTransientError({ code: 'ECONNRESET' })).to.equal(true);
+    expect(isTransientError({ type: 'ServiceUnavailable', message: 'x' })).to.equal(true);
+    // A plain Error whose text is the only clue (the demo's billing service being down).
+    expect(isTransientError(new Error('billing ledger unavailable (LEDGER_DOWN)'))).to.equal(true);
+    expect(isTransientError(new Error('request timed out after 30 s'))).to.equal(true);
+    expect(isTransientError({ status: 404, type: 'NotFound', message: 'no such page' })).to.equal(false);
+    expect(isTransientError(new Error('bash: foo: command not found'))).to.equal(false);
+    expect(isTransientError(new SyntaxError('Unexpected token } in JSON at position 12'))).to.equal(false);
+    expect(fingerprintError(new Error('service temporarily unavailable'))).to.include({ transient: true });
+    expect(fingerprintError(new TypeError('bad input'))).to.not.have.property('transient');
   });
 });

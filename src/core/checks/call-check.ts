@@ -1,6 +1,6 @@
 import type { ResolvedOptions, ResolvedToolPolicy } from '../policy.js';
 import type { RunLedger, SignatureRecord } from '../run-ledger.js';
-import type { AllowKind, RefusalReason } from '../types.js';
+import type { AllowKind, CallEffect, RefusalReason } from '../types.js';
 
 /** Everything a pre-execution check may read about the call being decided. */
 export interface CallCheckContext {
@@ -12,6 +12,12 @@ export interface CallCheckContext {
   /** The earlier execution(s) of this exact call, if any. */
   readonly record: SignatureRecord | undefined;
   readonly now: number;
+  /** What this call may do to the world (world-state model, world-state/resolve-call-effect.ts). */
+  readonly effect: CallEffect;
+  /** The call submits or finishes the task. */
+  readonly terminal: boolean;
+  /** What the escalation ladder switches off: the tool, or `tool(family)` for a shell command family. */
+  readonly ladderKey: string;
 }
 
 /** A check's verdict: refuse for a reason, or allow as a given kind, or pass (undefined) to the next check. */

@@ -59,25 +59,48 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
     projection.refusedRoundStreak = 0;
     projection.verdict = 'stale';
     projection.staleRoundStreak += 1;
+  } else if (round.disabledRefusals > 0) {
+    // Calls that ran were all neutral (an exempt wait, a poll in its window) while the model
+    // kept asking for what the ladder switched off: still the stale loop, by other means.
+    // Counting it neutral let the ladder postpone the stop forever (issue 10, item 5).
+    projection.refusedRoundStreak = 0;
+    projection.verdict = 'stale';
+    projection.staleRoundStreak += 1;
   } else {
     projection.refusedRoundStreak = 0;
     projection.verdict = 'neutral';
   }
 
   const disabled = projection.verdict === 'new' ? new Set<string>() : new Set(ledger.disabledTools);
-  for (const [tool, progressed] of round.toolProgress) {
-    const streak = progressed ? 0 : (ledger.staleStreakByTool.get(tool) ?? 0) + 1;
-    projection.toolStreaks.push([tool, streak]);
+  const ladder = options.escalation;
+  for (const [key, progressed] of round.toolProgress) {
+    const streak = progressed ? 0 : (ledger.staleStreakByTool.get(key) ?? 0) + 1;
+    projection.toolStreaks.push([key, streak]);
     if (progressed) continue;
-    projection.repeatingTools.push(tool);
-    const policy = options.tool(tool);
-    const ladder = options.escalation;
-    if (projection.verdict !== 'new' && ladder.enabled && streak >= ladder.disableAfter && !policy.exempt && policy.poll === undefined) {
-      disabled.add(tool);
-    }
+    projection.repeatingTools.push(key);
+    const family = ledger.ladderFamilies.get(key);
+    const policy = options.tool(family ?? key);
+    if (projection.verdict === 'new' || !ladder.enabled || streak < ladder.disableAfter) continue;
+    if (policy.exempt || policy.poll !== undefined || policy.terminal) continue;
+    if (family === undefined && isLastToolStanding(ledger, options, key, disabled)) continue;
+    disabled.add(key);
   }
   projection.disabledTools = [...disabled];
   return projection;
+}
+
+/**
+ * Would disabling this tool leave the run with no tool it has used? Then the ladder holds
+ * back: a run whose only tool is switched off can do nothing but be refused, and whether it
+ * should end is the stop rule's call, made with the same streak the ladder reads.
+ */
+function isLastToolStanding(ledger: RunLedger, options: ResolvedOptions, tool: string, disabled: ReadonlySet<string>): boolean {
+  for (const other of ledger.tallies.keys()) {
+    if (other === tool || disabled.has(other)) continue;
+    const policy = options.tool(other);
+    if (!policy.exempt && !policy.terminal) return false;
+  }
+  return true;
 }
 
 /** Writes a projection into the ledger (closing the round). */

@@ -3,22 +3,26 @@ import type { CallCheck } from './call-check.js';
 import { isRereadAfterWrite } from './read-after-write.js';
 
 /**
- * Run-wide repeat (document 000, researcher profile): a call identical to one already
- * executed without error in this run — an empty result included — is refused before it
- * runs; researchers only get tools that need no approval, so the same call returns the same
- * result, and that result is already in the conversation.
+ * Run-wide repeat of a read (document 000; profiles general and researcher): a read
+ * identical to one already executed without error in this run — an empty result included —
+ * with nothing written since is refused before it runs. Its result would be the same, and
+ * that result is already in the conversation.
  *
- * Pagination (document 001): for a tool with `cursorArg`, the same check runs in every
- * profile — a cursor that did not advance asks for a page the model already has.
+ * Document 001 generalised: once anything that may write has run, the state a read saw may
+ * have changed, so the read may run again (read-after-write.ts). A write or a call of
+ * unknown effect is judged by its outcomes instead (outcome-confirmed-repeat.ts) — except a
+ * tool that needs approval, and every call in the researcher profile: the write itself
+ * repeating is the loop that sends the same email every round.
  *
- * A read after a write is allowed again (read-after-write.ts).
+ * Pagination (document 001): for a tool with `cursorArg`, a cursor that did not advance asks
+ * for a page the model already has; refused in every profile.
  */
-export const refuseRunWideRepeat: CallCheck = ({ record, ledger, options, policy }) => {
+export const refuseRunWideRepeat: CallCheck = ({ record, ledger, options, policy, effect }) => {
   if (record === undefined || record.state !== CallState.Succeeded) return undefined;
-  // Only reads may run again after a write; the write itself repeating is the loop that
-  // sends the same email every round.
-  if (!policy.approval && isRereadAfterWrite(record, ledger.writeEpoch)) return { allow: 'reread' };
+  const read = effect === 'read';
+  if (read && isRereadAfterWrite(record, ledger.writeEpoch)) return { allow: 'reread' };
   if (policy.cursorArg !== undefined) return { refuse: 'pagination.cursor_not_advanced', facts: { cursorArg: policy.cursorArg } };
-  if (options.runWideRepeat) return { refuse: 'repeat.run_wide' };
+  if (!options.runWideRepeat) return undefined;
+  if (read || policy.approval || options.profile === 'researcher') return { refuse: 'repeat.run_wide' };
   return undefined;
 };

@@ -17,7 +17,7 @@ describe('checks/run-wide-repeat', () => {
   });
 
   it('refuses a repeat of an empty result too (empty counts as new once, not forever)', () => {
-    const run = newRun();
+    const run = newRun({ profile: 'researcher' });
     const log = playRounds(run, [
       [{ tool: 'search', args: { q: 'nothing' }, outcome: { result: { items: [], count: 0 } } }],
       [{ tool: 'search', args: { q: 'nothing' } }],

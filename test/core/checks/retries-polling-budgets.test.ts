@@ -39,7 +39,7 @@ describe('checks/retry-budget', () => {
   });
 
   it('a success ends the retry: repeating it afterwards is a repeat again', () => {
-    const run = newRun();
+    const run = newRun({ profile: 'researcher' });
     const log = playRounds(run, [
       [{ tool: 't', args: { a: 1 }, outcome: { error: { type: 'x', message: 'y' } } }],
       [{ tool: 't', args: { a: 1 }, outcome: { result: { v: 1 } } }],
@@ -51,7 +51,7 @@ describe('checks/retry-budget', () => {
 
 describe('checks/read-after-write', () => {
   it('lets earlier reads run again once a tool with side effects has run', () => {
-    const run = newRun({ tools: { update_ticket: { approval: true } } });
+    const run = newRun({ profile: 'researcher', tools: { update_ticket: { approval: true } } });
     const read: ScriptedCall = { tool: 'get_ticket', args: { id: 7 }, outcome: { result: { status: 'open' } } };
     const log = playRounds(run, [
       [read],
@@ -66,7 +66,7 @@ describe('checks/read-after-write', () => {
   });
 
   it('a failed write changes nothing', () => {
-    const run = newRun({ tools: { update_ticket: { approval: true } } });
+    const run = newRun({ profile: 'researcher', tools: { update_ticket: { approval: true } } });
     const read: ScriptedCall = { tool: 'get_ticket', args: { id: 7 }, outcome: { result: { status: 'open' } } };
     const log = playRounds(run, [[read], [{ tool: 'update_ticket', args: { id: 7 }, outcome: { error: { type: 'Denied', message: 'no' } } }], [read]]);
     expect(log[2]!.decisions[0]).to.include({ action: 'refuse' });
@@ -183,9 +183,11 @@ describe('checks/stalled-progress', () => {
 
 describe('checks/escalation-ladder', () => {
   it('nudges after the first stale round, disables the repeating tool after 3, stops last', () => {
-    const run = newRun();
+    const run = newRun({ profile: 'researcher' });
     const call = (i: number): ScriptedCall => ({ tool: 'search_kb', args: { q: `variant ${i}` }, outcome: { result: { answer: 'no exact match, more results may be available' } } });
-    const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [call(i)]));
+    // The run has a second tool, so disabling search_kb leaves it something to do.
+    const browse: ScriptedCall = { tool: 'browse', args: { url: 'https://kb.example/sso' }, outcome: { result: { body: 'SSO admin guide' } } };
+    const log = playRounds(run, [[browse, call(0)], ...Array.from({ length: 11 }, (_, i) => [call(i + 1)])]);
     const afters = log.map((round) => round.after);
     expect(afters[0]).to.deep.equal({ action: 'continue', disabledTools: [] });
     expect(afters[1]).to.have.property('nudge').that.includes('search_kb').and.includes('Try a different approach');
@@ -196,10 +198,23 @@ describe('checks/escalation-ladder', () => {
     expect(log).to.have.length(6);
   });
 
+  it('never disables the only tool the run uses: the stop rule decides instead (issue 9, item 6)', () => {
+    for (const profile of ['general', 'researcher', 'chat'] as const) {
+      const run = newRun({ profile });
+      const call = (i: number): ScriptedCall => ({ tool: 'search_kb', args: { q: `variant ${i}` }, outcome: { result: { answer: 'no exact match' } } });
+      const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [call(i)]));
+      expect(log.flatMap((round) => round.decisions).filter((decision) => decision.action === 'refuse'), profile).to.deep.equal([]);
+      expect(run.disabledTools(), profile).to.deep.equal([]);
+      // chat has no stale-round stop (document 000): its rounds are turns of a conversation.
+      if (profile === 'chat') expect(log.at(-1)!.after, profile).to.include({ action: 'continue' });
+      else expect(log.at(-1)!.after, profile).to.include({ action: 'stop', reason: 'stale_rounds' });
+    }
+  });
+
   it('re-enables disabled tools once a round brings something new', () => {
     const run = newRun({ staleRounds: 10 });
     const stale = (i: number): ScriptedCall => ({ tool: 'search_kb', args: { q: i }, outcome: { result: { answer: 'same' } } });
-    playRounds(run, [[stale(0)], [stale(1)], [stale(2)], [stale(3)]]);
+    playRounds(run, [[{ tool: 'browse', args: { url: 'a' }, outcome: { result: { body: 'first' } } }, stale(0)], [stale(1)], [stale(2)], [stale(3)]]);
     expect(run.disabledTools()).to.deep.equal(['search_kb']);
     playRounds(run, [[{ tool: 'browse', args: { url: 'x' }, outcome: { result: { body: 'fresh' } } }]]);
     expect(run.disabledTools()).to.deep.equal([]);
@@ -214,7 +229,7 @@ describe('checks/escalation-ladder', () => {
 
 describe('incidents from the documents', () => {
   it('stops the same call made 73 times (document 002) at the first repeat and ends the run within 6 rounds', () => {
-    const run = newRun();
+    const run = newRun({ profile: 'researcher' });
     const call: ScriptedCall = { tool: 'search_knowledge_base', args: { query: 'reset SSO for contractor accounts' }, outcome: { result: { answer: 'No exact match, more results may be available.' } } };
     const log = playRounds(run, Array.from({ length: 73 }, () => [call]));
     expect(log[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });

@@ -92,7 +92,7 @@ describe('checks/stale-rounds', () => {
 
 describe('checks/refused-rounds', () => {
   it('stops after 5 rounds in a row in which every call was refused', () => {
-    const run = newRun();
+    const run = newRun({ profile: 'researcher' });
     const call = { tool: 'get_site', args: { id: 1 }, outcome: { result: { site: 'S' } } };
     const log = playRounds(run, [[call], [call], [call], [call], [call], [call]]);
     expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'refused_rounds', round: 6 });

@@ -1,0 +1,81 @@
+import type { CallEffect } from '../types.js';
+import { classifyShellCommand } from './classify-shell-command.js';
+
+/** What the world-state model knows about one call. */
+export interface CallEffectInfo {
+  effect: CallEffect;
+  /** Shell and editor tools: the command family the escalation ladder may switch off. */
+  family?: string;
+  terminal: boolean;
+}
+
+/** The part of a resolved tool policy this module reads (built once per tool at construction). */
+export interface EffectPolicy {
+  readonly effect: CallEffect;
+  /** Shell tool: the argument that holds the command line. */
+  readonly shellArg: string | undefined;
+  /** A file editor whose `command` argument is `view` for reads. */
+  readonly editor: boolean;
+  readonly terminal: boolean;
+}
+
+/** Argument text larger than this is not parsed to find a command (bounded time). */
+const MAX_PARSED_ARGUMENT_LENGTH = 64 * 1024;
+
+/**
+ * The effect of one call. Tools with a fixed effect answer from the policy (a field read);
+ * shell tools classify the command line, and editors read their `command` argument. Never
+ * throws: arguments it cannot read leave the call `write` ("may write"), which only lets the
+ * call run again.
+ */
+export function resolveCallEffect(policy: EffectPolicy, args: unknown): CallEffectInfo {
+  if (policy.shellArg === undefined && !policy.editor) return { effect: policy.effect, terminal: policy.terminal };
+  const value = parseArguments(args);
+  if (policy.shellArg !== undefined) {
+    const command = commandText(value, policy.shellArg);
+    if (command === undefined) return { effect: 'write', terminal: policy.terminal };
+    const shell = classifyShellCommand(command);
+    const info: CallEffectInfo = { effect: shell.effect, terminal: policy.terminal || shell.terminal };
+    if (shell.family !== undefined) info.family = shell.family;
+    return info;
+  }
+  const subcommand = isRecord(value) && typeof value.command === 'string' ? value.command : undefined;
+  const info: CallEffectInfo = { effect: subcommand === 'view' ? 'read' : 'write', terminal: policy.terminal };
+  if (subcommand !== undefined) info.family = subcommand;
+  return info;
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  const trimmed = args.trimStart();
+  if (!trimmed.startsWith('{') || args.length > MAX_PARSED_ARGUMENT_LENGTH) return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
+/** The command line: the named argument, else `command` / `cmd`, else the only string argument. */
+function commandText(value: unknown, argument: string): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!isRecord(value)) return undefined;
+  for (const key of [argument, 'command', 'cmd']) {
+    const text = value[key];
+    if (typeof text === 'string') return text;
+    // Some tools take argv as a list (`["bash", "-lc", "grep x"]`): the last element is the line.
+    if (Array.isArray(text) && text.length > 0 && text.every((part) => typeof part === 'string')) return text.join(' ');
+  }
+  let only: string | undefined;
+  for (const key in value) {
+    const text = value[key];
+    if (typeof text !== 'string') continue;
+    if (only !== undefined) return undefined;
+    only = text;
+  }
+  return only;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,241 @@
+import { expect } from 'chai';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import type { CallDecision, RefuseDecision, StopDecision } from '../../../src/core/types.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+const bash = (command: string, output: string, returncode = 0): ScriptedCall => ({
+  tool: 'bash',
+  args: { command },
+  outcome: { result: { returncode, output } },
+});
+
+function kinds(decisions: CallDecision[]): string[] {
+  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
+}
+
+describe('world state: reads, writes and unknown effects (general profile)', () => {
+  it('is the default profile', () => {
+    expect(new LoopGuard().options.profile).to.equal('general');
+    expect(newRun().profile).to.equal('general');
+  });
+
+  it('refuses an identical read with nothing written since, and lets it run again after a write', () => {
+    const run = newRun({ tools: { get_file: { readOnly: true }, save_file: { writes: true } } });
+    const log = playRounds(run, [
+      [{ tool: 'get_file', args: { path: 'a.py' }, callId: 'c1', outcome: { result: 'v1' } }],
+      [{ tool: 'get_file', args: { path: 'a.py' } }],
+      [{ tool: 'save_file', args: { path: 'a.py', text: 'v2' }, outcome: { result: 'saved' } }],
+      [{ tool: 'get_file', args: { path: 'a.py' }, outcome: { result: 'v2' } }],
+    ]);
+    expect(log[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide', previousCallId: 'c1' });
+    expect(log[3]!.decisions[0]).to.include({ action: 'allow', kind: 'reread' });
+  });
+
+  it('lets a call of unknown effect run again until two identical outcomes in a row confirm that nothing changes', () => {
+    const run = newRun();
+    const status = (state: string): ScriptedCall => ({ tool: 'check_deploy', args: { id: 7 }, outcome: { result: { state } } });
+    const log = playRounds(run, [[status('running')], [status('running')], [status('running')]]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+    const refusal = log[2]!.decisions[0] as RefuseDecision;
+    expect(refusal.message).to.include('returned the same result each time').and.include('change something first');
+  });
+
+  it('never confirms a call whose outcome changes: a status that moves keeps being allowed', () => {
+    const run = newRun();
+    const states = ['queued', 'running', 'running-50', 'running-90', 'done'];
+    const log = playRounds(run, states.map((state) => [{ tool: 'check_deploy', args: { id: 7 }, outcome: { result: { state } } }]));
+    expect(log.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+
+  it('re-runs a script after an edit even though the call is identical (issue 9: reproduce_issue.py)', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [bash('python reproduce_issue.py', 'BUG CONFIRMED')],
+      [bash("sed -i 's/a/b/' src/module.py", '')],
+      [bash('python reproduce_issue.py', 'FIXED')],
+      [bash('python reproduce_issue.py', 'FIXED')],
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:new', 'allow:repeat', 'allow:repeat']);
+  });
+
+  it('classifies shell commands: an identical grep with nothing written since is refused, after a script run it may run again', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [bash('grep -rn "def parse" src/', 'src/a.py:3:def parse')],
+      [bash('grep -rn "def parse" src/', 'src/a.py:3:def parse')],
+      [bash('python -m pytest -q', '1 passed')],
+      [bash('grep -rn "def parse" src/', 'src/a.py:3:def parse')],
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'allow:new', 'allow:reread']);
+  });
+
+  it('takes MCP annotations as the effect when no policy says otherwise', () => {
+    const run = newRun({ tools: { search_issues: { annotations: { readOnlyHint: true } }, create_issue: { annotations: { destructiveHint: false, readOnlyHint: false } } } });
+    const log = playRounds(run, [
+      [{ tool: 'search_issues', args: { q: 'x' }, outcome: { result: [{ id: 1 }] } }],
+      [{ tool: 'search_issues', args: { q: 'x' } }],
+      [{ tool: 'create_issue', args: { title: 't' }, outcome: { result: { id: 2 } } }],
+      [{ tool: 'search_issues', args: { q: 'x' }, outcome: { result: [{ id: 1 }, { id: 2 }] } }],
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'allow:new', 'allow:reread']);
+  });
+
+  it('the policy wins over annotations and the well-known tool table', () => {
+    const run = newRun({ tools: { Read: { writes: true }, lookup: { readOnly: true, annotations: { readOnlyHint: false } } } });
+    const log = playRounds(run, [
+      [{ tool: 'Read', args: { file_path: '/a' }, outcome: { result: 'x' } }],
+      [{ tool: 'Read', args: { file_path: '/a' }, outcome: { result: 'x' } }],
+      [{ tool: 'lookup', args: { k: 1 }, outcome: { result: 'v' } }],
+      [{ tool: 'lookup', args: { k: 1 } }],
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'allow:new', 'refuse:repeat.run_wide']);
+  });
+
+  it('well-known read tools (Claude Code Read) are reads in the general profile only', () => {
+    const general = playRounds(newRun(), [
+      [{ tool: 'Read', args: { file_path: '/a' }, outcome: { result: 'x' } }],
+      [{ tool: 'Read', args: { file_path: '/a' } }],
+    ]);
+    expect(general[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
+    const chat = playRounds(newRun({ profile: 'chat' }), [
+      [{ tool: 'Read', args: { file_path: '/a' }, outcome: { result: 'x' } }],
+      [{ tool: 'Read', args: { file_path: '/a' }, outcome: { result: 'x' } }],
+    ]);
+    expect(chat[1]!.decisions[0]).to.include({ action: 'allow' });
+  });
+
+  it('never refuses a terminal tool called twice by its protocol (SWE-agent submit), as a tool or as a shell line', () => {
+    const asTool = playRounds(newRun(), [
+      [{ tool: 'submit', args: {}, outcome: { result: 'Review checklist: ...' } }],
+      [{ tool: 'submit', args: {}, outcome: { result: 'Review checklist: ...' } }],
+      [{ tool: 'submit', args: {}, outcome: { result: 'Review checklist: ...' } }],
+    ]);
+    expect(kinds(asTool.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
+    const asShell = playRounds(newRun(), [[bash('submit', 'checklist')], [bash('submit', 'checklist')], [bash('submit', 'checklist')]]);
+    expect(asShell.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+    const declared = playRounds(newRun({ profile: 'researcher', tools: { done: { terminal: true } } }), [[{ tool: 'done', outcome: { result: 'ok' } }], [{ tool: 'done', outcome: { result: 'ok' } }]]);
+    expect(declared[1]!.decisions[0]).to.include({ action: 'allow', kind: 'terminal' });
+  });
+
+  it('silent successes of writes are neither new nor seen: five in a row do not stop a run mid-fix', () => {
+    const run = newRun();
+    const writes = ['cp a.py b.py', 'mkdir -p out', "cat > fix.patch <<'EOF'\n--- a\n+++ b\nEOF", 'touch x', 'mv b.py c.py', 'rm -f tmp.txt', 'git add -A'];
+    const log = playRounds(run, writes.map((command) => [bash(command, '')]));
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+    expect(run.partial().staleRoundStreak).to.equal(0);
+  });
+
+  it('a write answering the same acknowledgement as another write is neutral; the same write repeating its answer is seen', () => {
+    const run = newRun({ tools: { create_file: { writes: true } } });
+    const ack = { result: 'File created successfully.' };
+    const log = playRounds(run, [
+      [{ tool: 'create_file', args: { path: 'a' }, outcome: ack }],
+      [{ tool: 'create_file', args: { path: 'b' }, outcome: ack }],
+      [{ tool: 'create_file', args: { path: 'b' }, outcome: ack }],
+    ]);
+    expect(log.map((round) => round.after.action)).to.deep.equal(['continue', 'continue', 'continue']);
+    expect(run.partial().tools.create_file).to.include({ newFacts: 1, seen: 1 });
+  });
+
+  it('the same call returning the same empty result again is seen (alternating empty greps stop)', () => {
+    const run = newRun();
+    const rounds: ScriptedCall[][] = [];
+    for (let i = 0; i < 12; i++) rounds.push([bash(i % 2 === 0 ? 'grep -rn foo src' : 'grep -rn bar src', ''), bash('python check.py', 'same')]);
+    const log = playRounds(run, rounds);
+    // Round 3 repeats round 1 after a script run: allowed, but its empty answer is now seen, and
+    // the script's third identical answer is refused; from round 4 on every call is refused.
+    expect(kinds(log[2]!.decisions)).to.deep.equal(['allow:reread', 'refuse:repeat.unchanged']);
+    for (const round of log.slice(3)) expect(round.decisions.every((decision) => decision.action === 'refuse')).to.equal(true);
+    const stop = log.at(-1)!.after as StopDecision;
+    expect(stop).to.include({ action: 'stop', reason: 'refused_rounds', round: 8 });
+  });
+
+  it('new queries finding nothing are exploration, not a loop (document 000)', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 10 }, (_, month) => [{ tool: 'search_orders', args: { month }, outcome: { result: { status: 'ok', results: [] } } }]));
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+  });
+});
+
+describe('world state: deterministic failures are not retries', () => {
+  const notFound = { error: { status: 404, type: 'NotFound', message: 'no such page' } };
+  const unavailable = { error: { status: 503, type: 'ServiceUnavailable', message: '503 Service Unavailable' } };
+
+  it('refuses the third identical call that failed twice with the identical deterministic error', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [{ tool: 'fetch_page', args: { url: '/x' }, outcome: notFound }],
+      [{ tool: 'fetch_page', args: { url: '/x' }, outcome: notFound }],
+      [{ tool: 'fetch_page', args: { url: '/x' } }],
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:retry', 'refuse:repeat.same_error']);
+    expect((log[2]!.decisions[0] as RefuseDecision).message).to.include('failed 2 times in a row with the same error');
+  });
+
+  it('keeps the retry budget for transient failures: 503 four times, then success (document 003)', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      ...Array.from({ length: 4 }, () => [{ tool: 'rpc', args: { id: 1 }, outcome: unavailable }]),
+      [{ tool: 'rpc', args: { id: 1 }, outcome: { result: { ok: 'yes' } } }],
+    ]);
+    expect(log.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+
+  it('allows the same failing call again once something was written in between', () => {
+    const run = newRun({ tools: { write_config: { writes: true } } });
+    const log = playRounds(run, [
+      [{ tool: 'deploy', args: {}, outcome: { error: { type: 'ValidationError', message: 'missing key' } } }],
+      [{ tool: 'deploy', args: {}, outcome: { error: { type: 'ValidationError', message: 'missing key' } } }],
+      [{ tool: 'write_config', args: { key: 'v' }, outcome: { result: 'ok' } }],
+      [{ tool: 'deploy', args: {}, outcome: { result: 'deployed' } }],
+    ]);
+    expect(log[3]!.decisions[0]).to.include({ action: 'allow', kind: 'retry' });
+  });
+
+  it('a declared retry budget covers deterministic failures too (document 003, condition 3)', () => {
+    const run = newRun({ tools: { flaky: { retries: 4 } } });
+    const log = playRounds(run, Array.from({ length: 4 }, () => [{ tool: 'flaky', args: { id: 1 }, outcome: notFound }]));
+    expect(log.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+});
+
+describe('world state: escalation ladder for generic tools', () => {
+  it('disables a shell command family, not the shell tool, and never the only tool the run uses', () => {
+    const run = newRun({ staleRounds: 50 });
+    // Reworded greps that keep finding the same line, after one listing: a grep loop inside `bash`.
+    const rounds: ScriptedCall[][] = [[bash('ls src', 'a.py b.py')]];
+    for (let i = 0; i < 4; i++) rounds.push([bash(`grep -rn "variant ${i}" .`, 'a.py:1:x')]);
+    const log = playRounds(run, rounds);
+    const lastContinue = log.at(-1)!.after;
+    expect(lastContinue.action).to.equal('continue');
+    if (lastContinue.action !== 'continue') return;
+    // The tool stays offered (adapters drop whole tools from the list); the nudge names the family.
+    expect(lastContinue.disabledTools).to.deep.equal([]);
+    expect(lastContinue.nudge).to.include('bash(grep)');
+    run.beginRound();
+    const next = run.startCall({ tool: 'bash', args: { command: 'grep -rn "variant 9" .' } });
+    expect(next.decision).to.include({ action: 'refuse', reason: 'tool.disabled' });
+    const other = run.shouldRefuse({ tool: 'bash', args: { command: 'ls -la src' } });
+    expect(other.action).to.equal('allow');
+  });
+
+  it('holds back from disabling a plain tool when it is the only one the run has used', () => {
+    const run = newRun({ profile: 'researcher', staleRounds: 50 });
+    const log = playRounds(run, Array.from({ length: 6 }, (_, i) => [{ tool: 'search', args: { q: `reworded ${i}` }, outcome: { result: ['doc-1', 'doc-2'] } }]));
+    for (const round of log) if (round.after.action === 'continue') expect(round.after.disabledTools).to.deep.equal([]);
+  });
+});
+
+describe('budgets are backstops', () => {
+  it('general budgets are far above healthy long runs; a budget stop does not claim nothing new was learned', () => {
+    const guard = new LoopGuard();
+    expect(guard.options.maxToolCalls).to.be.at.least(1000);
+    expect(guard.options.maxRounds).to.be.at.least(500);
+    const run = newRun({ maxToolCalls: 3 });
+    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [{ tool: 'search', args: { q: i }, outcome: { result: { hit: i } } }]));
+    const stop = log.at(-1)!.after as StopDecision;
+    expect(stop).to.include({ action: 'stop', reason: 'max_tool_calls' });
+    expect(stop.message).to.include('budget of 3 tool calls').and.not.include('nothing new was being learned');
+    expect(stop.message).to.include('The last new result came in round 3');
+  });
+});
