@@ -7,12 +7,19 @@ import type { LoopGuardOptions, Profile } from '../core/types.js';
 import { OtlpSpanCollector } from './collect-otlp-spans.js';
 import { otlpSpansToReplayRuns } from './otlp-spans-to-replay-calls.js';
 import { parseTranscriptLine } from './parse-transcript-line.js';
+import type { ReplayCall } from './replay-call.js';
+import { detectDocumentFormat } from './formats/detect-document-format.js';
+import { detectInputFormat, READABLE_FORMATS, type ReplayInputFormat } from './formats/detect-input-format.js';
+import { readClaudeCodeSession, type ClaudeCodeSessionReader } from './formats/read-claude-code-session.js';
+import { readMiniSweAgentTrajectory } from './formats/read-mini-swe-agent-trajectory.js';
+import { readSweAgentTrajectory } from './formats/read-swe-agent-trajectory.js';
+import { trajectoryRunId } from './formats/trajectory-run-id.js';
+import type { TrajectoryCalls, TrajectorySource } from './formats/trajectory-source.js';
 import { ReplayFileError, ReplayInputError, ReplayStrictAbort } from './replay-input-error.js';
 import { ReplaySession } from './replay-session.js';
 import type { RunReport } from './run-report.js';
 
-/** `otlp-document`: one pretty-printed request spread over many lines (a saved POST body). */
-export type ReplayInputFormat = 'jsonl' | 'otlp' | 'otlp-document';
+export { detectInputFormat, type ReplayInputFormat };
 
 /** A pretty-printed request is read whole; past this size, write one request per line. */
 const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
@@ -28,6 +35,11 @@ export interface ReplayInputsOptions {
   onRun(report: RunReport): Promise<void> | void;
   /** Called for each bad line (not under strict, which throws instead). */
   onProblem(problem: ReplayInputError | ReplayFileError): void;
+  /**
+   * Called with every call read from the inputs, in order, before the guard sees it (the
+   * evaluation pairs loopguard's decisions with what the run recorded). Default: none.
+   */
+  onCall?(call: ReplayCall): void;
 }
 
 /** Totals over every run of every input, for the summary line and the exit code. */
@@ -51,8 +63,9 @@ export interface ReplaySummary {
 
 /**
  * Replays every input in turn. Each file gets its own guard, so a run id that appears in two
- * files is two runs. The format is detected per file from its first non-blank line: an
- * object with `resourceSpans` is OTLP JSON, anything else is read as a JSONL transcript.
+ * files is two runs. The format is detected per file from its content, not its name (see
+ * detectInputFormat): loopguard JSONL, OTLP JSON (one request per line or one pretty-printed
+ * request), a SWE-agent `.traj`, a mini-swe-agent `.traj.json` or a Claude Code session log.
  */
 export async function replayInputs(options: ReplayInputsOptions): Promise<ReplaySummary> {
   let profile: Profile | undefined;
@@ -103,7 +116,7 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
     summary.files++;
     const session = new ReplaySession(file === '-' ? '<stdin>' : file, options.engineOptions);
     profile ??= session.profile;
-    const linesRead = await replayOneInput(lines.lines, session, reportProblem, emitRun);
+    const linesRead = await replayOneInput(lines.lines, session, reportProblem, emitRun, options.onCall);
     const readError = lines.readError();
     if (readError) {
       const problem = new ReplayFileError(file, `read failed after ${linesRead} lines (${(readError as NodeJS.ErrnoException).code ?? readError.message}); the runs above are from the part that was read`);
@@ -119,13 +132,24 @@ async function replayOneInput(
   session: ReplaySession,
   reportProblem: (problem: ReplayInputError) => void,
   emitRun: (report: RunReport) => Promise<void>,
+  onCall: ((call: ReplayCall) => void) | undefined,
 ): Promise<number> {
   const file = session.file;
   let format: ReplayInputFormat | undefined;
   let collector: OtlpSpanCollector | undefined;
+  let claudeCode: ClaudeCodeSessionReader | undefined;
+  let oneLineDocuments = 0;
   let lineNumber = 0;
   const documentLines: string[] = [];
   let documentChars = 0;
+  const feedOne = (call: ReplayCall): void => {
+    onCall?.(call);
+    const problem = session.feed(call);
+    if (problem) reportProblem(problem);
+  };
+  const feed = (calls: readonly ReplayCall[]): void => {
+    for (const call of calls) feedOne(call);
+  };
   for await (let text of lines) {
     lineNumber++;
     // Editors on Windows save UTF-8 with a byte order mark; it is not part of the JSON.
@@ -146,37 +170,75 @@ async function replayOneInput(
       documentLines.push(text);
       continue;
     }
+    if (format === 'unknown') {
+      reportProblem(
+        new ReplayInputError({
+          file,
+          line: lineNumber,
+          problem: `not a format replay reads (the file is skipped); expected one of: ${READABLE_FORMATS}`,
+        }),
+      );
+      break;
+    }
     try {
       if (format === 'otlp') {
         collector ??= new OtlpSpanCollector();
         for (const problem of collector.addRequestLine(text, file, lineNumber)) reportProblem(problem);
+      } else if (format === 'claude-code') {
+        claudeCode ??= readClaudeCodeSession(file);
+        feed(claudeCode.line(text, lineNumber));
+      } else if (format === 'swe-agent' || format === 'mini-swe-agent') {
+        // A trajectory written on one line; each further line is one more trajectory.
+        oneLineDocuments++;
+        const run = trajectoryRunId(file) + (oneLineDocuments > 1 ? `#${oneLineDocuments}` : '');
+        feedTrajectory(parseJsonLine(text, file, lineNumber), { file, line: lineNumber, run }, reportProblem, feed);
       } else {
-        const problem = session.feed(parseTranscriptLine(text, file, lineNumber));
-        if (problem) reportProblem(problem);
+        feedOne(parseTranscriptLine(text, file, lineNumber));
       }
     } catch (error) {
       if (error instanceof ReplayInputError) reportProblem(error);
       else throw error;
     }
   }
+  if (claudeCode) feed(claudeCode.end());
 
   if (format === 'otlp-document' && documentLines.length > 0) {
-    // The whole document is one request; its problems point at the line it starts on.
+    // The whole document is one request (or one trajectory); its problems point at the line it starts on.
     const firstLine = lineNumber - documentLines.length + 1;
-    collector = new OtlpSpanCollector();
+    const documentText = documentLines.join('\n');
+    documentLines.length = 0;
+    let document: unknown;
+    let parsed = true;
     try {
-      for (const problem of collector.addRequestLine(documentLines.join('\n'), file, firstLine)) reportProblem(problem);
-    } catch (error) {
-      if (!(error instanceof ReplayInputError)) throw error;
+      document = JSON.parse(documentText);
+    } catch {
+      parsed = false;
+    }
+    const kind = parsed ? detectDocumentFormat(document) : undefined;
+    if (kind === 'swe-agent' || kind === 'mini-swe-agent') {
+      try {
+        feedTrajectory(document, { file, line: firstLine, run: trajectoryRunId(file) }, reportProblem, feed);
+      } catch (error) {
+        if (!(error instanceof ReplayInputError)) throw error;
+        reportProblem(error);
+      }
+    } else if (kind === 'otlp' || !parsed) {
+      collector = new OtlpSpanCollector();
+      try {
+        for (const problem of collector.addRequestLine(documentText, file, firstLine)) reportProblem(problem);
+      } catch (error) {
+        if (!(error instanceof ReplayInputError)) throw error;
+        reportProblem(new ReplayInputError({ file, line: firstLine, problem: `${error.problem}; ${MULTI_LINE_DOCUMENT}` }));
+      }
+    } else {
       reportProblem(
         new ReplayInputError({
           file,
           line: firstLine,
-          problem: `${error.problem}; a JSON document spread over several lines must be one OTLP request (JSONL transcripts need one call per line)`,
+          problem: `expected an OTLP ExportTraceServiceRequest ("resourceSpans"), a SWE-agent trajectory ("trajectory") or a mini-swe-agent trajectory ("messages" and "info") in this multi-line JSON document (JSONL transcripts need one call per line); expected one of: ${READABLE_FORMATS}`,
         }),
       );
     }
-    documentLines.length = 0;
   }
 
   if (collector) {
@@ -184,10 +246,7 @@ async function replayOneInput(
     for (const problem of problems) reportProblem(problem);
     collector.spans.length = 0;
     for (const run of runs) {
-      for (const call of run.calls) {
-        const problem = session.feed(call);
-        if (problem) reportProblem(problem);
-      }
+      for (const call of run.calls) feedOne(call);
       const report = session.finishRun(run.run);
       if (report) await emitRun(report);
     }
@@ -196,20 +255,36 @@ async function replayOneInput(
   return lineNumber;
 }
 
-/**
- * `{"resourceSpans": ...}` on the first line means OTLP JSON, one request per line; a first
- * line that is only `{` opens a pretty-printed document (read whole as one OTLP request);
- * everything else is JSONL.
- */
-export function detectInputFormat(firstLine: string): ReplayInputFormat {
-  const trimmed = firstLine.trimStart();
-  if (trimmed.trimEnd() === '{') return 'otlp-document';
-  if (!trimmed.startsWith('{')) return 'jsonl';
+const MULTI_LINE_DOCUMENT =
+  'a JSON document spread over several lines must be one OTLP request, SWE-agent .traj or mini-swe-agent .traj.json (JSONL transcripts need one call per line)';
+
+/** Feeds one SWE-agent or mini-swe-agent trajectory; throws when the document is neither. */
+function feedTrajectory(
+  document: unknown,
+  source: TrajectorySource,
+  reportProblem: (problem: ReplayInputError) => void,
+  feed: (calls: readonly ReplayCall[]) => void,
+): void {
+  const kind = detectDocumentFormat(document);
+  let read: TrajectoryCalls;
+  if (kind === 'swe-agent') read = readSweAgentTrajectory(document, source);
+  else if (kind === 'mini-swe-agent') read = readMiniSweAgentTrajectory(document, source);
+  else {
+    throw new ReplayInputError({
+      file: source.file,
+      line: source.line,
+      problem: `expected another trajectory like the first line ("trajectory" for SWE-agent, "messages" and "info" for mini-swe-agent); replay reads: ${READABLE_FORMATS}`,
+    });
+  }
+  for (const problem of read.problems) reportProblem(problem);
+  feed(read.calls);
+}
+
+function parseJsonLine(text: string, file: string, line: number): unknown {
   try {
-    const value = JSON.parse(trimmed) as unknown;
-    return typeof value === 'object' && value !== null && 'resourceSpans' in value ? 'otlp' : 'jsonl';
-  } catch {
-    return 'jsonl';
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ReplayInputError({ file, line, problem: `not valid JSON (${(error as Error).message})` });
   }
 }
 
@@ -226,7 +301,7 @@ async function openInputLines(file: string, stdin: Readable | undefined): Promis
   } else {
     try {
       const info = await stat(file);
-      if (info.isDirectory()) throw new ReplayFileError(file, 'is a directory, expected a JSONL or OTLP JSON file');
+      if (info.isDirectory()) throw new ReplayFileError(file, `is a directory, expected a file in one of: ${READABLE_FORMATS}`);
     } catch (error) {
       if (error instanceof ReplayFileError) throw error;
       throw new ReplayFileError(file, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);

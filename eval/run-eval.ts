@@ -1,0 +1,342 @@
+/**
+ * `npm run eval`: replays every run of the real-run corpus (eval/corpus/manifest.json)
+ * through loopguard's profiles with no per-tool policy, next to a plain step ceiling and
+ * document 003's naive detector on the same runs, and writes EVAL.md.
+ *
+ * The numbers decide: healthy (task succeeded) runs stopped, loops stopped by a loop rule
+ * and how many stale calls ran first, and refusals that withheld a result the run had never
+ * seen. Options: `--out FILE` (default EVAL.md), `--quiet`.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoopGuardOptions, Profile, StopReason } from '../src/core/types.js';
+import { naiveDetectorStopIndex, stepCeilingStopIndex } from './baselines/naive-detector.js';
+import { evaluateFile, scoreRun, type EvalCall, type EvaluatedRun } from './eval-run.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const corpusDir = join(here, 'corpus');
+
+type Label = 'healthy' | 'looping' | 'failed_no_loop';
+
+interface ManifestEntry {
+  file: string;
+  format: string;
+  agent: string;
+  model: string;
+  task: string;
+  label: Label;
+  reason: string;
+  loopStart?: number;
+  calls: number;
+  source: { repo: string; commit: string; path: string; licence: string };
+}
+
+/** One run's outcome under one configuration, in the same terms for loopguard and the baselines. */
+interface RunOutcome {
+  entry: ManifestEntry;
+  calls: number;
+  /** Stop reason, or undefined when the run was not stopped. */
+  stop?: string;
+  stopRound?: number;
+  /** Stopped by a loop rule rather than a budget. */
+  byLoopRule: boolean;
+  refusals: number;
+  /** Refused calls whose recorded result the run had never seen before that call. */
+  withheldNew: Array<{ call: number; tool: string; reason: string }>;
+  /**
+   * Not stopped, but every call from some point to the end of the recording was refused by a
+   * loop rule: the loop was halted, and the recording ended (the agent's own step limit)
+   * before the refused-rounds stop would have come.
+   */
+  halted: boolean;
+  /** Looping runs: calls that ran after the loop's first call until the stop (or the halt). */
+  staleCallsBeforeStop?: number;
+}
+
+const BUDGET_STOPS: ReadonlySet<string> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
+const STEP_CEILING = 40;
+const STALE_CALL_TARGET = 5;
+
+interface Configuration {
+  name: string;
+  describe: string;
+  run(entry: ManifestEntry, file: string): Promise<RunOutcome>;
+}
+
+function profileConfiguration(profile: Profile | undefined): Configuration {
+  const options: LoopGuardOptions = profile === undefined ? {} : { profile };
+  return {
+    name: profile === undefined ? 'loopguard, default profile (general)' : `loopguard, profile ${profile}`,
+    describe: profile === undefined ? 'no options at all' : `{ profile: '${profile}' }`,
+    run: async (entry, file) => outcomeFromReplay(entry, single(await evaluateFile(file, options), file)),
+  };
+}
+
+function single(runs: EvaluatedRun[], file: string): EvaluatedRun {
+  if (runs.length !== 1) throw new Error(`${file}: expected one run per corpus file, found ${runs.length}`);
+  return runs[0]!;
+}
+
+function outcomeFromReplay(entry: ManifestEntry, run: EvaluatedRun): RunOutcome {
+  const score = scoreRun(run, entry.loopStart);
+  const stop = run.report.stop;
+  const outcome: RunOutcome = {
+    entry,
+    calls: run.calls.length,
+    byLoopRule: stop !== null && !BUDGET_STOPS.has(stop.reason),
+    refusals: score.refusals,
+    withheldNew: score.withheldNew,
+    halted: score.halted,
+  };
+  if (stop !== null) {
+    outcome.stop = stop.reason;
+    outcome.stopRound = stop.round;
+  }
+  if (entry.label === 'looping') outcome.staleCallsBeforeStop = score.staleCalls;
+  return outcome;
+}
+
+function baselineConfiguration(name: string, describe: string, stopIndex: (calls: EvalCall[]) => number | undefined, inclusive: boolean): Configuration {
+  return {
+    name,
+    describe,
+    run: async (entry, file) => {
+      const run = single(await evaluateFile(file, {}), file);
+      const at = stopIndex(run.calls);
+      const outcome: RunOutcome = { entry, calls: run.calls.length, byLoopRule: false, refusals: 0, withheldNew: [], halted: false };
+      if (at !== undefined) {
+        outcome.stop = name;
+        outcome.byLoopRule = inclusive;
+      }
+      if (entry.label === 'looping') {
+        const start = entry.loopStart ?? 0;
+        const end = at === undefined ? run.calls.length : inclusive ? at + 1 : at;
+        outcome.staleCallsBeforeStop = Math.max(0, end - start - 1);
+      }
+      return outcome;
+    },
+  };
+}
+
+const CONFIGURATIONS: Configuration[] = [
+  profileConfiguration(undefined),
+  profileConfiguration('researcher'),
+  profileConfiguration('chat'),
+  baselineConfiguration(`step ceiling (${STEP_CEILING} calls)`, `cut at call ${STEP_CEILING + 1}`, (calls) => stepCeilingStopIndex(calls, STEP_CEILING), false),
+  baselineConfiguration('naive detector (document 003)', 'LoopDetector(max_retries=5, max_iterations=50)', (calls) => naiveDetectorStopIndex(calls), true),
+];
+
+interface Totals {
+  healthy: number;
+  healthyStopped: RunOutcome[];
+  healthyCalls: number;
+  healthyRefusals: number;
+  healthyWithRefusals: number;
+  withheld: Array<{ outcome: RunOutcome; call: number; tool: string; reason: string }>;
+  loops: number;
+  loopsStopped: number;
+  loopsStoppedByLoopRule: number;
+  loopsHalted: number;
+  loopsWithinTarget: number;
+  staleCalls: number[];
+  loopsMissed: RunOutcome[];
+  failedRuns: number;
+  failedStopped: number;
+}
+
+function total(outcomes: RunOutcome[]): Totals {
+  const totals: Totals = {
+    healthy: 0, healthyStopped: [], healthyCalls: 0, healthyRefusals: 0, healthyWithRefusals: 0, withheld: [],
+    loops: 0, loopsStopped: 0, loopsStoppedByLoopRule: 0, loopsHalted: 0, loopsWithinTarget: 0, staleCalls: [], loopsMissed: [],
+    failedRuns: 0, failedStopped: 0,
+  };
+  for (const outcome of outcomes) {
+    const label = outcome.entry.label;
+    if (label === 'healthy') {
+      totals.healthy++;
+      totals.healthyCalls += outcome.calls;
+      totals.healthyRefusals += outcome.refusals;
+      if (outcome.refusals > 0) totals.healthyWithRefusals++;
+      if (outcome.stop !== undefined) totals.healthyStopped.push(outcome);
+      for (const withheld of outcome.withheldNew) totals.withheld.push({ outcome, ...withheld });
+    } else if (label === 'looping') {
+      totals.loops++;
+      if (outcome.halted) {
+        totals.loopsHalted++;
+        if ((outcome.staleCallsBeforeStop ?? 0) <= STALE_CALL_TARGET) totals.loopsWithinTarget++;
+        totals.staleCalls.push(outcome.staleCallsBeforeStop ?? 0);
+      } else if (outcome.stop === undefined) totals.loopsMissed.push(outcome);
+      else {
+        totals.loopsStopped++;
+        if (outcome.byLoopRule) {
+          totals.loopsStoppedByLoopRule++;
+          if ((outcome.staleCallsBeforeStop ?? 0) <= STALE_CALL_TARGET) totals.loopsWithinTarget++;
+        }
+        totals.staleCalls.push(outcome.staleCallsBeforeStop ?? 0);
+      }
+    } else {
+      totals.failedRuns++;
+      if (outcome.stop !== undefined) totals.failedStopped++;
+    }
+  }
+  return totals;
+}
+
+function median(values: number[]): string {
+  if (values.length === 0) return '–';
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return String(sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`;
+}
+
+function sourceOf(entry: ManifestEntry): string {
+  return entry.file.split('/')[0]!;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const outIndex = args.indexOf('--out');
+  const out = outIndex >= 0 ? args[outIndex + 1]! : join(root, 'EVAL.md');
+  const quiet = args.includes('--quiet');
+  const manifest = JSON.parse(await readFile(join(corpusDir, 'manifest.json'), 'utf8')) as ManifestEntry[];
+
+  const results = new Map<Configuration, RunOutcome[]>();
+  for (const configuration of CONFIGURATIONS) {
+    const outcomes: RunOutcome[] = [];
+    for (const entry of manifest) outcomes.push(await configuration.run(entry, join(corpusDir, entry.file)));
+    results.set(configuration, outcomes);
+    if (!quiet) {
+      const t = total(outcomes);
+      console.log(
+        `${configuration.name}: healthy stopped ${t.healthyStopped.length}/${t.healthy}, loops stopped ${t.loopsStopped}/${t.loops} ` +
+          `(by a loop rule ${t.loopsStoppedByLoopRule}; halted ${t.loopsHalted}; caught within ${STALE_CALL_TARGET} stale calls ${t.loopsWithinTarget}), ` +
+          `refusals withholding a new result ${t.withheld.length} (${percent(t.withheld.length, t.healthyCalls)} of healthy calls)`,
+      );
+    }
+  }
+  await writeFile(out, renderReport(manifest, results));
+  if (!quiet) console.log(`wrote ${relative(process.cwd(), out)}`);
+}
+
+function renderReport(manifest: ManifestEntry[], results: Map<Configuration, RunOutcome[]>): string {
+  const lines: string[] = [];
+  const labels = { healthy: 0, looping: 0, failed_no_loop: 0 };
+  let calls = 0;
+  for (const entry of manifest) {
+    labels[entry.label]++;
+    calls += entry.calls;
+  }
+  const models = new Set(manifest.map((entry) => entry.model));
+  lines.push('# Evaluation on real recorded agent runs');
+  lines.push('');
+  lines.push('Generated by `npm run eval` (eval/run-eval.ts) — do not edit by hand.');
+  lines.push('');
+  lines.push(
+    `Corpus: ${manifest.length} real runs (${calls} tool calls) from public repositories, ${models.size} models — ` +
+      `${labels.healthy} healthy (the task succeeded), ${labels.looping} looping, ${labels.failed_no_loop} failed without a loop ` +
+      '(reported, not in the headline numbers). Sources, commits, licences and the labelling rules: eval/corpus/SOURCES.md. ' +
+      'Every configuration sees the runs exactly as recorded, with no per-tool policy.',
+  );
+  lines.push('');
+  lines.push('## Headline');
+  lines.push('');
+  lines.push(
+    `| configuration | healthy runs stopped | loops stopped | … by a loop rule | loops halted, not stopped | loops caught within ${STALE_CALL_TARGET} stale calls | median stale calls before the catch | refusals withholding a new result (share of healthy calls) | healthy runs with any refusal | failed runs stopped |`,
+  );
+  lines.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const [configuration, outcomes] of results) {
+    const t = total(outcomes);
+    lines.push(
+      `| ${configuration.name} | ${t.healthyStopped.length} / ${t.healthy} | ${t.loopsStopped} / ${t.loops} | ${t.loopsStoppedByLoopRule} | ${t.loopsHalted} | ${t.loopsWithinTarget} / ${t.loops} | ${median(t.staleCalls)} | ` +
+        `${t.withheld.length} (${percent(t.withheld.length, t.healthyCalls)}) | ${t.healthyWithRefusals} / ${t.healthy} | ${t.failedStopped} / ${t.failedRuns} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    'Stale calls: calls that still ran after the first call of the loop (the one whose result the loop then repeats) until the stop or the halt; ' +
+      'a loop caught before its labelled start counts 0. A loop is *halted* when it was not stopped but every call from some point to the end of ' +
+      'the recording was refused by a loop rule: the recording ends (the agent\'s own step limit) before the refused-rounds stop, which needs ' +
+      `5 refused rounds in a row, would have come. *Caught* = stopped by a loop rule, or halted.`,
+  );
+  lines.push('A refusal "withholds a new result" when the result the agent actually got for that call had not come back earlier in the run.');
+  lines.push(`Baselines stop a run; they never refuse a call. The step ceiling (${STEP_CEILING} calls) is document 000's chat round limit.`);
+  lines.push('');
+
+  const [general, generalOutcomes] = [...results][0]!;
+  lines.push(`## By source — ${general.name}`);
+  lines.push('');
+  lines.push('| source | agent | models | runs | healthy stopped | loops stopped | refusals withholding a new result | calls |');
+  lines.push('|---|---|---|---|---|---|---|---|');
+  const bySource = new Map<string, RunOutcome[]>();
+  for (const outcome of generalOutcomes) {
+    const source = sourceOf(outcome.entry);
+    let list = bySource.get(source);
+    if (list === undefined) bySource.set(source, (list = []));
+    list.push(outcome);
+  }
+  for (const [source, outcomes] of bySource) {
+    const t = total(outcomes);
+    const agents = [...new Set(outcomes.map((o) => o.entry.agent))].join(', ');
+    const sourceModels = [...new Set(outcomes.map((o) => o.entry.model))].join(', ');
+    const sourceCalls = outcomes.reduce((sum, o) => sum + o.calls, 0);
+    lines.push(
+      `| ${source} | ${agents} | ${sourceModels} | ${outcomes.length} | ${t.healthyStopped.length} / ${t.healthy} | ${t.loopsStopped} / ${t.loops} | ${t.withheld.length} | ${sourceCalls} |`,
+    );
+  }
+  lines.push('');
+
+  for (const [configuration, outcomes] of [...results].slice(0, 3)) {
+    const t = total(outcomes);
+    lines.push(`## Details — ${configuration.name}`);
+    lines.push('');
+    const stops = new Map<string, number>();
+    for (const outcome of outcomes) if (outcome.stop !== undefined) stops.set(outcome.stop, (stops.get(outcome.stop) ?? 0) + 1);
+    lines.push(`Stop reasons over all runs: ${[...stops].map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}.`);
+    lines.push('');
+    if (t.healthyStopped.length > 0) {
+      lines.push('Healthy runs stopped:');
+      lines.push('');
+      for (const outcome of t.healthyStopped) lines.push(`- \`${outcome.entry.file}\` — ${outcome.stop} after round ${outcome.stopRound} of ${outcome.calls} calls`);
+      lines.push('');
+    }
+    if (t.loopsMissed.length > 0) {
+      lines.push('Loops not caught:');
+      lines.push('');
+      for (const outcome of t.loopsMissed) lines.push(`- \`${outcome.entry.file}\` — ${outcome.entry.reason}`);
+      lines.push('');
+    }
+    const halted = outcomes.filter((o) => o.entry.label === 'looping' && o.halted);
+    if (halted.length > 0) {
+      lines.push('Loops halted, not stopped (every call from some point on refused; the recording ends first):');
+      lines.push('');
+      for (const outcome of halted) {
+        lines.push(`- \`${outcome.entry.file}\` — ${outcome.refusals} refused, ${outcome.staleCallsBeforeStop} stale calls ran; ${outcome.entry.reason}`);
+      }
+      lines.push('');
+    }
+    const slow = outcomes.filter((o) => o.entry.label === 'looping' && (o.stop !== undefined || o.halted) && (o.staleCallsBeforeStop ?? 0) > STALE_CALL_TARGET);
+    if (slow.length > 0) {
+      lines.push(`Loops caught after more than ${STALE_CALL_TARGET} stale calls:`);
+      lines.push('');
+      for (const outcome of slow) lines.push(`- \`${outcome.entry.file}\` — ${outcome.staleCallsBeforeStop} stale calls, ${outcome.stop ?? 'halted'}`);
+      lines.push('');
+    }
+    if (t.withheld.length > 0) {
+      lines.push(`Refusals that withheld a new result (${t.withheld.length}; first 15):`);
+      lines.push('');
+      for (const withheld of t.withheld.slice(0, 15)) {
+        lines.push(`- \`${withheld.outcome.entry.file}\` call ${withheld.call} (${withheld.tool}) — ${withheld.reason}`);
+      }
+      lines.push('');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+await main();

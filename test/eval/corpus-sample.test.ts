@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { evaluateFile, scoreRun } from '../../eval/eval-run.js';
+import type { LoopGuardOptions } from '../../src/core/types.js';
+
+/**
+ * A sample of the real recorded runs `npm run eval` scores (eval/corpus, sources in
+ * SOURCES.md), kept as regression tests: each is a run the issue-9 rules were built against.
+ * The full corpus runs in `npm run eval`; these keep the suite fast.
+ */
+const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
+interface Entry {
+  file: string;
+  label: 'healthy' | 'looping' | 'failed_no_loop';
+  loopStart?: number;
+}
+const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Entry[];
+const entry = (file: string): Entry => {
+  const found = manifest.find((candidate) => candidate.file === file);
+  if (found === undefined) throw new Error(`${file} is not in eval/corpus/manifest.json`);
+  return found;
+};
+
+async function replay(file: string, options: LoopGuardOptions = {}) {
+  const runs = await evaluateFile(join(corpus, file), options);
+  expect(runs, file).to.have.length(1);
+  return runs[0]!;
+}
+
+describe('real recorded runs (eval/corpus sample)', () => {
+  const healthy = [
+    // mini-swe-agent: edits, re-runs its reproduction script after each fix, greps again.
+    'mini-swe-agent-gemini-3-pro/django__django-11265.traj.json',
+    'mini-swe-agent-gemini-3-pro/astropy__astropy-12907.traj.json',
+    // SWE-agent 1.x and 0.x `.traj` files, read natively: open, edit, re-run the test, submit.
+    'swe-agent-testdata/6e44b9__sweagenttestrepo-1c2844.traj',
+    'swe-agent-testdata/swe-agent__test-repo-i1.traj',
+  ];
+  for (const file of healthy) {
+    it(`leaves a successful run alone with the defaults: ${file}`, async () => {
+      expect(entry(file).label).to.equal('healthy');
+      const run = await replay(file);
+      expect(run.report.stop, 'stopped').to.equal(null);
+      expect(scoreRun(run, undefined).withheldNew, 'refusals that withheld a result the run had not seen').to.deep.equal([]);
+    });
+  }
+
+  it('the researcher profile, chosen for a coding agent, refuses re-runs whose output changed (why general is the default)', async () => {
+    const run = await replay('mini-swe-agent-gemini-3-pro/django__django-11265.traj.json', { profile: 'researcher' });
+    expect(scoreRun(run, undefined).withheldNew.length).to.be.greaterThan(3);
+  });
+
+  const loops = ['react-webshop/react-webshop-fixed_24.jsonl', 'react-webshop/react-webshop-fixed_31.jsonl', 'react-fever/react-fever-3033.jsonl'];
+  for (const file of loops) {
+    it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {
+      const { label, loopStart } = entry(file);
+      expect(label).to.equal('looping');
+      const run = await replay(file);
+      expect(run.report.stop?.reason).to.be.oneOf(['stale_rounds', 'refused_rounds']);
+      expect(scoreRun(run, loopStart).staleCalls).to.be.at.most(5);
+    });
+  }
+
+  it('halts a loop that its recording cuts short: every call after the catch is refused', async () => {
+    const file = 'react-fever/react-fever-6055.jsonl';
+    const run = await replay(file);
+    const score = scoreRun(run, entry(file).loopStart);
+    expect(score.halted).to.equal(true);
+    expect(score.refusals).to.be.at.least(3);
+    expect(score.staleCalls).to.be.at.most(5);
+  });
+});
