@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Profile } from '../core/types.js';
+import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
 
 /**
@@ -13,7 +14,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
-      writeErr: (text) => void io.stderr.write(text),
+      // Usage errors echo the argument given (`unknown option '…'`): it may carry escapes.
+      writeErr: (text) => void io.stderr.write(escapeControlKeepingLines(text)),
     })
     .showHelpAfterError('(run `loopguard replay --help` for usage)');
 

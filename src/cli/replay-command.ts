@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ReplayFileError, ReplayStrictAbort, type ReplayInputError } from '../replay/replay-input-error.js';
 import { replayInputs } from '../replay/replay-inputs.js';
@@ -6,6 +9,7 @@ import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-polic
 import { createHtmlReportRenderer } from '../replay/render-html-report.js';
 import { createJsonReportRenderer } from '../replay/render-json-report.js';
 import { createTextReportRenderer } from '../replay/render-text-report.js';
+import { escapeControl } from '../replay/escape-terminal.js';
 import { ReportOutput, type ReplayReportRenderer } from '../replay/report-output.js';
 import type { Profile } from '../core/types.js';
 
@@ -34,8 +38,13 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** Keeps the first problems for the HTML page; stderr gets every one of them as it happens. */
-const MAX_PROBLEMS_KEPT = 200;
+/**
+ * Problems printed to stderr (and listed in the HTML page); the rest are counted. A damaged
+ * or hostile file can have millions of bad lines: a 3 KB .gz once printed 89 MB of errors.
+ */
+const MAX_PROBLEMS_PRINTED = 100;
+/** One problem message is cut here; a bad line is named by file:line, not echoed whole. */
+const MAX_PROBLEM_CHARS = 1000;
 
 /**
  * Runs `loopguard replay` and returns its exit code: 0 done, 2 bad input (every bad line is
@@ -44,8 +53,11 @@ const MAX_PROBLEMS_KEPT = 200;
  * stop: a CI job should not pass or fail on a half-read file without saying so.
  */
 export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo): Promise<number> {
+  // Everything printed comes from input files somewhere (paths, run ids, span names):
+  // control characters are made visible so they cannot drive the terminal.
   const writeError = (text: string): void => {
-    io.stderr.write(`${text}\n`);
+    const shown = text.length > MAX_PROBLEM_CHARS ? `${text.slice(0, MAX_PROBLEM_CHARS)}…` : text;
+    io.stderr.write(`${escapeControl(shown)}\n`);
   };
 
   let engineOptions;
@@ -60,8 +72,29 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
   }
 
   const toFile = options.out !== undefined && options.out !== '-';
-  const stream: Writable = toFile ? createWriteStream(options.out as string) : io.stdout;
   if (toFile) {
+    const clash = await findInputAt(options.out as string, [...options.files, ...(options.policy !== undefined ? [options.policy] : [])]);
+    if (clash !== undefined) {
+      writeError(`loopguard replay: --out ${options.out} is also an input (${clash}); refusing to overwrite it`);
+      return EXIT_BAD_INPUT;
+    }
+  }
+  // An input that cannot be opened is found before anything is written: no half report on
+  // stdout, and an existing --out is never replaced by a report missing a whole file.
+  let unreadable = 0;
+  for (const file of options.files) {
+    const problem = await checkInput(file);
+    if (problem === undefined) continue;
+    unreadable++;
+    writeError(problem);
+  }
+  if (unreadable > 0) return EXIT_BAD_INPUT;
+
+  // --out is written to a temporary file beside it and renamed over it only when the replay
+  // completes, so an abort (--strict, a crash, Ctrl-C) leaves the previous report intact.
+  const tempPath = toFile ? temporaryPathFor(options.out as string) : undefined;
+  const stream: Writable = tempPath !== undefined ? createWriteStream(tempPath, { flags: 'wx' }) : io.stdout;
+  if (tempPath !== undefined) {
     const opened = await new Promise<Error | undefined>((resolve) => {
       stream.once('open', () => resolve(undefined));
       stream.once('error', (error) => resolve(error));
@@ -74,8 +107,10 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
   const output = new ReportOutput(stream);
   const renderer = createRenderer(options.format, output, !toFile && wantsColor(io));
   const problems: string[] = [];
+  let problemCount = 0;
 
   let exitCode = EXIT_OK;
+  let completed = false;
   try {
     await renderer.begin();
     const summary = await replayInputs({
@@ -85,11 +120,17 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
       stdin: io.stdin,
       onRun: (report) => renderer.run(report),
       onProblem: (problem: ReplayInputError | ReplayFileError) => {
+        problemCount++;
+        if (problemCount > MAX_PROBLEMS_PRINTED) return;
         writeError(problem.message);
-        if (problems.length < MAX_PROBLEMS_KEPT) problems.push(problem.message);
+        problems.push(problem.message);
       },
     });
+    if (problemCount > MAX_PROBLEMS_PRINTED) {
+      writeError(`loopguard replay: ${problemCount - MAX_PROBLEMS_PRINTED} more input problems not shown (${problemCount} in total)`);
+    }
     await renderer.end(summary, problems);
+    completed = true;
     if (summary.problems > 0) exitCode = EXIT_BAD_INPUT;
     else if (options.failOnStop && summary.stoppedRuns > 0) exitCode = EXIT_WOULD_STOP;
   } catch (error) {
@@ -100,9 +141,50 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
       throw error;
     }
   } finally {
-    if (toFile) await new Promise<void>((resolve) => stream.end(resolve));
+    if (tempPath !== undefined) {
+      await new Promise<void>((resolve) => stream.end(resolve));
+      if (completed) {
+        try {
+          await rename(tempPath, options.out as string);
+        } catch (error) {
+          writeError(`loopguard replay: cannot write ${options.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+          exitCode = EXIT_BAD_INPUT;
+        }
+      }
+      if (!completed || exitCode === EXIT_BAD_INPUT) await unlink(tempPath).catch(() => undefined);
+      if (!completed && options.out !== undefined) writeError(`loopguard replay: ${options.out} was left as it was`);
+    }
   }
   return exitCode;
+}
+
+/** Which input (or the policy file) is the same file as `out`, by path or by inode. */
+async function findInputAt(out: string, inputs: readonly string[]): Promise<string | undefined> {
+  const outInfo = await stat(out).catch(() => undefined);
+  for (const input of inputs) {
+    if (input === '-') continue;
+    if (resolve(input) === resolve(out)) return input;
+    if (outInfo === undefined) continue;
+    const info = await stat(input).catch(() => undefined);
+    if (info !== undefined && info.dev === outInfo.dev && info.ino === outInfo.ino) return input;
+  }
+  return undefined;
+}
+
+/** Why an input cannot be replayed at all, as `file: problem`; undefined when it can be opened. */
+async function checkInput(file: string): Promise<string | undefined> {
+  if (file === '-') return undefined;
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) return new ReplayFileError(file, 'is a directory, expected a file').message;
+    return undefined;
+  } catch (error) {
+    return new ReplayFileError(file, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`).message;
+  }
+}
+
+function temporaryPathFor(out: string): string {
+  return join(dirname(out), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
 function createRenderer(format: ReplayFormat, output: ReportOutput, color: boolean): ReplayReportRenderer {

@@ -16,6 +16,21 @@ export class ReplayPolicyError extends Error {
 }
 
 /**
+ * Options of the engine (LoopGuardEngineOptions) and the clock: the library accepts them next
+ * to the policy, but in a replay they are replay's own business. Silently taken, `maxIdleMs`
+ * would change decisions and `logger` would crash later with a stack trace.
+ */
+const ENGINE_ONLY_WHY = {
+  listeners: 'installs its own listeners',
+  logger: 'reports problems itself',
+  maxOpenRuns: 'holds every run of a file open until its last line',
+  endedRunTtlMs: 'reports and frees each run as it ends',
+  maxIdleMs: 'ends each run at its last line; an idle limit would end runs by another run\'s clock',
+  now: 'uses the recorded time of each call as its clock',
+} as const;
+const ENGINE_ONLY_KEYS = Object.keys(ENGINE_ONLY_WHY) as Array<keyof typeof ENGINE_ONLY_WHY>;
+
+/**
  * Reads `--policy FILE` (the library's options object as JSON, per-tool policies included)
  * through the same validator the library uses, so a policy that replays is a policy that
  * deploys. `--profile` wins over the file's profile.
@@ -34,6 +49,17 @@ export async function loadReplayPolicy(policyFile: string | undefined, profile: 
       value = JSON.parse(text);
     } catch (error) {
       throw new ReplayPolicyError(policyFile, `${policyFile}: policy is not valid JSON (${(error as Error).message})`);
+    }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const key of ENGINE_ONLY_KEYS) {
+        if (Object.prototype.hasOwnProperty.call(value, key)) {
+          throw new ReplayPolicyError(
+            policyFile,
+            `${policyFile}: "${key}" is an engine option, not a policy option; a policy file holds only what decides calls (replay ${ENGINE_ONLY_WHY[key]}). Remove it.`,
+            key,
+          );
+        }
+      }
     }
     try {
       options = validateOptions(value, policyFile);

@@ -53,9 +53,31 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
 } {
   const problems: ReplayInputError[] = [];
   const byKey = new Map<string, CollectedSpan>();
-  for (const span of spans) byKey.set(spanKey(span.traceId, span.spanId), span);
-  const parentOf = (span: CollectedSpan): CollectedSpan | undefined =>
+  // A span id used twice in a trace makes parent links ambiguous: children of the second span
+  // would silently join the first one's run. The later span is reported and skipped.
+  let duplicates: Set<CollectedSpan> | undefined;
+  for (const span of spans) {
+    const key = spanKey(span.traceId, span.spanId);
+    const first = byKey.get(key);
+    if (first === undefined) {
+      byKey.set(key, span);
+      continue;
+    }
+    (duplicates ??= new Set()).add(span);
+    problems.push(
+      new ReplayInputError({
+        file,
+        line: span.line,
+        field: `${span.path}.spanId`,
+        problem: `${span.path}.spanId ${span.spanId} of trace ${span.traceId} is already used by the span at line ${first.line} (${first.path}); span ids must be unique in a trace, so this span is skipped`,
+      }),
+    );
+  }
+  if (duplicates !== undefined) spans = spans.filter((span) => !duplicates.has(span));
+  const linkedParent = (span: CollectedSpan): CollectedSpan | undefined =>
     span.parentSpanId === undefined ? undefined : byKey.get(spanKey(span.traceId, span.parentSpanId));
+  const inCycle = findParentCycles(spans, linkedParent, file, problems);
+  const parentOf = (span: CollectedSpan): CollectedSpan | undefined => (inCycle.has(span) ? undefined : linkedParent(span));
 
   // A Vercel ai.toolCall that wraps loopguard's own execute_tool span is the same call twice;
   // the execute_tool span carries loopguard's hashes, so it wins.
@@ -134,6 +156,47 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
     runs.push({ run: bucket.name, calls });
   }
   return { runs, problems };
+}
+
+/**
+ * Spans whose parent links loop back on themselves (A's parent is B, B's parent is A). Such a
+ * file is damaged; each cycle is reported once, at its first span in the file, and the links
+ * of its spans are ignored so that no walk up the parents goes round forever.
+ */
+function findParentCycles(
+  spans: readonly CollectedSpan[],
+  parentOf: (span: CollectedSpan) => CollectedSpan | undefined,
+  file: string,
+  problems: ReplayInputError[],
+): Set<CollectedSpan> {
+  const inCycle = new Set<CollectedSpan>();
+  const walkOf = new Map<CollectedSpan, number>();
+  let walk = 0;
+  for (const span of spans) {
+    if (walkOf.has(span)) continue;
+    walk++;
+    const path: CollectedSpan[] = [];
+    let node: CollectedSpan | undefined = span;
+    while (node !== undefined && !walkOf.has(node)) {
+      walkOf.set(node, walk);
+      path.push(node);
+      node = parentOf(node);
+    }
+    if (node === undefined || walkOf.get(node) !== walk) continue;
+    const cycle = path.slice(path.indexOf(node));
+    for (const member of cycle) inCycle.add(member);
+    const first = cycle.reduce((a, b) => (a.seq <= b.seq ? a : b));
+    const ids = cycle.slice(0, 4).map((member) => member.spanId).join(' → ');
+    problems.push(
+      new ReplayInputError({
+        file,
+        line: first.line,
+        field: `${first.path}.parentSpanId`,
+        problem: `${first.path}.parentSpanId: the parent links of ${cycle.length} span${cycle.length === 1 ? '' : 's'} form a cycle (${ids}${cycle.length > 4 ? ' → …' : ''} → back); those links are ignored`,
+      }),
+    );
+  }
+  return inCycle;
 }
 
 function assignRounds(

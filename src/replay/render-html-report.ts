@@ -1,6 +1,8 @@
 import type { ReplaySummary } from './replay-inputs.js';
 import type { ReplayReportRenderer, ReportOutput } from './report-output.js';
-import type { ReplayDecision, ReplayRoundVerdict, RunReport } from './run-report.js';
+import { escapeControl } from './escape-terminal.js';
+import { explainStop, roundMarks, type RoundMark } from './round-marks.js';
+import type { ReplayDecision, RunReport } from './run-report.js';
 
 const CELL = 14;
 const GAP = 3;
@@ -11,6 +13,13 @@ const VERDICT_BAND = 6;
 const MAX_DRAWN_ROUNDS = 2000;
 /** Calls drawn per round column; a round with more shows a "+N" label instead of a tower. */
 const MAX_DRAWN_CALLS_PER_ROUND = 40;
+/**
+ * Rows of the summary table, which is written last and so held until the end: past this many
+ * runs the table lists the first ones and counts the rest (each run's section is still there).
+ */
+const MAX_SUMMARY_ROWS = 10_000;
+/** Tools get a one-character key drawn in their calls' squares; past these the square is blank. */
+const TOOL_KEYS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 const CALL_COLORS = {
   'allow-new': '#2e9d4f',
@@ -18,9 +27,11 @@ const CALL_COLORS = {
   'allow-neutral': '#7a8ca3',
   refuse: '#d64541',
   skip: '#e3e6ea',
+  failed: '#8e44ad',
 } as const;
-const VERDICT_COLORS: Record<ReplayRoundVerdict, string> = {
+const VERDICT_COLORS: Record<RoundMark, string> = {
   new: '#2e9d4f',
+  error: '#8e44ad',
   stale: '#e0a526',
   refused: '#d64541',
   neutral: '#7a8ca3',
@@ -37,16 +48,21 @@ const VERDICT_COLORS: Record<ReplayRoundVerdict, string> = {
  */
 export function createHtmlReportRenderer(output: ReportOutput, options: { title?: string } = {}): ReplayReportRenderer {
   const rows: string[] = [];
+  let runsNotInTable = 0;
   return {
     async begin() {
       await output.write(pageHead(options.title ?? 'loopguard replay'));
     },
     async run(report: RunReport) {
       await writeRunSection(report, output);
-      rows.push(summaryRow(report));
+      if (rows.length < MAX_SUMMARY_ROWS) rows.push(summaryRow(report));
+      else runsNotInTable++;
     },
     async end(summary: ReplaySummary, problems: readonly string[]) {
       await output.write('</main>\n');
+      if (runsNotInTable > 0) {
+        rows.push(`<tr class="more-runs"><td colspan="9">… ${runsNotInTable} more runs, each in its section below</td></tr>`);
+      }
       await output.write(summaryTable(summary, rows, problems));
       await output.write('</body>\n</html>\n');
     },
@@ -56,14 +72,34 @@ export function createHtmlReportRenderer(output: ReportOutput, options: { title?
 async function writeRunSection(report: RunReport, output: ReportOutput): Promise<void> {
   const callsPerRound = new Map<number, number>();
   const refusals = new Map<string, number>();
+  const tools = new Map<string, { key: string; calls: number; ran: number; failed: number; refused: number; skipped: number }>();
   for (const decision of report.decisions()) {
     callsPerRound.set(decision.round, (callsPerRound.get(decision.round) ?? 0) + 1);
+    let tool = tools.get(decision.tool);
+    if (!tool) tools.set(decision.tool, (tool = { key: TOOL_KEYS[tools.size] ?? '', calls: 0, ran: 0, failed: 0, refused: 0, skipped: 0 }));
+    tool.calls++;
+    if (decision.decision === 'allow') tool.ran++;
+    if (decision.failed) tool.failed++;
+    if (decision.decision === 'refuse') tool.refused++;
+    if (decision.decision === 'skip') tool.skipped++;
     if (decision.decision === 'refuse' && decision.reason) refusals.set(decision.reason, (refusals.get(decision.reason) ?? 0) + 1);
   }
   const refusalText = [...refusals]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([reason, count]) => `${esc(reason)} ×${count}`)
     .join(', ');
+  // Tool names in the page itself, not only in tooltips: each square carries its tool's key.
+  const toolText = [...tools]
+    .map(
+      ([name, t]) =>
+        `<span class="tool" data-tool="${esc(name)}">${t.key ? `<b class="tool-key">${t.key}</b> ` : ''}${esc(name)} ×${t.calls}` +
+        ` <small>(${t.ran} ran${t.failed > 0 ? `, ${t.failed} failed` : ''}${t.refused > 0 ? `, ${t.refused} refused` : ''}${t.skipped > 0 ? `, ${t.skipped} skipped` : ''})</small></span>`,
+    )
+    .join(' · ');
+  const toolKeys = new Map([...tools].map(([name, t]) => [name, t.key]));
+  const marks = roundMarks(report);
+  // The page draws squares, not the text report's glyphs.
+  const why = explainStop(report, marks, { glyphs: false });
   const drawnRounds = Math.min(report.rounds, MAX_DRAWN_ROUNDS);
   let tallest = 1;
   for (const [round, count] of callsPerRound) if (round <= drawnRounds) tallest = Math.max(tallest, Math.min(count, MAX_DRAWN_CALLS_PER_ROUND));
@@ -82,7 +118,8 @@ async function writeRunSection(report: RunReport, output: ReportOutput): Promise
     `<section class="run" data-run="${esc(report.run)}" data-calls="${report.calls}"${stopAttributes}>\n` +
       `<h2>${esc(report.run)} <small>${esc(report.file)} · ${esc(report.profile)}</small></h2>\n` +
       `<p class="status">${status}</p>\n` +
-      (report.stop ? `<p class="why">${esc(report.stop.detail)}</p>\n` : '') +
+      (why !== undefined ? `<p class="why">${esc(why)}</p>\n` : '') +
+      (toolText ? `<p class="tools">tools: ${toolText}</p>\n` : '') +
       (refusalText ? `<p class="refusals">refused: ${refusalText}</p>\n` : '') +
       `<p class="counts">${report.calls} calls · ${report.executed} executed · ${report.refused} refused · ${report.skipped} skipped · saved ${report.saved.calls} calls${report.saved.tokens !== undefined ? `, ${report.saved.tokens.toLocaleString('en-US')} tokens` : ''}</p>\n` +
       `<div class="scroll"><svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="timeline of run ${esc(report.run)}">\n`,
@@ -106,7 +143,7 @@ async function writeRunSection(report: RunReport, output: ReportOutput): Promise
       indexInRound = 0;
     }
     if (decision.round > drawnRounds) break;
-    if (indexInRound < MAX_DRAWN_CALLS_PER_ROUND) chunk += callCell(decision, indexInRound);
+    if (indexInRound < MAX_DRAWN_CALLS_PER_ROUND) chunk += callCell(decision, indexInRound, toolKeys.get(decision.tool) ?? '');
     else if (indexInRound === MAX_DRAWN_CALLS_PER_ROUND) {
       const more = (callsPerRound.get(decision.round) ?? 0) - MAX_DRAWN_CALLS_PER_ROUND;
       chunk += `<text class="more" x="${(decision.round - 1) * PITCH}" y="${TOP + tallest * PITCH + VERDICT_BAND + 18}">+${more}</text>`;
@@ -122,10 +159,11 @@ async function writeRunSection(report: RunReport, output: ReportOutput): Promise
   let band = '';
   for (let round = 1; round <= drawnRounds; round++) {
     const verdict = report.roundVerdicts[round - 1];
-    if (!verdict) continue;
+    const mark = marks[round - 1];
+    if (!verdict || !mark) continue;
     band +=
-      `<rect class="verdict" data-round="${round}" data-verdict="${verdict}" x="${(round - 1) * PITCH}" y="${TOP + tallest * PITCH}" ` +
-      `width="${CELL}" height="${VERDICT_BAND}" fill="${VERDICT_COLORS[verdict]}"><title>round ${round}: ${verdict}</title></rect>`;
+      `<rect class="verdict" data-round="${round}" data-verdict="${verdict}" data-mark="${mark}" x="${(round - 1) * PITCH}" y="${TOP + tallest * PITCH}" ` +
+      `width="${CELL}" height="${VERDICT_BAND}" fill="${VERDICT_COLORS[mark]}"><title>round ${round}: ${mark === 'error' ? 'only errors' : verdict}</title></rect>`;
   }
   await output.write(band + '\n');
 
@@ -143,22 +181,30 @@ async function writeRunSection(report: RunReport, output: ReportOutput): Promise
   await output.write('</svg></div>\n</section>\n');
 }
 
-function callCell(decision: ReplayDecision, indexInRound: number): string {
-  const key =
-    decision.decision === 'allow' ? (`allow-${decision.novelty ?? 'neutral'}` as const) : decision.decision;
+function callCell(decision: ReplayDecision, indexInRound: number, toolKey: string): string {
+  const key = decision.failed
+    ? 'failed'
+    : decision.decision === 'allow'
+      ? (`allow-${decision.novelty ?? 'neutral'}` as const)
+      : decision.decision;
   const x = (decision.round - 1) * PITCH;
   const y = TOP + indexInRound * PITCH;
-  const what =
-    decision.decision === 'allow'
+  const what = decision.failed
+    ? `ran, failed (error${decision.novelty === 'seen' ? ', same as before' : ''})`
+    : decision.decision === 'allow'
       ? `ran, ${decision.novelty === 'new' ? 'new result' : decision.novelty === 'seen' ? 'result already seen' : 'neutral result'}`
       : decision.decision === 'refuse'
         ? `refused: ${decision.reason ?? ''}`
         : 'skipped: run already stopped';
   const stroke = key === 'skip' ? ' stroke="#9aa3ad" stroke-dasharray="2 2"' : '';
+  const label = toolKey
+    ? `<text class="tool-key${key === 'skip' ? ' on-skip' : ''}" x="${x + CELL / 2}" y="${y + CELL - 3.5}" text-anchor="middle" aria-hidden="true">${toolKey}</text>`
+    : '';
   return (
-    `<rect class="call" data-call="${decision.call}" data-decision="${decision.decision}"${decision.novelty ? ` data-novelty="${decision.novelty}"` : ''} ` +
+    `<rect class="call" data-call="${decision.call}" data-decision="${decision.decision}"${decision.novelty ? ` data-novelty="${decision.novelty}"` : ''}` +
+    `${decision.failed ? ' data-outcome="error"' : ''} ` +
     `x="${x}" y="${y}" width="${CELL}" height="${CELL}" rx="2" fill="${CALL_COLORS[key]}"${stroke}>` +
-    `<title>call ${decision.call} · round ${decision.round} · ${esc(decision.tool)} · ${esc(what)}</title></rect>`
+    `<title>call ${decision.call} · round ${decision.round} · ${esc(decision.tool)} · ${esc(what)}</title></rect>${label}`
   );
 }
 
@@ -173,7 +219,7 @@ function summaryRow(report: RunReport): string {
 function summaryTable(summary: ReplaySummary, rows: readonly string[], problems: readonly string[]): string {
   const problemList =
     problems.length > 0
-      ? `<details class="problems"><summary>${problems.length} input problem${problems.length === 1 ? '' : 's'}</summary><ul>${problems
+      ? `<details class="problems"><summary>${Math.max(summary.problems, problems.length)} input problem${Math.max(summary.problems, problems.length) === 1 ? '' : 's'}${summary.problems > problems.length ? ` (the first ${problems.length} listed)` : ''}</summary><ul>${problems
           .slice(0, 200)
           .map((p) => `<li><code>${esc(p)}</code></li>`)
           .join('')}</ul></details>`
@@ -184,8 +230,8 @@ function summaryTable(summary: ReplaySummary, rows: readonly string[], problems:
     `${summary.calls} calls (${summary.executed} executed, ${summary.refused} refused, ${summary.skipped} skipped) · ` +
     `saved ${summary.savedCalls} calls${summary.savedTokens !== undefined ? `, ${summary.savedTokens.toLocaleString('en-US')} tokens` : ''} · profile ${esc(summary.profile)}</p>\n` +
     `<p class="legend">${legendItem(CALL_COLORS['allow-new'], 'ran, new result')}${legendItem(CALL_COLORS['allow-seen'], 'ran, result already seen')}` +
-    `${legendItem(CALL_COLORS['allow-neutral'], 'ran, neutral')}${legendItem(CALL_COLORS.refuse, 'refused')}${legendItem(CALL_COLORS.skip, 'skipped after stop')}` +
-    `<span class="legend-item"><span class="stop-swatch"></span>stop</span> · thin band under each round: the round's verdict</p>\n` +
+    `${legendItem(CALL_COLORS['allow-neutral'], 'ran, neutral')}${legendItem(CALL_COLORS.failed, 'ran, failed (error)')}${legendItem(CALL_COLORS.refuse, 'refused')}${legendItem(CALL_COLORS.skip, 'skipped after stop')}` +
+    `<span class="legend-item"><span class="stop-swatch"></span>stop</span> · letter in a square: the run's tool with that key · thin band under each round: the round's verdict</p>\n` +
     `<table><thead><tr><th>run</th><th>file</th><th>calls</th><th>executed</th><th>refused</th><th>skipped</th><th>stop</th><th>saved calls</th><th>saved tokens</th></tr></thead>\n` +
     `<tbody>${rows.join('\n')}</tbody></table>\n${problemList}\n</section>\n`
   );
@@ -218,6 +264,10 @@ h2 small { color: #6b7785; font-weight: normal; }
 .scroll { overflow-x: auto; margin-top: 8px; }
 svg text { font: 10px system-ui, sans-serif; fill: #6b7785; }
 svg .stop-label { fill: #c0392b; font-weight: 600; }
+svg text.tool-key { font: bold 9px ui-monospace, monospace; fill: #fff; pointer-events: none; }
+svg text.tool-key.on-skip { fill: #6b7785; }
+.tools b.tool-key { font-family: ui-monospace, monospace; background: #1d2430; color: #fff; border-radius: 3px; padding: 0 3px; }
+.tools small { color: #6b7785; }
 table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #dde2e8; padding: 4px 8px; text-align: left; }
 th { background: #f0f3f6; }
@@ -233,5 +283,5 @@ th { background: #f0f3f6; }
 }
 
 function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
+  return escapeControl(text).replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
 }

@@ -1,3 +1,4 @@
+import { escapeJsonText } from './escape-terminal.js';
 import type { ReplayReportRenderer, ReportOutput } from './report-output.js';
 import type { RunReport } from './run-report.js';
 
@@ -21,13 +22,13 @@ export function createJsonReportRenderer(output: ReportOutput): ReplayReportRend
         skipped: report.skipped,
         stop: report.stop ? { reason: report.stop.reason, round: report.stop.round, call: report.stop.call } : null,
       };
-      const headText = JSON.stringify(head);
+      const headText = escapeJsonText(JSON.stringify(head));
       await output.write(`${headText.slice(0, -1)},"decisions":[`);
       let chunk: string[] = [];
       let wroteAny = false;
       const flush = async (): Promise<void> => {
         if (chunk.length === 0) return;
-        await output.write((wroteAny ? ',' : '') + chunk.join(','));
+        await output.write((wroteAny ? ',' : '') + escapeJsonText(chunk.join(',')));
         wroteAny = true;
         chunk = [];
       };

@@ -1,13 +1,16 @@
 import pc from 'picocolors';
 import type { ReplaySummary } from './replay-inputs.js';
 import type { ReplayReportRenderer, ReportOutput } from './report-output.js';
-import type { ReplayRoundVerdict, RunReport } from './run-report.js';
+import { escapeControl } from './escape-terminal.js';
+import { explainStop, roundMarks, type RoundMark } from './round-marks.js';
+import type { RunReport } from './run-report.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
 /** One character per round, so a 40-round run fits on a line and a pattern is visible. */
-const ROUND_GLYPHS: Record<ReplayRoundVerdict | 'unknown', string> = {
+const ROUND_GLYPHS: Record<RoundMark | 'unknown', string> = {
   new: '+',
+  error: '!',
   stale: '=',
   refused: 'x',
   neutral: '~',
@@ -30,10 +33,10 @@ export function createTextReportRenderer(output: ReportOutput, options: { color:
     if (headerWritten) return;
     headerWritten = true;
     await output.write(
-      `${c.bold('loopguard replay')} ${c.dim(`· profile ${profile}`)}\n` +
+      `${c.bold('loopguard replay')} ${c.dim(`· profile ${escapeControl(profile)}`)}\n` +
         c.dim(
           `rounds: ${glyph(c, 'new')} new fact  ${glyph(c, 'stale')} only seen results  ${glyph(c, 'refused')} all refused  ` +
-            `${glyph(c, 'neutral')} neutral  ${glyph(c, 'empty')} no calls  ${glyph(c, 'skipped')} skipped after stop  ${c.red('|')} stop`,
+            `${glyph(c, 'error')} only errors  ${glyph(c, 'neutral')} neutral  ${glyph(c, 'empty')} no calls  ${glyph(c, 'skipped')} skipped after stop  ${c.red('|')} stop`,
         ) +
         '\n',
     );
@@ -47,25 +50,27 @@ export function createTextReportRenderer(output: ReportOutput, options: { color:
     },
     async end(summary: ReplaySummary, problems: readonly string[]) {
       await writeHeader(summary.profile);
-      await output.write('\n' + renderSummaryLine(summary, problems.length, c) + '\n');
+      await output.write('\n' + renderSummaryLine(summary, Math.max(summary.problems, problems.length), c) + '\n');
     },
   };
 }
 
 export function renderRunBlock(report: RunReport, c: Colors): string {
   const lines: string[] = [];
+  const marks = roundMarks(report);
   const verdict = report.stop
-    ? c.red(c.bold(`STOP ${report.stop.reason}`)) +
+    ? c.red(c.bold(`STOP ${escapeControl(report.stop.reason)}`)) +
       (report.skipped > 0
         ? ` after round ${report.stop.round} (call ${report.stop.call} of ${report.calls})`
         : ` at the end (round ${report.stop.round}, nothing left to skip)`)
     : report.refused > 0
       ? c.yellow(c.bold('finished')) + ` with ${report.refused} refused`
       : c.green(c.bold('finished'));
-  lines.push(`${c.bold(report.run)}  ${c.dim(report.file)}`);
+  lines.push(`${c.bold(escapeControl(report.run))}  ${c.dim(escapeControl(report.file))}`);
   lines.push(`  ${label('verdict')}${verdict}`);
-  lines.push(...renderRoundTimeline(report, c));
-  if (report.stop) lines.push(`  ${label('why')}${report.stop.detail}`);
+  lines.push(...renderRoundTimeline(report, marks, c));
+  const why = explainStop(report, marks);
+  if (why !== undefined) lines.push(`  ${label('why')}${escapeControl(why)}`);
   lines.push(
     `  ${label('calls')}${report.calls} in input: ${c.green(`${report.executed} executed`)}, ` +
       `${report.refused > 0 ? c.red(`${report.refused} refused`) : '0 refused'}, ` +
@@ -86,12 +91,11 @@ function describeRefusals(report: RunReport): string {
   }
   return [...counts]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([reason, count]) => `${reason} ×${count}`)
+    .map(([reason, count]) => `${escapeControl(reason)} ×${count}`)
     .join(', ');
 }
 
-function renderRoundTimeline(report: RunReport, c: Colors): string[] {
-  const verdicts = report.roundVerdicts;
+function renderRoundTimeline(report: RunReport, verdicts: ReadonlyArray<RoundMark | undefined>, c: Colors): string[] {
   const rounds = verdicts.length;
   if (rounds === 0) return [];
   const stopAfter = report.stop && report.skipped > 0 ? report.stop.round : undefined;
@@ -138,7 +142,7 @@ function renderRoundTimeline(report: RunReport, c: Colors): string[] {
 export function renderSummaryLine(summary: ReplaySummary, problems: number, c: Colors): string {
   const parts: string[] = [`${summary.runs} run${summary.runs === 1 ? '' : 's'}`];
   const reasons = Object.entries(summary.stopReasons)
-    .map(([reason, count]) => `${reason} ${count}`)
+    .map(([reason, count]) => `${escapeControl(reason)} ${count}`)
     .join(', ');
   parts.push(
     summary.stoppedRuns > 0 ? c.red(`${summary.stoppedRuns} stopped`) + (reasons ? ` (${reasons})` : '') : c.green('0 stopped'),
@@ -155,7 +159,7 @@ function formatSaved(calls: number, tokens: number | undefined): string {
   return tokens === undefined ? callText : `${callText}, ${tokens.toLocaleString('en-US')} tokens`;
 }
 
-function glyph(c: Colors, verdict: ReplayRoundVerdict | 'unknown'): string {
+function glyph(c: Colors, verdict: RoundMark | 'unknown'): string {
   const text = ROUND_GLYPHS[verdict];
   switch (verdict) {
     case 'new':
@@ -164,6 +168,8 @@ function glyph(c: Colors, verdict: ReplayRoundVerdict | 'unknown'): string {
       return c.yellow(text);
     case 'refused':
       return c.red(text);
+    case 'error':
+      return c.magenta(text);
     case 'skipped':
       return c.dim(text);
     default:

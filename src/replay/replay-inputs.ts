@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { LoopGuardOptions, Profile } from '../core/types.js';
@@ -17,6 +16,8 @@ import { trajectoryRunId } from './formats/trajectory-run-id.js';
 import type { TrajectoryCalls, TrajectorySource } from './formats/trajectory-source.js';
 import { ReplayFileError, ReplayInputError, ReplayStrictAbort } from './replay-input-error.js';
 import { ReplaySession } from './replay-session.js';
+import { DEFAULT_MAX_LINE_BYTES, splitInputLines, type InputLineProblem } from './read-input-lines.js';
+import { buildRunEndIndex, runIdHash, runIdOfTranscriptLine, type RunEndIndex } from './run-end-index.js';
 import type { RunReport } from './run-report.js';
 
 export { detectInputFormat, type ReplayInputFormat };
@@ -31,15 +32,29 @@ export interface ReplayInputsOptions {
   /** Abort at the first bad line instead of reporting it and going on. */
   strict?: boolean;
   stdin?: Readable;
-  /** Called as each run ends (JSONL: when its file ends; OTLP: as runs are rebuilt). */
+  /**
+   * Called as each run ends: for a JSONL transcript file right after the run's last line (a
+   * first pass finds it, see RunEndIndex), so interleaved runs are legal and memory follows
+   * the runs open at once; for stdin and trajectory formats when the input ends; for OTLP as
+   * runs are rebuilt after the whole file is read.
+   */
   onRun(report: RunReport): Promise<void> | void;
-  /** Called for each bad line (not under strict, which throws instead). */
+  /**
+   * Called for each bad line (not under strict, which throws instead). Besides bad records:
+   * an empty input or one of only blank lines, a line that is not valid UTF-8, a line over
+   * `maxLineBytes`, duplicate OTLP span ids and cycles in OTLP parent links.
+   */
   onProblem(problem: ReplayInputError | ReplayFileError): void;
   /**
    * Called with every call read from the inputs, in order, before the guard sees it (the
    * evaluation pairs loopguard's decisions with what the run recorded). Default: none.
    */
   onCall?(call: ReplayCall): void;
+  /**
+   * Longest line read, in bytes; a longer line is bad input and ends the reading of its file.
+   * Default 64 MiB (DEFAULT_MAX_LINE_BYTES).
+   */
+  maxLineBytes?: number;
 }
 
 /** Totals over every run of every input, for the summary line and the exit code. */
@@ -104,10 +119,20 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
     await options.onRun(report);
   };
 
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   for (const file of options.files) {
+    // A transcript file is read twice: once to learn each run's last line (so runs are
+    // reported and freed as they end), once to replay. Stdin cannot be read twice; its runs
+    // are held until it ends.
+    let runEnds: RunEndIndex | undefined;
     let lines: InputLines;
     try {
-      lines = await openInputLines(file, options.stdin);
+      if (file !== '-') {
+        const indexLines = await openInputLines(file, options.stdin, maxLineBytes);
+        runEnds = await buildRunEndIndex(indexLines.lines);
+        if (indexLines.readError()) runEnds = undefined;
+      }
+      lines = await openInputLines(file, options.stdin, maxLineBytes);
     } catch (error) {
       if (options.strict) throw error;
       reportProblem(error as ReplayFileError);
@@ -116,24 +141,35 @@ export async function replayInputs(options: ReplayInputsOptions): Promise<Replay
     summary.files++;
     const session = new ReplaySession(file === '-' ? '<stdin>' : file, options.engineOptions);
     profile ??= session.profile;
-    const linesRead = await replayOneInput(lines.lines, session, reportProblem, emitRun, options.onCall);
+    const { linesRead, sawContent } = await replayOneInput(lines.lines, session, reportProblem, emitRun, options.onCall, runEnds, maxLineBytes);
     const readError = lines.readError();
     if (readError) {
       const problem = new ReplayFileError(file, `read failed after ${linesRead} lines (${(readError as NodeJS.ErrnoException).code ?? readError.message}); the runs above are from the part that was read`);
       if (options.strict) throw problem;
       reportProblem(problem);
+    } else if (!sawContent) {
+      // Exit 0 with nothing said would read as "replayed, all clean".
+      reportProblem(
+        new ReplayInputError({
+          file: session.file,
+          line: Math.max(1, linesRead),
+          problem: linesRead === 0 ? 'the input is empty; nothing to replay' : `the input has only blank lines (${linesRead}); nothing to replay`,
+        }),
+      );
     }
   }
   return { profile: profile ?? options.engineOptions.profile ?? 'researcher', ...summary };
 }
 
 async function replayOneInput(
-  lines: AsyncIterable<string>,
+  lines: AsyncIterable<string | InputLineProblem>,
   session: ReplaySession,
   reportProblem: (problem: ReplayInputError) => void,
   emitRun: (report: RunReport) => Promise<void>,
   onCall: ((call: ReplayCall) => void) | undefined,
-): Promise<number> {
+  runEnds: RunEndIndex | undefined,
+  maxLineBytes: number,
+): Promise<{ linesRead: number; sawContent: boolean }> {
   const file = session.file;
   let format: ReplayInputFormat | undefined;
   let collector: OtlpSpanCollector | undefined;
@@ -150,7 +186,43 @@ async function replayOneInput(
   const feed = (calls: readonly ReplayCall[]): void => {
     for (const call of calls) feedOne(call);
   };
-  for await (let text of lines) {
+  let sawContent = false;
+  /** Reports and frees a transcript run at its last line (see RunEndIndex). */
+  const endRunIfLastLine = async (run: string): Promise<void> => {
+    if (!runEnds) return;
+    const lastLine = runEnds.lastLineByRun.get(runIdHash(run));
+    if (lastLine === lineNumber) {
+      const report = session.finishRun(run);
+      if (report) await emitRun(report);
+    } else if (lastLine === undefined || lastLine < lineNumber || lineNumber > runEnds.lines) {
+      runEnds = undefined;
+      reportProblem(
+        new ReplayInputError({
+          file,
+          line: lineNumber,
+          problem: 'this line was not in the file when replay first read it (is the file still being written?); a run already reported may be reported again in parts',
+        }),
+      );
+    }
+  };
+  for await (const item of lines) {
+    if (typeof item !== 'string') {
+      sawContent = true;
+      if (item.kind === 'too-long') {
+        reportProblem(
+          new ReplayInputError({
+            file,
+            line: item.line,
+            problem: `line longer than ${formatBytes(maxLineBytes)} (the line-length limit; is this a compressed or binary file?); the rest of the file is skipped`,
+          }),
+        );
+        break;
+      }
+      lineNumber = item.line;
+      reportProblem(new ReplayInputError({ file, line: lineNumber, problem: 'not valid UTF-8 (the line is skipped: replacing bytes could make different arguments look identical)' }));
+      continue;
+    }
+    let text = item;
     lineNumber++;
     // Editors on Windows save UTF-8 with a byte order mark; it is not part of the JSON.
     if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -165,6 +237,8 @@ async function replayOneInput(
       continue;
     }
     if (text.trim().length === 0) continue;
+    sawContent = true;
+    const firstLine = format === undefined;
     format ??= detectInputFormat(text);
     if (format === 'otlp-document') {
       documentLines.push(text);
@@ -180,6 +254,7 @@ async function replayOneInput(
       );
       break;
     }
+    let lineRun: string | undefined;
     try {
       if (format === 'otlp') {
         collector ??= new OtlpSpanCollector();
@@ -193,12 +268,25 @@ async function replayOneInput(
         const run = trajectoryRunId(file) + (oneLineDocuments > 1 ? `#${oneLineDocuments}` : '');
         feedTrajectory(parseJsonLine(text, file, lineNumber), { file, line: lineNumber, run }, reportProblem, feed);
       } else {
-        feedOne(parseTranscriptLine(text, file, lineNumber));
+        let call: ReplayCall;
+        try {
+          call = parseTranscriptLine(text, file, lineNumber);
+        } catch (error) {
+          lineRun = runEnds ? runIdOfTranscriptLine(text) : undefined;
+          throw error;
+        }
+        lineRun = call.run;
+        feedOne(call);
       }
     } catch (error) {
-      if (error instanceof ReplayInputError) reportProblem(error);
-      else throw error;
+      if (!(error instanceof ReplayInputError)) throw error;
+      // A first line that is not even a JSON object may be a file of another kind (CSV, a log):
+      // say which formats replay reads. It is still read as a transcript, so one damaged first
+      // line does not cost the rest of a transcript.
+      const notAnObject = firstLine && format === 'jsonl' && !text.trimStart().startsWith('{');
+      reportProblem(notAnObject ? new ReplayInputError({ file, line: lineNumber, field: error.field, problem: `${error.problem}; the first line is not a JSON object, so the file is read as a loopguard JSONL transcript (replay reads: ${READABLE_FORMATS})` }) : error);
     }
+    if (lineRun !== undefined) await endRunIfLastLine(lineRun);
   }
   if (claudeCode) feed(claudeCode.end());
 
@@ -252,7 +340,11 @@ async function replayOneInput(
     }
   }
   for (const report of session.finishAllRuns()) await emitRun(report);
-  return lineNumber;
+  return { linesRead: lineNumber, sawContent };
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
 }
 
 const MULTI_LINE_DOCUMENT =
@@ -290,11 +382,11 @@ function parseJsonLine(text: string, file: string, line: number): unknown {
 
 /** Lines of one input, plus the read error (corrupt gzip, I/O) that cut it short, if any. */
 interface InputLines {
-  lines: AsyncIterable<string>;
+  lines: AsyncIterable<string | InputLineProblem>;
   readError(): Error | undefined;
 }
 
-async function openInputLines(file: string, stdin: Readable | undefined): Promise<InputLines> {
+async function openInputLines(file: string, stdin: Readable | undefined, maxLineBytes: number): Promise<InputLines> {
   let input: Readable;
   if (file === '-') {
     input = stdin ?? process.stdin;
@@ -312,22 +404,19 @@ async function openInputLines(file: string, stdin: Readable | undefined): Promis
       const raw = createReadStream(file);
       raw.on('error', (error) => gunzip.destroy(error));
       input = raw.pipe(gunzip);
-      input.setEncoding('utf8');
     } else {
-      input = createReadStream(file, { encoding: 'utf8' });
+      input = createReadStream(file);
     }
   }
-  // readline holds one line at a time: memory follows the longest line, not the file.
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  // readline does not surface errors of its input; without this a corrupt .gz would crash
-  // the process instead of being reported as a bad file.
+  // One line at a time, capped: memory follows the longest line allowed, not the file.
   let readError: Error | undefined;
-  const onReadError = (error: Error): void => {
+  // An error before the lines are read (a corrupt .gz fails on its header at once) must be
+  // recorded, not thrown as an unhandled 'error' event.
+  input.on('error', (error) => {
     readError ??= error;
-    lines.close();
-  };
-  input.on('error', onReadError);
-  // Node re-emits input errors on the interface; unhandled there they would still crash.
-  lines.on('error', onReadError);
+  });
+  const lines = splitInputLines(input, maxLineBytes, (error) => {
+    readError ??= error;
+  });
   return { lines, readError: () => readError };
 }

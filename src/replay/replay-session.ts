@@ -4,6 +4,7 @@ import type {
   CallOutcome,
   LoopGuardOptions,
   ModelUsage,
+  OutcomeClass,
   PrehashedOutcome,
   PrehashedToolCall,
   Profile,
@@ -61,6 +62,7 @@ export class ReplaySession {
   readonly profile: Profile;
   private readonly runs = new Map<string, RunReplayState>();
   private clock = 0;
+  private lastOutcome: OutcomeClass | undefined;
 
   constructor(
     readonly file: string,
@@ -69,12 +71,24 @@ export class ReplaySession {
     this.guard = new LoopGuard({
       ...options,
       now: () => this.clock,
-      // Replay holds every run of the file open until the file ends; the live defaults
-      // (evict past 10 000 runs) would silently restart a long-interleaved run.
+      // Replay holds a run open until its last line (or the end of the input); the live
+      // defaults (evict past 10 000 runs) would silently restart a long-interleaved run.
       maxOpenRuns: Number.MAX_SAFE_INTEGER,
       // Finished runs are reported and dropped; keeping them queryable would only hold memory.
       endedRunTtlMs: 0,
-      listeners: [{ roundClosed: (run, summary) => this.onRoundClosed(run, summary) }],
+      // Replay ends each run itself when its input is complete. The live idle limit would be
+      // judged by whichever run's line came last, so one run's recorded time could end another
+      // run mid-way: a run must get the same verdict alone and interleaved.
+      maxIdleMs: Infinity,
+      listeners: [
+        {
+          roundClosed: (run, summary) => this.onRoundClosed(run, summary),
+          // The engine's own outcome class, so the report marks exactly the calls it counted as failures.
+          callFinished: (_run, _call, outcome) => {
+            this.lastOutcome = outcome;
+          },
+        },
+      ],
     });
     this.profile = this.guard.options.profile;
   }
@@ -137,9 +151,11 @@ export class ReplaySession {
     const endTime =
       call.startTime !== undefined && call.durationMs !== undefined ? call.startTime + call.durationMs : undefined;
     if (endTime !== undefined) this.clock = state.clock = endTime;
+    this.lastOutcome = undefined;
     const novelty = state.guard.finishCall(ticket, withEndTime(call.outcome, endTime));
     state.executed++;
-    state.log.append(call.round, call.tool, `allow-${novelty}`);
+    const failed = this.lastOutcome === 'error' || this.lastOutcome === 'timeout' || this.lastOutcome === 'overloaded';
+    state.log.append(call.round, call.tool, `allow-${novelty}`, undefined, failed);
     return undefined;
   }
 

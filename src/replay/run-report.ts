@@ -17,6 +17,8 @@ export interface ReplayDecision {
   reason?: RefusalReason;
   /** For `allow`: how the recorded result compared with what the run had already seen. */
   novelty?: ReplayNovelty;
+  /** For `allow`: present (true) when the call failed (error, timeout, overload). */
+  failed?: true;
 }
 
 export interface ReplayStop {
@@ -54,6 +56,8 @@ export interface RunReport {
 
 const DECISION_CODES = ['allow-new', 'allow-seen', 'allow-neutral', 'refuse', 'skip'] as const;
 type DecisionCode = (typeof DECISION_CODES)[number];
+/** Added to an allow code for a call that failed; still one byte per call. */
+const FAILED_FLAG = 0x80;
 const VERDICT_CODES: ReadonlyArray<ReplayRoundVerdict | undefined> = [
   undefined,
   'new',
@@ -64,36 +68,35 @@ const VERDICT_CODES: ReadonlyArray<ReplayRoundVerdict | undefined> = [
   'skipped',
 ];
 
+/** Refusal reasons are the engine's few fixed names: one table for every run. */
+const REASONS = new StringInterner();
+// Index 0 of reasons means "no reason".
+REASONS.intern('');
+
 /**
- * Compact per-run storage of decisions: about nine bytes per call (round, tool index, code,
- * reason index) instead of an object per call. This is the part of replay memory that grows
+ * Compact per-run storage of decisions: eight bytes per call (round; tool index, code and
+ * reason index packed in one word) instead of an object per call, and nothing allocated
+ * before the first call. This is the part of replay memory that grows
  * with a run's length; see README.md, "Replay" → "Memory".
  */
 export class RunDecisionLog {
   private readonly roundColumn = new GrowableUintColumn('u32');
-  private readonly toolColumn = new GrowableUintColumn('u16');
-  private readonly codeColumn = new GrowableUintColumn('u8');
-  private readonly reasonColumn = new GrowableUintColumn('u8');
+  /** toolIndex * 65536 + code * 256 + reasonIndex. */
+  private readonly packedColumn = new GrowableUintColumn('u32');
   private readonly tools = new StringInterner();
-  private readonly reasons = new StringInterner();
   private readonly verdictColumn = new GrowableUintColumn('u8');
 
-  constructor() {
-    // Index 0 of reasons means "no reason".
-    this.reasons.intern('');
-  }
-
   get length(): number {
-    return this.codeColumn.length;
+    return this.packedColumn.length;
   }
 
-  append(round: number, tool: string, code: DecisionCode, reason?: string): void {
+  append(round: number, tool: string, code: DecisionCode, reason?: string, failed = false): void {
     this.roundColumn.push(round);
-    const toolIndex = this.tools.intern(tool);
     // A run with more than 65 535 distinct tool names is not an agent we can draw; clamp.
-    this.toolColumn.push(Math.min(toolIndex, 0xffff));
-    this.codeColumn.push(DECISION_CODES.indexOf(code));
-    this.reasonColumn.push(reason ? Math.min(this.reasons.intern(reason), 0xff) : 0);
+    const toolIndex = Math.min(this.tools.intern(tool), 0xffff);
+    const codeValue = DECISION_CODES.indexOf(code) | (failed ? FAILED_FLAG : 0);
+    const reasonIndex = reason ? Math.min(REASONS.intern(reason), 0xff) : 0;
+    this.packedColumn.push(toolIndex * 65536 + codeValue * 256 + reasonIndex);
   }
 
   setRoundVerdict(round: number, verdict: ReplayRoundVerdict): void {
@@ -113,17 +116,20 @@ export class RunDecisionLog {
   }
 
   *decisions(): IterableIterator<ReplayDecision> {
-    for (let index = 0; index < this.codeColumn.length; index++) {
-      const code = DECISION_CODES[this.codeColumn.at(index)];
+    for (let index = 0; index < this.packedColumn.length; index++) {
+      const packed = this.packedColumn.at(index);
+      const stored = (packed >>> 8) & 0xff;
+      const code = DECISION_CODES[stored & ~FAILED_FLAG];
       const decision: ReplayDecision = {
         call: index + 1,
         round: this.roundColumn.at(index),
-        tool: this.tools.valueAt(this.toolColumn.at(index)),
+        tool: this.tools.valueAt(packed >>> 16),
         decision: code.startsWith('allow') ? 'allow' : (code as 'refuse' | 'skip'),
       };
-      const reasonIndex = this.reasonColumn.at(index);
-      if (reasonIndex !== 0) decision.reason = this.reasons.valueAt(reasonIndex) as RefusalReason;
+      const reasonIndex = packed & 0xff;
+      if (reasonIndex !== 0) decision.reason = REASONS.valueAt(reasonIndex) as RefusalReason;
       if (code.startsWith('allow-')) decision.novelty = code.slice('allow-'.length) as ReplayNovelty;
+      if ((stored & FAILED_FLAG) !== 0) decision.failed = true;
       yield decision;
     }
   }

@@ -14,17 +14,21 @@ describe('loopguard replay (CLI process)', function () {
   this.timeout(60_000);
 
   it('text (default): timeline, stop and reason, saved work and a summary; exit 0; no colour when not a TTY', async () => {
-    const result = await runCli(['replay', '--policy', EXAMPLE_POLICY, STOPPING, example('pagination')]);
+    const result = await runCli(['replay', '--policy', EXAMPLE_POLICY, STOPPING, example('pagination'), example('exact-repeat')]);
     expect(result.code).to.equal(0);
     expect(result.stderr).to.equal('');
     expect(result.stdout).to.match(/^loopguard replay · profile researcher/);
     expect(result.stdout).to.match(/reworded-search .*reworded-search\.jsonl\n {2}verdict {2}STOP stale_rounds after round \d+ \(call \d+ of 21\)/);
     expect(result.stdout).to.match(/ {2}rounds +1 \+[=x]+\|\.+ {2}21 rounds/);
     expect(result.stdout).to.match(/ {2}why {6}.+/);
-    expect(result.stdout).to.match(/ {2}refused {2}tool\.disabled ×\d+/);
+    // search_documents is the reworded-search run's only tool, so the ladder never disables it
+    // (issue 9, item 6): nothing is refused there and the stale-rounds stop decides.
+    expect(result.stdout).to.match(/reworded-search .*\n(?: {2}.*\n)*? {2}calls {4}21 in input: \d+ executed, 0 refused, \d+ skipped\n {2}saved /);
+    // The refusals line, from the exact-repeat run: each repeat refused, with its reason and count.
+    expect(result.stdout).to.match(/exact-repeat .*\n(?: {2}.*\n)*? {2}refused {2}repeat\.run_wide ×\d+\n/);
     expect(result.stdout).to.match(/ {2}saved {4}\d+ calls, [\d,]+ tokens/);
     expect(result.stdout).to.match(/pagination .*\n {2}verdict {2}finished\n {2}rounds +1 \+{9} {2}9 rounds/);
-    expect(result.stdout).to.match(/summary {2}2 runs · 1 stopped \(stale_rounds 1\) · .* · saved \d+ calls/);
+    expect(result.stdout).to.match(/summary {2}3 runs · 2 stopped \(stale_rounds 1, refused_rounds 1\) · 1 with refusals · .* · saved \d+ calls/);
     expect(result.stdout).to.not.match(ANSI);
   });
 

@@ -59,7 +59,7 @@ describe('OTLP JSON input', () => {
   });
 
   it('replays spans that carry only loopguard hashes (prehashed calls and outcomes)', async () => {
-    const guard = new LoopGuard();
+    const guard = new LoopGuard({ profile: 'researcher' });
     const hashOf = (args: unknown) => guard.argsHash('search', args);
     const resultOf = (result: unknown) => guard.fingerprint('search', { result });
     const r1 = resultOf({ docs: [1] });
@@ -69,7 +69,8 @@ describe('OTLP JSON input', () => {
       toolSpan(3, 20, { 'loopguard.tool.args_hash': hashOf({ q: 'b' }), 'loopguard.tool.outcome': r1.outcome, 'loopguard.tool.result_hash': r1.resultHash!, 'loopguard.round': 2 }),
       toolSpan(4, 30, { 'loopguard.tool.args_hash': hashOf({ q: 'a' }), 'loopguard.tool.outcome': r1.outcome, 'loopguard.tool.result_hash': r1.resultHash!, 'loopguard.round': 3 }),
     ];
-    const { runs, problems } = await replayFiles([writeTempLines('prehashed.otlp.json', otlpLines(spans))]);
+    // Document 000's researcher: the exact repeat in round 3 is refused at the first repeat.
+    const { runs, problems } = await replayFiles([writeTempLines('prehashed.otlp.json', otlpLines(spans))], { profile: 'researcher' });
     expect(problems).to.deep.equal([]);
     const run = runNamed(runs, 'conv-1');
     expect(run.decisions.map((d) => [d.round, d.decision, d.novelty ?? d.reason])).to.deep.equal([
@@ -143,7 +144,8 @@ describe('OTLP JSON input', () => {
     // Some hand-written exporters send intValue as a JSON number rather than a string.
     line.resourceSpans[0].scopeSpans[0].spans[0].attributes.push({ key: 'loopguard.round', value: { intValue: 1 } });
     line.resourceSpans[0].scopeSpans[0].spans[1].attributes.push({ key: 'loopguard.round', value: { intValue: '2' } });
-    const { runs } = await replayFiles([writeTempLines('orphans.otlp.json', [JSON.stringify(line)])]);
+    // Researcher: the identical second call is refused at the first repeat.
+    const { runs } = await replayFiles([writeTempLines('orphans.otlp.json', [JSON.stringify(line)])], { profile: 'researcher' });
     const run = runNamed(runs, `trace:${'b'.repeat(32)}`);
     // The tool name comes from the span name when gen_ai.tool.name is absent.
     expect(run.decisions.map((d) => [d.tool, d.round, d.decision])).to.deep.equal([

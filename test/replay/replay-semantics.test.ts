@@ -10,7 +10,8 @@ describe('replay semantics', () => {
       { run: 'r', round: 2, tool: 'search', args: { q: 'a' }, result: { doc: 'secret' } },
       { run: 'r', round: 3, tool: 'lookup', args: { id: 1 }, result: { doc: 'secret' } },
     ]);
-    const run = runNamed((await replayFiles([file])).runs, 'r');
+    // Document 000's researcher: an exact repeat is refused at the first repeat.
+    const run = runNamed((await replayFiles([file], { profile: 'researcher' })).runs, 'r');
     expect(run.decisions.map((d) => d.decision)).to.deep.equal(['allow', 'refuse', 'allow']);
     expect(run.decisions[1].reason).to.equal('repeat.run_wide');
     expect(run.decisions[2].novelty).to.equal('new');
@@ -23,7 +24,8 @@ describe('replay semantics', () => {
       lines.push({ run: 'b', round, tool: 'search', args: { q: 'same' }, result: { n: 0 } });
       lines.push({ run: 'b', round, tool: 'fetch', args: { id: round }, result: { n: round } });
     }
-    const { runs, summary } = await replayFiles([writeTempLines('interleaved.jsonl', lines)]);
+    // Researcher: run b's exact repeats are refused from the first repeat on.
+    const { runs, summary } = await replayFiles([writeTempLines('interleaved.jsonl', lines)], { profile: 'researcher' });
     const a = runNamed(runs, 'a');
     const b = runNamed(runs, 'b');
     expect(a.decisions.map((d) => d.call)).to.deep.equal([1, 2, 3, 4]);

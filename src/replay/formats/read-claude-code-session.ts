@@ -6,11 +6,12 @@ import { describeJsonValue, isPlainObject } from '../parse-transcript-line.js';
 /** Reads a Claude Code session log line by line. */
 export interface ClaudeCodeSessionReader {
   /**
-   * Reads one line and returns the calls it completed, in the order they were asked for.
+   * Reads one line and returns the calls of the round it closed (none unless it starts a run's
+   * next response), in the order they were asked for.
    * Throws a ReplayInputError (the line is then ignored as a whole) for a line it cannot read.
    */
   line(text: string, lineNumber: number): ReplayCall[];
-  /** The file ended: returns the calls still held back. Tool uses that never got a result are dropped. */
+  /** The file ended: returns the calls of each run's last round. Tool uses that never got a result are dropped. */
   end(): ReplayCall[];
 }
 
@@ -28,20 +29,22 @@ interface RunState {
   round: number;
   responseKey: string | undefined;
   roundInfo: RoundInfo;
-  /** Tool uses of the current round in the order asked, until they can be fed. */
+  /** Tool uses of the current round in the order asked, until the round closes. */
   queue: PendingUse[];
-  byId: Map<string, PendingUse>;
-  /** Every tool_use id of the run, so a repeated line (resumed sessions) is not a second call. */
-  seen: Set<string>;
 }
 
 /**
  * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`): one event per
  * line; `assistant` lines hold the model's `tool_use` blocks and `user` lines the
- * `tool_result` blocks, paired by id.
+ * `tool_result` blocks, paired by id (`tool_use_id`; a result needs no run fields of its
+ * own). Every other line type (summaries, snapshots, progress, ...) is ignored; a line that
+ * is not JSON is a ReplayInputError naming `file:line`.
  *
  * - run: `sessionId`; sidechain lines (`isSidechain: true`, a subagent) are the run
- *   `<sessionId>/sidechain`, plus `/<agentId>` when the line names its agent.
+ *   `<sessionId>/sidechain`, plus `/<agentId>` when the line names its agent (Claude Code 2
+ *   writes each subagent to `<session>/subagents/agent-<agentId>.jsonl` with the parent's
+ *   `sessionId`; subagents run in parallel, and one run for all of them would read two
+ *   agents' identical searches as one agent repeating itself).
  * - round: each model response is one round. Claude Code writes one line per content block,
  *   so the lines of one response share `message.id`; a new id is a new round, also for a
  *   response without tool use (a gap in the call rounds, as in JSONL transcripts).
@@ -51,36 +54,46 @@ interface RunState {
  * - outcome: the result's `content` (a string, or its text blocks joined by newlines, an
  *   image as `[image <media type>]`); `is_error: true` makes it
  *   `{"type": "tool_error", "message": <that text>}`.
- * - usage: the response's `message.usage` (input including cache reads and writes, output),
- *   once per round.
+ * - usage: the response's `message.usage` on its last line (input including cache reads and
+ *   writes, output), once per round.
+ * - a tool_use id read before (a resumed session repeating its history) is not a new call.
  *
- * Results can arrive in any order within a round; calls are handed out in the order they
- * were asked for. A tool use whose result never comes (the session ended, or the next
- * response started without it) is left out, silently: that is how sessions end.
+ * A round's calls are handed out when the round is over (the run's next response starts, or
+ * the file ends), in the order they were asked for, whatever order the results came in:
+ * Claude Code may run a tool before it has written the rest of the response, and the usage
+ * on the response's last line is the complete one. A tool use whose result never comes (the
+ * session was cut off mid-call, or the next response started without it) is left out,
+ * silently: nothing was recorded for the guard to judge, and a session killed mid-call is
+ * not a bad input line.
  */
 export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
   const runs = new Map<string, RunState>();
+  /**
+   * Open tool uses of every run by id. Results are paired by id alone (tool_use ids are unique
+   * per session), not through the result line's own run fields.
+   */
+  const open = new Map<string, PendingUse>();
+  /** Every tool_use id read, so a repeated line (a resumed session's copied history) is not a second call. */
+  const seen = new Set<string>();
 
   const runState = (run: string): RunState => {
     let state = runs.get(run);
     if (!state) {
-      state = { round: 0, responseKey: undefined, roundInfo: {}, queue: [], byId: new Map(), seen: new Set() };
+      state = { round: 0, responseKey: undefined, roundInfo: {}, queue: [] };
       runs.set(run, state);
     }
     return state;
   };
 
-  /** Hands out the queue's head while it has its result; with `all`, every resolved use and drops the rest. */
-  const drain = (state: RunState, all: boolean, out: ReplayCall[]): void => {
-    while (state.queue.length > 0) {
-      const head = state.queue[0];
-      if (!head.resolved && !all) break;
-      state.queue.shift();
-      state.byId.delete(head.call.callId as string);
-      if (!head.resolved) continue;
-      if (head.round.usage) head.call.usage = head.round.usage;
-      out.push(head.call);
+  /** Closes the run's current round: hands out its answered uses in order and drops the rest. */
+  const closeRound = (state: RunState, out: ReplayCall[]): void => {
+    for (const pending of state.queue) {
+      open.delete(pending.call.callId as string);
+      if (!pending.resolved) continue;
+      if (pending.round.usage) pending.call.usage = pending.round.usage;
+      out.push(pending.call);
     }
+    state.queue = [];
   };
 
   return {
@@ -104,19 +117,17 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
       if (typeof content === 'string' || content === undefined || content === null) return [];
       if (!Array.isArray(content)) fail(`"message.content" must be a string or an array of blocks, got ${describeJsonValue(content)}`, 'message.content');
       const blocks = content as unknown[];
-
-      const sessionId = event.sessionId;
-      if (typeof sessionId !== 'string' || sessionId.length === 0) {
-        fail(`"sessionId" must be a non-empty string, got ${describeJsonValue(sessionId)}`, 'sessionId');
-      }
-      let run = sessionId as string;
-      if (event.isSidechain === true) run += typeof event.agentId === 'string' && event.agentId.length > 0 ? `/sidechain/${event.agentId}` : '/sidechain';
       const time = timestampOf(event.timestamp, fail);
-      const out: ReplayCall[] = [];
 
       if (event.type === 'assistant') {
         const { model, id, usage } = message as Record<string, unknown>;
         if (model === '<synthetic>' || event.isApiErrorMessage === true) return [];
+        const sessionId = event.sessionId;
+        if (typeof sessionId !== 'string' || sessionId.length === 0) {
+          fail(`"sessionId" must be a non-empty string, got ${describeJsonValue(sessionId)}`, 'sessionId');
+        }
+        let run = sessionId as string;
+        if (event.isSidechain === true) run += typeof event.agentId === 'string' && event.agentId.length > 0 ? `/sidechain/${event.agentId}` : '/sidechain';
         const uses: Array<{ id: string; name: string; input: unknown }> = [];
         blocks.forEach((block, index) => {
           if (!isPlainObject(block) || block.type !== 'tool_use') return;
@@ -130,17 +141,18 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
         const roundUsage = usageOf(usage);
 
         const state = runState(run);
+        const out: ReplayCall[] = [];
         const key = typeof id === 'string' && id.length > 0 ? id : typeof event.requestId === 'string' ? event.requestId : `line ${lineNumber}`;
         if (key !== state.responseKey) {
-          drain(state, true, out);
+          closeRound(state, out);
           state.round++;
           state.responseKey = key;
           state.roundInfo = {};
         }
         if (roundUsage) state.roundInfo.usage = roundUsage;
         for (const use of uses) {
-          if (state.seen.has(use.id)) continue;
-          state.seen.add(use.id);
+          if (seen.has(use.id)) continue;
+          seen.add(use.id);
           const call: ReplayCall = {
             source: { file, line: lineNumber },
             run,
@@ -153,7 +165,7 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
           if (time !== undefined) call.startTime = time;
           const pending: PendingUse = { call, round: state.roundInfo, resolved: false };
           state.queue.push(pending);
-          state.byId.set(use.id, pending);
+          open.set(use.id, pending);
         }
         return out;
       }
@@ -169,23 +181,20 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
         const outcome: CallOutcome = block.is_error === true ? { error: { type: 'tool_error', message: resultText } } : { result: resultText };
         results.push({ id: block.tool_use_id as string, outcome });
       });
-      const state = runs.get(run);
-      if (!state) return [];
       for (const { id, outcome } of results) {
-        const pending = state.byId.get(id);
+        const pending = open.get(id);
         if (!pending || pending.resolved) continue;
         pending.call.outcome = outcome;
         pending.resolved = true;
         const start = pending.call.startTime;
         if (time !== undefined && start !== undefined && time >= start) pending.call.durationMs = time - start;
       }
-      drain(state, false, out);
-      return out;
+      return [];
     },
 
     end(): ReplayCall[] {
       const out: ReplayCall[] = [];
-      for (const state of runs.values()) drain(state, true, out);
+      for (const state of runs.values()) closeRound(state, out);
       return out;
     },
   };
