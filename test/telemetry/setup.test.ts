@@ -61,6 +61,8 @@ describe('setupLoopGuardTelemetry', function () {
   it('exports the guarded run as spans, metrics and correlated events, and shuts down idempotently', async () => {
     const lg = setupLoopGuardTelemetry({
       serviceName: 'setup-test',
+      // Document 000's researcher: the repeated fetch_page is refused at the first repeat.
+      profile: 'researcher',
       staleRounds: 3,
       escalation: { enabled: false },
       shutdownOnExit: false,
@@ -178,7 +180,8 @@ describe('setupLoopGuardTelemetry', function () {
     const before = received.length;
     process.env.OTEL_SDK_DISABLED = 'true';
     try {
-      const lg = setupLoopGuardTelemetry({ registerGlobal: false, shutdownOnExit: false });
+      // Researcher: the exact repeat below is refused at the first repeat.
+      const lg = setupLoopGuardTelemetry({ registerGlobal: false, shutdownOnExit: false, profile: 'researcher' });
       const run = lg.guard.startRun('quiet');
       run.beginRound();
       const first = run.startCall({ tool: 't', args: { a: 1 } });

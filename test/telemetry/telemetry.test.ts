@@ -140,7 +140,9 @@ describe('createLoopGuardTelemetry', () => {
       run.beginRound();
       const refused = run.startCall({ tool: 'fetch', args: { id: 7 }, callId: 'call-2' });
       expect(refused.decision.action).to.equal('refuse');
-      for (let i = 0; i < 6 && run.shouldStop().action !== 'stop'; i++) round(run, 'search', { q: i }, { docs: [] as string[], same: true });
+      // The same documents every round: a stale loop. (An envelope around zero documents would be
+      // an empty result, which counts as exploration for a new query and never goes stale.)
+      for (let i = 0; i < 6 && run.shouldStop().action !== 'stop'; i++) round(run, 'search', { q: i }, { docs: ['doc-1'], same: true });
       expect(run.stopped, 'stopped').to.not.equal(undefined);
     });
     span.end();

@@ -24,7 +24,8 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
   });
 
   it('opens the run from generateText, a round per doGenerate, and decides each ai.toolCall', async () => {
-    const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter] });
+    // Document 000's researcher: an exact repeat is refused at the first repeat.
+    const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter], profile: 'researcher' });
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
     let executions = 0;
@@ -68,7 +69,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
       inputSchema: z.object({ query: z.string() }),
       execute: async () => ({ results: ['data-retention'] }),
     });
-    const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search } });
+    const guarded = createGuardedAgentSettings({ guard: new LoopGuard({ profile: 'researcher' }), tools: { search } });
     await generateText({
       model: scriptedLanguageModel([
         { calls: [{ tool: 'search', args: { query: 'a' } }] },
@@ -93,7 +94,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
     const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter], profile: 'chat' });
     const observed = new InMemorySpanExporter();
     const observedProvider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(observed)] });
-    const both = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search } });
+    const both = createGuardedAgentSettings({ guard: new LoopGuard({ profile: 'researcher' }), tools: { search } });
     await generateText({
       model: scriptedLanguageModel([{ calls: [{ tool: 'search', args: { query: 'a' } }] }, { calls: [{ tool: 'search', args: { query: 'a' } }] }]),
       prompt: 'q',

@@ -16,7 +16,7 @@ import {
   loopGuardPrepareStep,
   loopGuardStopCondition,
 } from '../../../src/integrations/ai-sdk/index.js';
-import { offeredTools, scriptedLanguageModel, toolResultsIn, userTextsIn } from '../helpers/scripted-language-model.js';
+import { offeredTools, scriptedLanguageModel, toolResultsIn, userTextsIn, type ScriptedTurn } from '../helpers/scripted-language-model.js';
 
 /** A search over a fixed index: every query about retention returns the same two documents. */
 function searchTool(executions: string[]) {
@@ -33,7 +33,8 @@ function searchTool(executions: string[]) {
 describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
   it('refuses an exact repeat without running it and gives the model the reason as the result', async () => {
     const executions: string[] = [];
-    const guard = new LoopGuard();
+    // Document 000's researcher: an exact repeat is refused at the first repeat.
+    const guard = new LoopGuard({ profile: 'researcher' });
     const model = scriptedLanguageModel([
       { calls: [{ tool: 'search', args: { query: 'retention', limit: 5 }, id: 'first' }] },
       // Same call, keys in another order: the same call by value.
@@ -58,19 +59,35 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
   it('nudges, then drops the looping tool, then stops on stale rounds with a tool-less final step', async () => {
     const executions: string[] = [];
     const rounds: RoundSummary[] = [];
-    const guard = new LoopGuard({ listeners: [{ roundClosed: (_run, summary) => rounds.push(summary) }] });
+    // Document 000's researcher in a reworded-search loop.
+    const guard = new LoopGuard({ profile: 'researcher', listeners: [{ roundClosed: (_run, summary) => rounds.push(summary) }] });
     const queries = ['data retention', 'how long is data kept', 'retention period EU', 'GDPR storage duration', 'deleted workspace data', 'backup expiry', 'log retention', 'trash retention'];
-    const model = scriptedLanguageModel(queries.map((query) => ({ calls: [{ tool: 'search', args: { query } }] })), 'Retention: 30 days after deletion; EU specifics not found.');
-    const guarded = createGuardedAgentSettings({ guard, tools: { search: searchTool(executions) }, runId: 'stale-run' });
+    // Round 1 also reads a document: the run has used a second tool, so switching search off
+    // still leaves it a tool (the ladder never disables the only tool a run uses: issue 9, item 6).
+    const turns: ScriptedTurn[] = queries.map((query, index) => ({
+      calls: [{ tool: 'search', args: { query } }, ...(index === 0 ? [{ tool: 'readDoc', args: { id: 'data-retention' }, id: 'read-1' }] : [])],
+    }));
+    const readDocs: string[] = [];
+    const readDoc = tool({
+      description: 'Read one document',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async ({ id }) => {
+        readDocs.push(id);
+        return { id, text: 'Workspace data is deleted 30 days after termination.' };
+      },
+    });
+    const model = scriptedLanguageModel(turns, 'Retention: 30 days after deletion; EU specifics not found.');
+    const guarded = createGuardedAgentSettings({ guard, tools: { search: searchTool(executions), readDoc }, runId: 'stale-run' });
 
     const result = await generateText({ model, prompt: 'EU retention after termination?', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(30)] });
 
     const calls = model.doGenerateCalls;
     // Round 1 new, rounds 2-4 stale: the search tool is taken away after 3 stale rounds.
     expect(executions).to.deep.equal(queries.slice(0, 4));
-    expect(offeredTools(calls[0])).to.deep.equal(['search']);
+    expect(readDocs).to.deep.equal(['data-retention']);
+    expect(offeredTools(calls[0])).to.deep.equal(['search', 'readDoc']);
     expect(userTextsIn(calls[2].prompt).join('\n')).to.match(/^Note: in the last round, search returned only results you have already seen/m);
-    expect(offeredTools(calls[4])).to.deep.equal([]);
+    expect(offeredTools(calls[4])).to.deep.equal(['readDoc']);
     // The model insisted on the missing tool twice; that keeps the stale count going to 5,
     // and it reads loopguard's reason instead of the SDK's "unavailable tool".
     expect(toolResultsIn(calls[5].prompt).get('call-5')).to.deep.equal({ type: 'error-text', value: toolResultsIn(calls[5].prompt).get('call-5')?.value });
@@ -85,7 +102,8 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
 
     const outcome = guarded.outcome();
     expect(outcome.stopReason).to.equal('stale_rounds');
-    expect(outcome.partial).to.include({ executed: 4, newFacts: 1, seenResults: 3 });
+    // Four searches and the one document read ran; the read and the first search were new.
+    expect(outcome.partial).to.include({ executed: 5, newFacts: 2, seenResults: 3 });
     expect(outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['tool.disabled', 'tool.disabled']);
     expect(rounds.slice(0, 4).map((round) => round.verdict)).to.deep.equal(['new', 'stale', 'stale', 'stale']);
     // Usage reached the engine once per round (prepareStep and onStepFinish both report it),
@@ -287,7 +305,11 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     const result = streamText({ model, prompt: 'loop', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(30)] });
     expect(await result.text).to.equal('answer');
     expect(guarded.outcome().stopReason).to.equal('stale_rounds');
-    expect(executions).to.have.length(4);
+    // search is the run's only tool, so the ladder never switches it off (issue 9, item 6):
+    // round 1 new, rounds 2-6 stale, and the stale-rounds stop comes after round 6 as before.
+    expect(executions).to.have.length(6);
+    expect(guarded.outcome().refusals).to.deep.equal([]);
+    expect(model.doStreamCalls).to.have.length(7);
     expect(model.doStreamCalls.at(-1)?.toolChoice).to.deep.equal({ type: 'none' });
   });
 
@@ -309,15 +331,22 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
   it('works as ToolLoopAgent settings (one agent per run)', async () => {
     const executions: string[] = [];
     const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { search: searchTool(executions) } });
+    const model = scriptedLanguageModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'agent answer');
     const agent = new ToolLoopAgent({
-      model: scriptedLanguageModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'agent answer'),
+      model,
       ...guarded,
       stopWhen: [guarded.stopWhen, stepCountIs(30)],
     });
     const result = await agent.generate({ prompt: 'loop' });
     expect(result.text).to.equal('agent answer');
-    expect(guarded.end().stopReason).to.equal('stale_rounds');
-    expect(executions).to.have.length(4);
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('stale_rounds');
+    // search is the run's only tool, so the ladder never switches it off (issue 9, item 6):
+    // round 1 new, rounds 2-6 stale, and the stale-rounds stop comes after round 6 as before.
+    expect(executions).to.have.length(6);
+    expect(outcome.refusals).to.deep.equal([]);
+    expect(model.doGenerateCalls).to.have.length(7);
+    expect(model.doGenerateCalls.at(-1)?.toolChoice).to.deep.equal({ type: 'none' });
   });
 });
 

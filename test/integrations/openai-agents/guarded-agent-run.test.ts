@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { RoundSummary } from '../../../src/core/types.js';
 import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
-import { ScriptedAgentsModel, functionOutputsIn } from '../helpers/scripted-agents-model.js';
+import { ScriptedAgentsModel, functionOutputsIn, type ScriptedAgentTurn } from '../helpers/scripted-agents-model.js';
 
 setTracingDisabled(true);
 
@@ -29,7 +29,8 @@ const offered = (model: ScriptedAgentsModel) => model.requests.map((request) => 
 describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
   it('refuses an exact repeat with rejectContent: the tool does not run and the model reads why', async () => {
     const executions: string[] = [];
-    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)] });
+    // Document 000's researcher: an exact repeat is refused at the first repeat.
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard({ profile: 'researcher' }), tools: [searchTool(executions)] });
     const model = new ScriptedAgentsModel([
       { calls: [{ tool: 'search', args: { query: 'retention' }, id: 'first' }] },
       { calls: [{ tool: 'search', args: '{"query":  "retention"}', id: 'again' }] },
@@ -52,18 +53,35 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
   it('nudges in the instructions, hides the looping tool, and ends the run with no tools and the stop message', async () => {
     const executions: string[] = [];
     const rounds: RoundSummary[] = [];
-    const guard = new LoopGuard({ listeners: [{ roundClosed: (_run, summary) => rounds.push(summary) }] });
-    const guarded = createGuardedAgentRun({ guard, tools: [searchTool(executions)], runId: 'stale' });
+    // Document 000's researcher in a reworded-search loop.
+    const guard = new LoopGuard({ profile: 'researcher', listeners: [{ roundClosed: (_run, summary) => rounds.push(summary) }] });
+    // Round 1 also reads a document: the run has used a second tool, so hiding search still
+    // leaves it a tool (the ladder never disables the only tool a run uses: issue 9, item 6).
+    const readDocs: string[] = [];
+    const readDoc = tool({
+      name: 'readDoc',
+      description: 'Read one document',
+      parameters: z.object({ id: z.string() }),
+      execute: async ({ id }) => {
+        readDocs.push(id);
+        return JSON.stringify({ id, text: 'Workspace data is deleted 30 days after termination.' });
+      },
+    });
+    const guarded = createGuardedAgentRun({ guard, tools: [searchTool(executions), readDoc], runId: 'stale' });
     const queries = ['retention', 'data retention', 'retention period', 'how long is data kept', 'EU retention', 'retention policy', 'trash'];
-    const model = new ScriptedAgentsModel(queries.map((query) => ({ calls: [{ tool: 'search', args: { query } }] })), 'Deleted data goes after 30 days; nothing EU-specific found.');
+    const turns: ScriptedAgentTurn[] = queries.map((query, index) => ({
+      calls: [{ tool: 'search', args: { query } }, ...(index === 0 ? [{ tool: 'readDoc', args: { id: 'data-retention' }, id: 'read-1' }] : [])],
+    }));
+    const model = new ScriptedAgentsModel(turns, 'Deleted data goes after 30 days; nothing EU-specific found.');
     const agent = new Agent({ name: 'support', instructions: 'Answer from the docs.', model, tools: guarded.tools });
 
     const result = await new Runner().run(agent, 'EU retention?', { ...guarded.runOptions, maxTurns: 20 });
 
     expect(executions).to.deep.equal(queries.slice(0, 4));
+    expect(readDocs).to.deep.equal(['data-retention']);
     expect(model.requests[2].systemInstructions).to.match(/^Answer from the docs\.\n\nNote: in the last round, search returned only results you have already seen/);
-    expect(offered(model).slice(0, 4)).to.deep.equal([['search'], ['search'], ['search'], ['search']]);
-    expect(offered(model)[4]).to.deep.equal([]);
+    expect(offered(model).slice(0, 4)).to.deep.equal([['search', 'readDoc'], ['search', 'readDoc'], ['search', 'readDoc'], ['search', 'readDoc']]);
+    expect(offered(model)[4]).to.deep.equal(['readDoc']);
     // The model called the hidden tool anyway: it is told why instead of the run failing.
     expect(functionOutputsIn(model.requests[5]).get('call-5')).to.match(/^Not run: search is switched off for this run/);
     const last = model.requests[model.requests.length - 1];
@@ -73,7 +91,8 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
 
     const outcome = guarded.end();
     expect(outcome.stopReason).to.equal('stale_rounds');
-    expect(outcome.partial).to.include({ executed: 4, newFacts: 1, seenResults: 3 });
+    // Four searches and the one document read ran; the read and the first search were new.
+    expect(outcome.partial).to.include({ executed: 5, newFacts: 2, seenResults: 3 });
     // Each model call's usage landed in its own round, the last one included, once.
     expect(rounds).to.have.length(model.requests.length);
     expect(rounds.map((round) => round.usage)).to.deep.equal(rounds.map(() => ({ inputTokens: 100, outputTokens: 10 })));
@@ -170,12 +189,17 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     await stream.completed;
 
     expect(stream.finalOutput).to.equal('streamed answer');
-    expect(executions).to.have.length(4);
+    // search is the run's only tool, so the ladder never hides it (issue 9, item 6): round 1
+    // new, rounds 2-6 stale, and the stale-rounds stop comes after round 6 as before.
+    expect(executions).to.have.length(6);
+    expect(model.requests).to.have.length(7);
     expect(model.requests.at(-1)?.tools).to.deep.equal([]);
-    expect(guarded.end().stopReason).to.equal('stale_rounds');
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('stale_rounds');
+    expect(outcome.refusals).to.deep.equal([]);
   });
 
-  it('counts rounds for a provider that reports no usage, and for an agent whose only tool is hidden', async () => {
+  it('counts rounds for a provider that reports no usage, and for the last turn, where the agent\'s only tool is hidden', async () => {
     const executions: string[] = [];
     const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [searchTool(executions)] });
     const model = new ScriptedAgentsModel(Array.from({ length: 12 }, (_, i) => ({ calls: [{ tool: 'search', args: { query: `q${i}` } }] })), 'done', false);
@@ -184,7 +208,11 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     const outcome = guarded.end();
     expect(outcome.stopReason).to.equal('stale_rounds');
     expect(outcome.partial.rounds).to.equal(model.requests.length);
-    expect(executions).to.have.length(4);
+    // search is the run's only tool, so the ladder never hides it mid-run (issue 9, item 6):
+    // rounds 1-6 run it, and only the stop hides it, for the final answer's turn.
+    expect(executions).to.have.length(6);
+    expect(model.requests).to.have.length(7);
+    expect(model.requests.at(-1)?.tools).to.deep.equal([]);
   });
 
   it('records the SDK timeout text as a timeout failure', async () => {
