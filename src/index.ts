@@ -42,13 +42,14 @@ export type {
 
 // OpenTelemetry front: span processor, tool instrumentation, run helper.
 export { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from './otel/loop-guard-span-processor.js';
-export { instrumentTool, type InstrumentToolOptions, type GuardedTool, type GuardedCallOptions, type ToolCallExtras } from './otel/instrument-tool.js';
+export { instrumentTool, isLoopGuardRefusal, type InstrumentToolOptions, type GuardedTool, type GuardedCallOptions, type ToolCallExtras } from './otel/instrument-tool.js';
 export { startAgentRun, type StartAgentRunOptions, type AgentRun } from './otel/start-agent-run.js';
 export { ToolTimeoutError } from './otel/tool-timeout-error.js';
 export { interpretGenAiSpan, type SpanInterpreter, type SpanRole } from './otel/span-roles.js';
 export {
   ATTR_ARGS_HASH,
   ATTR_DECISION,
+  ATTR_ENFORCED,
   ATTR_NOVELTY,
   ATTR_OUTCOME,
   ATTR_REFUSAL_REASON,
@@ -56,6 +57,7 @@ export {
   ATTR_ROUND,
   ATTR_RUN_ID,
   ATTR_STOP_REASON,
+  DECISION_WOULD_REFUSE,
 } from './otel/attributes.js';
 
 // Replay: recorded runs through the same engine (the CLI is `loopguard replay`).

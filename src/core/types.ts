@@ -72,6 +72,11 @@ export interface PrehashedToolCall {
   family?: string;
   /** The call submits or finishes the task (never refused by the repeat checks). */
   terminal?: boolean;
+  /**
+   * The caller only watches (spans of another instrumentation): nothing stops a refused call,
+   * so telemetry records the decision as `would_refuse`, not as an enforced refusal.
+   */
+  observeOnly?: boolean;
 }
 
 /** Error details recorded for a failed call. */

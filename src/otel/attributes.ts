@@ -30,8 +30,21 @@ export const ATTR_RESULT_HASH = 'loopguard.tool.result_hash';
 export const ATTR_OUTCOME = 'loopguard.tool.outcome';
 /** true when the result could not be fingerprinted. */
 export const ATTR_UNFINGERPRINTABLE = 'loopguard.tool.unfingerprintable';
-/** `allow` or `refuse`, set by the span processor at span start. */
+/**
+ * Set by the span processor at span start: `allow`, `refuse` (the call was not run), or
+ * `would_refuse` — the guard would have refused it, but nothing enforces the decision on this
+ * span (observe-only: spans of another instrumentation, e.g. the AI SDK's `ai.toolCall`), so the
+ * call ran.
+ */
 export const ATTR_DECISION = 'loopguard.decision';
+/** {@link ATTR_DECISION} on a call whose decision nothing enforced. */
+export const DECISION_WOULD_REFUSE = 'would_refuse';
+/**
+ * `true` at span start on spans whose maker enforces the processor's decision (reads
+ * `decisionForSpan` and does not run a refused call), as loopguard's `instrumentTool` does.
+ * Without it a span's refusals are recorded as {@link DECISION_WOULD_REFUSE}.
+ */
+export const ATTR_ENFORCED = 'loopguard.enforced';
 /** RefusalReason when refused. */
 export const ATTR_REFUSAL_REASON = 'loopguard.refusal.reason';
 /** new | seen | neutral, set when the call ends. */

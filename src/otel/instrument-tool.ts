@@ -1,8 +1,10 @@
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { describeError } from '../core/result-fingerprint.js';
 import type { PrehashedOutcome } from '../core/types.js';
+import { LoopGuardConfigError } from '../core/errors.js';
 import {
   ATTR_ARGS_HASH,
+  ATTR_ENFORCED,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
@@ -16,7 +18,7 @@ import {
   OPERATION_EXECUTE_TOOL,
 } from './attributes.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
-import type { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
+import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
 
 /** Options of {@link instrumentTool}. */
@@ -83,6 +85,7 @@ export function instrumentTool<A, R>(
   execute: (args: A, extras: ToolCallExtras) => Promise<R> | R,
   options: InstrumentToolOptions,
 ): GuardedTool<A, R> {
+  validateInstrumentToolOptions(name, execute, options);
   const { processor } = options;
   const tracer = options.tracer ?? trace.getTracer('loopguard');
   const toolType = options.type ?? 'function';
@@ -90,7 +93,9 @@ export function instrumentTool<A, R>(
 
   return async (args: A, callOptions: GuardedCallOptions = {}): Promise<R | string> => {
     const parent = options.parentContext?.() ?? contextApi.active();
-    const attributes: Record<string, string> = {
+    const attributes: Record<string, string | boolean> = {
+      // This wrapper does not run a refused call: the processor may record "refuse".
+      [ATTR_ENFORCED]: true,
       [ATTR_GEN_AI_OPERATION_NAME]: OPERATION_EXECUTE_TOOL,
       [ATTR_GEN_AI_TOOL_NAME]: name,
       [ATTR_GEN_AI_TOOL_TYPE]: toolType,
@@ -108,13 +113,13 @@ export function instrumentTool<A, R>(
     if (decision === undefined && !processor.isTracking(spanId)) {
       ownRun = options.run?.() ?? processor.runForUnrecordedSpan(parent, traceId);
       if (ownRun !== undefined) {
-        ownTicket = ownRun.startCall({ tool: name, argsHash: attributes[ATTR_ARGS_HASH]!, callId: callOptions.callId });
+        ownTicket = ownRun.startCall({ tool: name, argsHash: attributes[ATTR_ARGS_HASH] as string, callId: callOptions.callId });
         decision = ownTicket.decision;
       }
     }
     if (decision?.action === 'refuse') {
       span.end();
-      return decision.message;
+      return rememberRefusal(decision.message);
     }
     const finishOwnTicket = (outcome: PrehashedOutcome) => {
       if (ownTicket !== undefined) ownRun?.finishCall(ownTicket, outcome);
@@ -176,4 +181,75 @@ export function instrumentTool<A, R>(
       span.end();
     }
   };
+}
+
+/**
+ * Refusal texts handed out lately, so {@link isLoopGuardRefusal} can tell them from a tool's
+ * own text. A refusal is returned as a plain string — the model must read it as the tool's
+ * result — and a string primitive can carry no mark, so the text itself is remembered.
+ * Bounded (oldest forgotten first); the texts name tool and round, so a few thousand cover
+ * every refusal a program still holds.
+ */
+const recentRefusals = new Set<string>();
+const MAX_REMEMBERED_REFUSALS = 4096;
+
+function rememberRefusal(message: string): string {
+  recentRefusals.delete(message);
+  recentRefusals.add(message);
+  if (recentRefusals.size > MAX_REMEMBERED_REFUSALS) recentRefusals.delete(recentRefusals.values().next().value as string);
+  return message;
+}
+
+/**
+ * True when `value` is a refusal a guarded tool of this process returned instead of running
+ * (its most recent 4 096 distinct refusal texts), false for anything else — including a tool
+ * result that merely looks like one. Use it to keep a refusal out of a cache or a UI.
+ */
+export function isLoopGuardRefusal(value: unknown): boolean {
+  return typeof value === 'string' && recentRefusals.has(value);
+}
+
+const INSTRUMENT_TOOL_OPTION_KEYS = new Set(['processor', 'tracer', 'recordArguments', 'recordResult', 'type', 'parentContext', 'run']);
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/** Rejects a bad instrumentTool call at wrap time, naming the field, instead of at the first call. */
+export function validateInstrumentToolOptions(name: unknown, execute: unknown, options: unknown, prefix = ''): void {
+  const fail = (field: string, message: string): never => {
+    throw new LoopGuardConfigError({ field, message });
+  };
+  if (typeof name !== 'string' || name.length === 0) fail('name', `the tool name must be a non-empty string, got ${describeValue(name)}`);
+  if (typeof execute !== 'function') fail('execute', `must be the tool function (args, extras) => result, got ${describeValue(execute)}`);
+  validateToolOptionFields(options, prefix, true);
+}
+
+/** The option fields of instrumentTool; `withProcessor` false for startAgentRun's toolOptions. */
+export function validateToolOptionFields(options: unknown, prefix: string, withProcessor: boolean): void {
+  const fail = (field: string, message: string): never => {
+    throw new LoopGuardConfigError({ field: `${prefix}${field}`, message });
+  };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    fail(prefix === '' ? 'options' : prefix.slice(0, -1), `must be an options object, got ${describeValue(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!INSTRUMENT_TOOL_OPTION_KEYS.has(key)) fail(key, `is not an option of instrumentTool (options: ${[...INSTRUMENT_TOOL_OPTION_KEYS].join(', ')})`);
+  }
+  if (withProcessor && !(o.processor instanceof LoopGuardSpanProcessor)) {
+    fail('processor', `must be the LoopGuardSpanProcessor registered on your tracer provider, got ${describeValue(o.processor)}`);
+  }
+  for (const key of ['recordArguments', 'recordResult'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') fail(key, `must be true or false, got ${describeValue(o[key])}`);
+  }
+  if (o.type !== undefined && typeof o.type !== 'string') fail('type', `must be a string (gen_ai.tool.type), got ${describeValue(o.type)}`);
+  if (o.tracer !== undefined && typeof (o.tracer as { startSpan?: unknown }).startSpan !== 'function') {
+    fail('tracer', `must be an OpenTelemetry Tracer (provider.getTracer(name)), got ${describeValue(o.tracer)}`);
+  }
+  for (const key of ['parentContext', 'run'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'function') fail(key, `must be a function returning the ${key === 'run' ? 'RunGuard' : 'Context'}, got ${describeValue(o[key])}`);
+  }
 }

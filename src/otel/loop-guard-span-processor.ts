@@ -1,10 +1,13 @@
 import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
 import type { CallDecision, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
 import {
+  ATTR_ARGS_HASH,
   ATTR_DECISION,
+  ATTR_ENFORCED,
   ATTR_INTERNAL,
   ATTR_NOVELTY,
   ATTR_OUTCOME,
@@ -14,6 +17,7 @@ import {
   ATTR_RUN_ROUNDS,
   ATTR_RUN_TOOL_CALLS,
   ATTR_STOP_REASON,
+  DECISION_WOULD_REFUSE,
 } from './attributes.js';
 import { interpretGenAiSpan, interpretSpan, isTruncatedJson, readCallOutcome, readUsage, type SpanInterpreter } from './span-roles.js';
 
@@ -31,7 +35,9 @@ export interface LoopGuardSpanProcessorOptions extends LoopGuardEngineOptions {
   interpreters?: SpanInterpreter[];
   /**
    * Tool spans with no `invoke_agent` ancestor open an implicit run per trace, so apps that
-   * trace only tool calls are still guarded. Default true.
+   * trace only tool calls (under a request span, say) are still guarded. A tool span that is
+   * the root of its trace never opens one: nothing else can join that trace, so such a run
+   * could never see a repeat and would only hold memory. Default true.
    */
   implicitRuns?: boolean;
   /**
@@ -78,6 +84,15 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   private readonly implicitRuns: boolean;
   private readonly maxTrackedSpans: number;
   private readonly spans = new Map<string, TrackedSpan>();
+  /**
+   * Span ids tracked per run, so a run the engine ends without its span ending (idled out,
+   * evicted at the cap) frees its spans at once: never-ended spans must not hold memory
+   * until `maxTrackedSpans` pushes them out.
+   */
+  private readonly spansOfRun = new Map<string, Set<string>>();
+  /** Open runs started by startAgentRun, newest last: the top level of a loop asks for these. */
+  private readonly loopRuns = new Set<RunGuard>();
+  private warnedAboutRootToolSpan = false;
   private readonly runsByTrace = new Map<string, RunGuard>();
   private readonly rootSpans = new Map<string, Span>();
   /** Trace each run was indexed under, so the index is cleaned when the engine ends or evicts the run. */
@@ -89,14 +104,12 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   private readonly unsubscribe: () => void;
 
   constructor(options: LoopGuardSpanProcessorOptions = {}) {
+    validateProcessorOptions(options);
     const { guard, interpreters, implicitRuns, maxTrackedSpans, ...engineOptions } = options;
     this.guard = guard ?? new LoopGuard({ logger: { warn: (message) => diag.warn(`loopguard: ${message}`) }, ...engineOptions });
     this.interpreters = [...(interpreters ?? []), interpretGenAiSpan];
     this.implicitRuns = implicitRuns ?? true;
-    if (maxTrackedSpans !== undefined && !(Number.isFinite(maxTrackedSpans) && maxTrackedSpans > 0)) {
-      diag.warn(`loopguard: maxTrackedSpans must be a positive number, got ${String(maxTrackedSpans)}; using 100000`);
-    }
-    this.maxTrackedSpans = maxTrackedSpans !== undefined && Number.isFinite(maxTrackedSpans) && maxTrackedSpans > 0 ? Math.floor(maxTrackedSpans) : 100_000;
+    this.maxTrackedSpans = maxTrackedSpans !== undefined ? Math.floor(maxTrackedSpans) : 100_000;
     this.unsubscribe = this.guard.addListener({
       runStopped: (run, decision) => this.annotateStop(run, decision),
       runEnded: (run) => this.forgetRun(run),
@@ -144,6 +157,8 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       this.ownRuns.clear();
       this.traceOfRun.clear();
       this.spans.clear();
+      this.spansOfRun.clear();
+      this.loopRuns.clear();
       this.runsByTrace.clear();
       this.rootSpans.clear();
     } catch (error) {
@@ -152,10 +167,15 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     return Promise.resolve();
   }
 
-  /** The run the given context (default: the active one) belongs to. */
-  runForContext(ctx: Context = contextApi.active()): RunGuard | undefined {
-    const spanContext = trace.getSpan(ctx)?.spanContext();
-    if (spanContext === undefined) return undefined;
+  /**
+   * The run the given context (default: the active one) belongs to. With no context given and
+   * no span active — the top level of a hand-written loop, where `startAgentRun` cannot make
+   * its span active — it is the one open `startAgentRun` run, if exactly one is open; with
+   * several, ask the run itself (`agent.shouldRefuse`) or pass `agent.context`.
+   */
+  runForContext(ctx?: Context): RunGuard | undefined {
+    const spanContext = trace.getSpan(ctx ?? contextApi.active())?.spanContext();
+    if (spanContext === undefined) return ctx === undefined ? this.soleLoopRun() : undefined;
     return this.spans.get(spanContext.spanId)?.run ?? this.liveRunOfTrace(spanContext.traceId);
   }
 
@@ -169,6 +189,20 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   /** Should the run of `ctx` stop? Undefined outside any known run. */
   shouldStop(ctx?: Context): RunDecision | undefined {
     return this.runForContext(ctx)?.shouldStop();
+  }
+
+  /**
+   * Marks a run as the run of a hand-written loop (startAgentRun), so shouldRefuse /
+   * shouldStop asked at the loop's top level, where no span is active, answer for it.
+   * Forgotten when the run ends.
+   */
+  registerLoopRun(run: RunGuard): void {
+    if (!this.isShutdown && !run.isEnded) this.loopRuns.add(run);
+  }
+
+  /** Spans held right now (open spans of guarded runs); bounded by `maxTrackedSpans`. */
+  get trackedSpans(): number {
+    return this.spans.size;
   }
 
   /** The decision taken when this `execute_tool` span started (undefined if not guarded). */
@@ -210,13 +244,19 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
 
     if (role.kind === 'run') {
       const parentRun = this.runOfParent(parentSpanId, traceId);
-      const runId = role.runId ?? `span:${spanId}`;
+      let runId = role.runId ?? `span:${spanId}`;
       const open = this.guard.getRun(runId);
       if (open !== undefined && !open.isEnded && this.rootSpans.has(runId)) {
         // A nested invoke_agent naming the same run (a handoff carrying the conversation id)
         // is part of that run, not a new one: its end must not end the parent's run.
-        this.track(spanId, { run: open, kind: 'other' });
-        return;
+        if (!role.conversation || parentRun === open) {
+          this.track(spanId, { run: open, kind: 'other' });
+          return;
+        }
+        // A conversation id names a chat, not one run: two requests of one chat can be in
+        // flight at once, in different traces. Merged, the first to end would stop the
+        // other's calls, so an overlapping turn is a run of its own.
+        runId = `${runId}#${spanId}`;
       }
       const run = this.guard.startRun(runId);
       this.ownRuns.add(run.id);
@@ -225,7 +265,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       this.track(spanId, { run, kind: 'run', parentRun });
       return;
     }
-    const run = this.runOfParentOrImplicit(parentSpanId, traceId);
+    const run = this.runOfParentOrImplicit(parentSpanId, traceId, role.kind === 'call' ? role.tool : undefined);
     if (run === undefined) return;
     if (role.kind === 'round') {
       // Two instrumentation layers for one model call (a framework span around the provider
@@ -241,18 +281,26 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       this.track(spanId, { run, kind: 'round', parentSpanId });
       return;
     }
-    const argsHash =
-      role.argsHash ??
-      (role.rawArguments !== undefined && isTruncatedJson(role.rawArguments)
-        ? `unidentified:${spanId}` // matches no other call: see isTruncatedJson
-        : run.argsHash(role.tool, role.rawArguments ?? {}));
+    // A call with no identity — arguments are opt-in under the GenAI conventions, or were cut
+    // off — matches no other call (document 000: unclear leans to "new fact"). The hash is
+    // written on the span so a replay of the export decides exactly as this did.
+    const identified = role.argsHash !== undefined || (role.rawArguments !== undefined && !isTruncatedJson(role.rawArguments));
+    const argsHash = role.argsHash ?? (identified ? run.argsHash(role.tool, role.rawArguments ?? {}) : `unidentified:${spanId}`);
+    if (role.argsHash === undefined) span.setAttribute(ATTR_ARGS_HASH, argsHash);
+    // Only a span whose maker reads decisionForSpan and skips refused calls enforces the
+    // decision; on any other span the call runs anyway, and saying "refuse" would be a lie.
+    const enforced = span.attributes[ATTR_ENFORCED] === true;
     // Live spans run on the engine's clock; only replay feeds recorded times.
-    const ticket = run.startCall({ tool: role.tool, argsHash, callId: role.callId });
-    span.setAttribute(ATTR_DECISION, ticket.decision.action);
+    const ticket = run.startCall(
+      enforced ? { tool: role.tool, argsHash, callId: role.callId } : { tool: role.tool, argsHash, callId: role.callId, observeOnly: true },
+    );
     span.setAttribute(ATTR_ROUND, ticket.round);
     if (ticket.decision.action === 'refuse') {
+      span.setAttribute(ATTR_DECISION, enforced ? 'refuse' : DECISION_WOULD_REFUSE);
       span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
-      span.setAttribute(ATTR_OUTCOME, 'refused');
+      if (enforced) span.setAttribute(ATTR_OUTCOME, 'refused');
+    } else {
+      span.setAttribute(ATTR_DECISION, ticket.decision.action);
     }
     this.track(spanId, { run, kind: 'call', ticket, parentSpanId, resultAttribute: role.resultAttribute });
   }
@@ -297,7 +345,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     const spanId = span.spanContext().spanId;
     const tracked = this.spans.get(spanId);
     if (tracked === undefined) return;
-    this.spans.delete(spanId);
+    this.untrack(spanId, tracked);
     if (tracked.kind === 'run') {
       const traceId = span.spanContext().traceId;
       this.guard.endRun(tracked.run.id); // forgetRun cleans the indexes
@@ -332,7 +380,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   releaseAdoptedRun(spanContext: SpanContext): void {
     const tracked = this.spans.get(spanContext.spanId);
     if (tracked === undefined || tracked.kind !== 'other') return;
-    this.spans.delete(spanContext.spanId);
+    this.untrack(spanContext.spanId, tracked);
     if (this.runsByTrace.get(spanContext.traceId) === tracked.run) this.runsByTrace.delete(spanContext.traceId);
   }
 
@@ -345,6 +393,21 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   private forgetRun(run: RunView): void {
     this.rootSpans.delete(run.id);
     this.ownRuns.delete(run.id);
+    for (const loopRun of this.loopRuns) if (loopRun.id === run.id) this.loopRuns.delete(loopRun);
+    const spanIds = this.spansOfRun.get(run.id);
+    if (spanIds !== undefined) {
+      this.spansOfRun.delete(run.id);
+      for (const spanId of spanIds) {
+        const tracked = this.spans.get(spanId);
+        this.spans.delete(spanId);
+        // A call still running when its run ended is finished as "ran, content unknown", so
+        // the ledger (queryable for endedRunTtlMs) shows nothing left in flight.
+        if (tracked?.kind === 'call' && tracked.ticket !== undefined && !tracked.done && tracked.ticket.decision.action !== 'refuse') {
+          tracked.done = true;
+          tracked.run.finishCall(tracked.ticket, { outcome: 'success', unfingerprintable: true });
+        }
+      }
+    }
     const traceId = this.traceOfRun.get(run.id);
     if (traceId !== undefined) {
       this.traceOfRun.delete(run.id);
@@ -362,10 +425,29 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
    * the all-zero trace id of the API's no-op tracer: an implicit run for it would put every
    * call in the process into one run.
    */
-  private runOfParentOrImplicit(parentSpanId: string | undefined, traceId: string): RunGuard | undefined {
+  private runOfParentOrImplicit(parentSpanId: string | undefined, traceId: string, tool?: string): RunGuard | undefined {
     const run = this.runOfParent(parentSpanId, traceId);
     if (run !== undefined || !this.implicitRuns || !isValidTraceId(traceId)) return run;
+    if (parentSpanId === undefined) {
+      // A root span is alone in its trace: an implicit run for it could never see a second
+      // call, and one per call would pile up open runs until they idle out.
+      if (tool !== undefined && !this.warnedAboutRootToolSpan) {
+        this.warnedAboutRootToolSpan = true;
+        diag.warn(
+          `loopguard: tool call "${tool}" has no parent span, so it belongs to no run and is not guarded. ` +
+            'Call tools inside a run: startAgentRun(...).tool(...), an invoke_agent span, or instrumentTool(..., { run }).',
+        );
+      }
+      return undefined;
+    }
     return this.implicitRun(traceId);
+  }
+
+  /** The one open startAgentRun run, or undefined when none or several are open. */
+  private soleLoopRun(): RunGuard | undefined {
+    if (this.loopRuns.size !== 1) return undefined;
+    const run = this.loopRuns.values().next().value as RunGuard;
+    return run.isEnded ? undefined : run;
   }
 
   private liveRunOfTrace(traceId: string): RunGuard | undefined {
@@ -388,7 +470,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (this.spans.size >= this.maxTrackedSpans) {
       const oldest = this.spans.keys().next().value as string;
       const forgotten = this.spans.get(oldest);
-      this.spans.delete(oldest);
+      if (forgotten !== undefined) this.untrack(oldest, forgotten);
       // A forgotten call must not stay "in flight" forever (every identical call would be
       // refused as already running): finish it as "succeeded, content unknown" — a new fact.
       if (forgotten?.kind === 'call' && forgotten.ticket !== undefined && !forgotten.done) {
@@ -401,6 +483,17 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
       }
     }
     this.spans.set(spanId, tracked);
+    let ofRun = this.spansOfRun.get(tracked.run.id);
+    if (ofRun === undefined) this.spansOfRun.set(tracked.run.id, (ofRun = new Set()));
+    ofRun.add(spanId);
+  }
+
+  private untrack(spanId: string, tracked: TrackedSpan): void {
+    this.spans.delete(spanId);
+    const ofRun = this.spansOfRun.get(tracked.run.id);
+    if (ofRun === undefined) return;
+    ofRun.delete(spanId);
+    if (ofRun.size === 0) this.spansOfRun.delete(tracked.run.id);
   }
 
   /** The stop reason goes on the invoke_agent span while it is still open. */
@@ -409,4 +502,45 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if (root === undefined || root.ended) return;
     root.setAttribute(ATTR_STOP_REASON, decision.reason);
   }
+}
+
+const PROCESSOR_OPTION_KEYS = new Set(['guard', 'interpreters', 'implicitRuns', 'maxTrackedSpans']);
+
+/**
+ * Rejects what would otherwise be ignored or fail later, naming the field. With `guard`, the
+ * engine exists already: a policy option beside it (`profile`, `tools`, ...) would be
+ * silently dropped, so it is an error — set it on the engine.
+ */
+function validateProcessorOptions(options: LoopGuardSpanProcessorOptions): void {
+  const fail = (field: string, message: string): never => {
+    throw new LoopGuardConfigError({ field, message });
+  };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    fail('(root)', `LoopGuardSpanProcessor options must be an object, got ${describe(options)}`);
+  }
+  if (options.guard !== undefined) {
+    if (!(options.guard instanceof LoopGuard)) fail('guard', `must be a LoopGuard (new LoopGuard({...})), got ${describe(options.guard)}`);
+    for (const key of Object.keys(options)) {
+      if (PROCESSOR_OPTION_KEYS.has(key) || (options as Record<string, unknown>)[key] === undefined) continue;
+      fail(key, `is an engine option, but \`guard\` was given and already has its options; pass it to new LoopGuard({ ${key}: ... }) instead`);
+    }
+  }
+  const { interpreters, implicitRuns, maxTrackedSpans } = options;
+  if (interpreters !== undefined) {
+    if (!Array.isArray(interpreters)) fail('interpreters', `must be an array of functions, got ${describe(interpreters)}`);
+    interpreters.forEach((interpreter, index) => {
+      if (typeof interpreter !== 'function') fail(`interpreters[${index}]`, `must be a function (name, attributes) => SpanRole | undefined, got ${describe(interpreter)}`);
+    });
+  }
+  if (implicitRuns !== undefined && typeof implicitRuns !== 'boolean') fail('implicitRuns', `must be true or false, got ${describe(implicitRuns)}`);
+  if (maxTrackedSpans !== undefined && !(typeof maxTrackedSpans === 'number' && Number.isFinite(maxTrackedSpans) && maxTrackedSpans >= 1)) {
+    fail('maxTrackedSpans', `must be a number of spans >= 1 (default 100000), got ${describe(maxTrackedSpans)}`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
 }

@@ -27,7 +27,16 @@ export type SpanAttributeMap = Readonly<Record<string, SpanAttributeValue>>;
 
 /** What a span means to the ledger. Pure data, shared by the span processor and replay. */
 export type SpanRole =
-  | { kind: 'run'; runId: string | undefined }
+  | {
+      kind: 'run';
+      runId: string | undefined;
+      /**
+       * True when `runId` names a conversation (`gen_ai.conversation.id`) rather than one run:
+       * a conversation can have several runs open at once (two requests of one chat), so a
+       * span that is not nested in the open run of that id opens a run of its own.
+       */
+      conversation?: boolean;
+    }
   | { kind: 'round' }
   | {
       kind: 'call';
@@ -60,7 +69,10 @@ function text(value: SpanAttributeValue): string | undefined {
 export const interpretGenAiSpan: SpanInterpreter = (name, attributes) => {
   const operation = text(attributes[ATTR_GEN_AI_OPERATION_NAME]) ?? name.split(' ', 1)[0];
   if (operation === OPERATION_INVOKE_AGENT) {
-    return { kind: 'run', runId: text(attributes[ATTR_RUN_ID]) ?? text(attributes[ATTR_GEN_AI_CONVERSATION_ID]) };
+    const runId = text(attributes[ATTR_RUN_ID]);
+    if (runId !== undefined) return { kind: 'run', runId };
+    const conversationId = text(attributes[ATTR_GEN_AI_CONVERSATION_ID]);
+    return conversationId === undefined ? { kind: 'run', runId: undefined } : { kind: 'run', runId: conversationId, conversation: true };
   }
   if (operation !== undefined && MODEL_CALL_OPERATIONS.has(operation)) return { kind: 'round' };
   if (operation === OPERATION_EXECUTE_TOOL) {

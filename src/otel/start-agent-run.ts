@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { context as contextApi, SpanKind, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { RunGuard } from '../core/run-guard.js';
-import type { ModelUsage, RunDecision } from '../core/types.js';
+import type { CallDecision, ModelUsage, RunDecision, ToolCall } from '../core/types.js';
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -10,8 +10,9 @@ import {
   ATTR_RUN_ID,
   OPERATION_INVOKE_AGENT,
 } from './attributes.js';
-import { instrumentTool, type GuardedTool, type InstrumentToolOptions, type ToolCallExtras } from './instrument-tool.js';
-import type { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
+import { LoopGuardConfigError } from '../core/errors.js';
+import { instrumentTool, validateToolOptionFields, type GuardedTool, type InstrumentToolOptions, type ToolCallExtras } from './instrument-tool.js';
+import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 
 /** Options of {@link startAgentRun}. */
 export interface StartAgentRunOptions {
@@ -40,6 +41,8 @@ export interface AgentRun {
   modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T>;
   /** A guarded tool whose spans belong to this run. */
   tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R>;
+  /** Would this call be refused now? Previews without recording (the tool call decides). */
+  shouldRefuse(call: ToolCall): CallDecision;
   shouldStop(): RunDecision;
   /** Ends the invoke_agent span (and so the run). Idempotent. */
   end(): void;
@@ -58,6 +61,7 @@ function usageOf(result: unknown): ModelUsage | undefined {
  * (a call). The processor registered on the provider keeps the ledger from those spans.
  */
 export function startAgentRun(options: StartAgentRunOptions): AgentRun {
+  validateStartAgentRunOptions(options);
   const { processor } = options;
   const tracer = options.tracer ?? trace.getTracer('loopguard');
   const runId = options.runId ?? randomUUID();
@@ -73,6 +77,7 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
   // Unsampled: let separately instrumented tools under this context find the run too.
   const adopted = !processor.isTracking(rootSpan.spanContext().spanId);
   if (adopted) processor.adoptRun(rootSpan.spanContext(), run);
+  processor.registerLoopRun(run);
   let ended = false;
 
   return {
@@ -98,6 +103,7 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
     tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R> {
       return instrumentTool(name, execute, { ...options.toolOptions, processor, tracer, parentContext: () => runContext, run: () => run });
     },
+    shouldRefuse: (call) => run.shouldRefuse(call),
     shouldStop: () => run.shouldStop(),
     end(): void {
       if (ended) return;
@@ -107,4 +113,22 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
       processor.guard.endRun(runId);
     },
   };
+}
+
+function validateStartAgentRunOptions(options: StartAgentRunOptions): void {
+  const fail = (field: string, message: string): never => {
+    throw new LoopGuardConfigError({ field, message });
+  };
+  if (typeof options !== 'object' || options === null) fail('(root)', 'startAgentRun needs an options object: startAgentRun({ processor })');
+  if (!(options.processor instanceof LoopGuardSpanProcessor)) {
+    fail('processor', 'must be the LoopGuardSpanProcessor registered on your tracer provider');
+  }
+  if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.length === 0)) {
+    fail('runId', 'must be a non-empty string, or left out for a random UUID');
+  }
+  if (options.agentName !== undefined && typeof options.agentName !== 'string') fail('agentName', 'must be a string (gen_ai.agent.name)');
+  if (options.tracer !== undefined && typeof (options.tracer as { startSpan?: unknown }).startSpan !== 'function') {
+    fail('tracer', 'must be an OpenTelemetry Tracer (provider.getTracer(name))');
+  }
+  if (options.toolOptions !== undefined) validateToolOptionFields(options.toolOptions, 'toolOptions.', false);
 }

@@ -107,4 +107,5 @@ export const REFUSAL_REASONS = Object.keys({
   'run.stopped': 1,
 } satisfies Record<RefusalReason, 1>) as RefusalReason[];
 export const ROUND_VERDICTS = Object.keys({ new: 1, stale: 1, refused: 1, neutral: 1, empty: 1 } satisfies Record<RoundVerdict, 1>) as RoundVerdict[];
-export const DECISIONS = ['allow', 'refuse'] as const satisfies readonly CallDecision['action'][];
+/** `would_refuse`: decided refuse on a call that only was watched (observe-only spans), so it ran. */
+export const DECISIONS = ['allow', 'refuse', 'would_refuse'] as const;

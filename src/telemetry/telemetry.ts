@@ -223,12 +223,15 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       if (!inst) return;
       const tool = toolLabel(inst, call.tool);
       startToolAtZero(inst, tool, run.profile);
+      // An observed-only call ran whatever was decided: counting it as a refusal would show
+      // enforcement on dashboards that never happened.
+      const wouldRefuse = decision.action === 'refuse' && call.observeOnly === true;
       inst.toolCalls.add(1, {
-        [LABEL_DECISION]: decision.action,
+        [LABEL_DECISION]: wouldRefuse ? 'would_refuse' : decision.action,
         [LABEL_TOOL]: tool,
         [LABEL_PROFILE]: run.profile,
       });
-      if (decision.action !== 'refuse') return;
+      if (decision.action !== 'refuse' || wouldRefuse) return;
       inst.refusals.add(1, { [LABEL_REFUSAL_REASON]: decision.reason, [LABEL_TOOL]: tool });
       if (!refusalEvents) return;
       const attributes: LogAttributes = {
@@ -315,7 +318,7 @@ function startAtZero(inst: Instruments): void {
 
 /**
  * Starts a tool's series at 0 the first time the tool is seen, so its first refusal or wasted
- * call is counted by rate(). Bounded: 2 decisions + 12 refusal reasons + 1 per tool.
+ * call is counted by rate(). Bounded: 3 decisions + 12 refusal reasons + 1 per tool.
  */
 function startToolAtZero(inst: Instruments, tool: string, profile: string): void {
   const key = `${tool}\u0000${profile}`;
@@ -334,7 +337,7 @@ function createInstruments(provider: MeterProvider): Instruments {
     knownTools: new Set(),
     toolLabels: new Set(),
     toolCalls: meter.createCounter(METRIC_TOOL_CALLS, {
-      description: 'Tool calls the loop guard decided on, by decision (allow / refuse), tool and profile.',
+      description: 'Tool calls the loop guard decided on, by decision (allow / refuse / would_refuse: refused but only observed, so it ran), tool and profile.',
       unit: '{call}',
     }),
     refusals: meter.createCounter(METRIC_REFUSALS, {

@@ -1,3 +1,4 @@
+import { LoopGuardConfigError } from '../../src/core/errors.js';
 // LoopGuardSpanProcessor fed by the real OTel SDK (BasicTracerProvider, sdk-trace-base 2.x):
 // runs, rounds and calls are built from spans exactly as a framework's GenAI instrumentation
 // emits them; what the processor writes back is read from an InMemorySpanExporter.
@@ -457,20 +458,20 @@ describe('LoopGuardSpanProcessor', () => {
       expect(tool42?.attributes['loopguard.decision']).to.equal('allow');
     });
 
-    it('an execute_tool span with no run opens an implicit run per trace', () => {
+    it('an execute_tool span with no run opens an implicit run per trace; a root tool span opens none', () => {
       h = makeHarness({ profile: 'researcher' });
       const request = h.tracer.startSpan('GET /answer');
       const ctx = trace.setSpan(ROOT_CONTEXT, request);
       toolCallSpan(h.tracer, ctx, 'search', { q: 'x' }, { result: SAME_DOCS });
       toolCallSpan(h.tracer, ctx, 'search', { q: 'x' }, { result: SAME_DOCS });
-      // A lone tool span in another trace is another run.
+      // A lone tool span is alone in its trace: no run could ever see its repeat (issue 10 #9).
       toolCallSpan(h.tracer, ROOT_CONTEXT, 'search', { q: 'x' }, { result: SAME_DOCS });
       request.end();
       const spans = h.finished().filter((s) => s.name === 'execute_tool search');
-      expect(spans.map((s) => s.attributes['loopguard.decision'])).to.deep.equal(['allow', 'refuse', 'allow']);
+      expect(spans.map((s) => s.attributes['loopguard.decision'])).to.deep.equal(['allow', 'refuse', undefined]);
       const traceId = request.spanContext().traceId;
       expect(h.processor.guard.getRun(`trace:${traceId}`)?.partial()).to.include({ toolCalls: 2, refused: 1 });
-      expect(h.processor.guard.getRun(`trace:${spans[2].spanContext().traceId}`)?.partial().toolCalls).to.equal(1);
+      expect(h.processor.guard.getRun(`trace:${spans[2].spanContext().traceId}`)).to.equal(undefined);
     });
 
     it('implicitRuns: false ignores tool spans with no run', () => {
@@ -569,9 +570,8 @@ describe('LoopGuardSpanProcessor', () => {
       expect(() => open.forEach((span) => span.end())).to.not.throw();
     });
 
-    it('a bad maxTrackedSpans falls back to the default with a diag warning', () => {
-      h = makeHarness({ maxTrackedSpans: -1 });
-      expect(diagnostics.matching(/maxTrackedSpans must be a positive number/, 'warn')).to.have.length(1);
+    it('a bad maxTrackedSpans is rejected at construction, naming the field', () => {
+      expect(() => makeHarness({ maxTrackedSpans: -1 })).to.throw(LoopGuardConfigError, /^maxTrackedSpans: /);
     });
 
     it('ended runs stay queryable for endedRunTtlMs, then are evicted', () => {
@@ -604,7 +604,11 @@ describe('LoopGuardSpanProcessor', () => {
     // maxOpenRuns, but the map keeps every evicted RunGuard (its whole ledger) alive forever.
     it('implicit runs of many traces do not accumulate past maxOpenRuns', () => {
       h = makeHarness({ maxOpenRuns: 5 });
-      for (let i = 0; i < 200; i++) toolCallSpan(h.tracer, ROOT_CONTEXT, 'search', { q: i }, { result: { docs: [i] } });
+      for (let i = 0; i < 200; i++) {
+        const request = h.tracer.startSpan(`GET /${i}`);
+        toolCallSpan(h.tracer, trace.setSpan(ROOT_CONTEXT, request), 'search', { q: i }, { result: { docs: [i] } });
+        request.end();
+      }
       expect(h.processor.guard.stats().openRuns).to.equal(5);
       // White-box: the processor's own per-trace index must be bounded too.
       const internals = h.processor as unknown as { runsByTrace: Map<string, unknown>; spans: Map<string, unknown> };
@@ -666,10 +670,11 @@ describe('LoopGuardSpanProcessor', () => {
       h = makeHarness({ listeners: [{ runEnded: (run) => ended.push(run.id) }] });
       startRunSpan(h.tracer, 'r1');
       const r2 = startRunSpan(h.tracer, 'r2');
-      toolCallSpan(h.tracer, ROOT_CONTEXT, 'search', { q: 1 }, { result: SAME_DOCS });
+      const request = h.tracer.startSpan('GET /x');
+      toolCallSpan(h.tracer, trace.setSpan(ROOT_CONTEXT, request), 'search', { q: 1 }, { result: SAME_DOCS });
       await h.processor.shutdown();
       await h.processor.shutdown();
-      expect(ended).to.have.members(['r1', 'r2', `trace:${h.finished()[0].spanContext().traceId}`]);
+      expect(ended).to.have.members(['r1', 'r2', `trace:${request.spanContext().traceId}`]);
       expect(ended).to.have.length(3);
       expect([...h.processor.guard.runs()]).to.have.length(0);
       const after = h.tracer.startSpan('execute_tool search', { attributes: { [GEN_AI.op]: 'execute_tool', [GEN_AI.toolName]: 'search' } }, r2.ctx);
@@ -767,7 +772,8 @@ describe('LoopGuardSpanProcessor', () => {
       expect([...h.processor.guard.runs()]).to.have.length(0);
       expect(h.finished().every((s) => !('loopguard.decision' in s.attributes))).to.equal(true);
       // The same span without the marker is guarded.
-      toolCallSpan(h.tracer, ROOT_CONTEXT, 'export', {}, { result: 'ok' });
+      const request = h.tracer.startSpan('GET /export');
+      toolCallSpan(h.tracer, trace.setSpan(ROOT_CONTEXT, request), 'export', {}, { result: 'ok' });
       expect(h.finished().at(-1)!.attributes['loopguard.decision']).to.equal('allow');
     });
   });

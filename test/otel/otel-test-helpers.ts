@@ -139,10 +139,13 @@ export function toolCallSpan(
   outcome: { result: unknown } | { error: string; type?: string } = { result: 'ok' },
   callId?: string,
 ): ReadableSpan {
-  const attributes: Record<string, string> = {
+  const attributes: Record<string, string | boolean> = {
     [GEN_AI.op]: 'execute_tool',
     [GEN_AI.toolName]: tool,
     [GEN_AI.args]: typeof args === 'string' ? args : JSON.stringify(args),
+    // These spans stand for a loop that reads decisionForSpan and skips refused calls (as
+    // instrumentTool does); without the mark a refusal is recorded as would_refuse.
+    'loopguard.enforced': true,
   };
   if (callId !== undefined) attributes[GEN_AI.callId] = callId;
   const span = tracer.startSpan(`execute_tool ${tool}`, { attributes }, ctx);

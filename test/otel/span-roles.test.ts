@@ -14,9 +14,9 @@ const ERROR = { code: 2, message: 'boom' };
 
 describe('span-roles', () => {
   describe('interpretGenAiSpan', () => {
-    it('reads invoke_agent as a run, named by loopguard.run.id, then gen_ai.conversation.id, else none', () => {
+    it('reads invoke_agent as a run, named by loopguard.run.id, then gen_ai.conversation.id (marked: a chat can hold overlapping runs), else none', () => {
       expect(interpretGenAiSpan('x', { 'gen_ai.operation.name': 'invoke_agent', 'loopguard.run.id': 'r1', 'gen_ai.conversation.id': 'c1' })).to.deep.equal({ kind: 'run', runId: 'r1' });
-      expect(interpretGenAiSpan('x', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'c1' })).to.deep.equal({ kind: 'run', runId: 'c1' });
+      expect(interpretGenAiSpan('x', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'c1' })).to.deep.equal({ kind: 'run', runId: 'c1', conversation: true });
       expect(interpretGenAiSpan('x', { 'gen_ai.operation.name': 'invoke_agent' })).to.deep.equal({ kind: 'run', runId: undefined });
     });
 
