@@ -9,7 +9,7 @@ export { LoopGuardConfigError } from './core/errors.js';
 export { callSignature } from './core/call-signature.js';
 export { canonicalJson } from './core/canonical-json.js';
 export { classifyError, describeError, fingerprintError, fingerprintOutcome, fingerprintResult, isEmptyResult } from './core/result-fingerprint.js';
-export { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './core/volatile-fields.js';
+export { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT, OPT_IN_TIME_ARGS } from './core/volatile-fields.js';
 export type {
   AllowDecision,
   AllowKind,

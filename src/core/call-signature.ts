@@ -14,7 +14,9 @@ let unidentifiableCounter = 0;
  * the object the model wrote and as text (a saved file expanded into the arguments);
  * comparing text would miss a loop alternating between the two. Then volatile fields are
  * dropped at every depth (document 003: a retry bumping `attempt` 340 times is one call),
- * the rest is written in RFC 8785 canonical form, and hashed.
+ * the rest is written in RFC 8785 canonical form, and hashed. The same goes for a nested
+ * string holding a JSON object or array (`filters: '{"a":1}'` is `filters: {a:1}`, issue 10
+ * #14), and Maps and Sets compare by content (see canonical-json.ts).
  *
  * Arguments that are not JSON (text that does not parse) are compared as exact text.
  * Arguments that cannot be serialized at all (a cycle, a function) get a signature that
@@ -34,7 +36,7 @@ export function callSignature(tool: string, args: unknown, policy: ResolvedToolP
   }
   if (value === undefined) value = {};
   try {
-    return hashPrefixed(`${tool}\u0000j:`, canonicalJson(value, policy.volatileArgs));
+    return hashPrefixed(`${tool}\u0000j:`, canonicalJson(value, policy.volatileArgs, Infinity, true));
   } catch {
     unidentifiableCounter += 1;
     return hashText(`${tool}\u0000u:${unidentifiableCounter}:${Math.random()}`);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { callSignature } from './call-signature.js';
 import { describePolicyText } from './messages.js';
-import { resolveOptions, type ResolvedOptions } from './policy.js';
+import { resolveOptions, validateOptions, type ResolvedOptions } from './policy.js';
 import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
-import type { CallOutcome, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
+import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
 export interface LoopGuardLogger {
@@ -15,17 +15,25 @@ export interface LoopGuardEngineOptions extends LoopGuardOptions {
   /** Observers (telemetry, progress output). Default none. */
   listeners?: LoopGuardListener[];
   /**
-   * Cap on open runs. Past it the least recently active run is evicted, with one warning:
-   * a host that forgets to end runs must not grow without bound. Default 10 000.
+   * Cap on open runs: a host that forgets to end runs must not grow without bound. Past it
+   * the least recently active run without a call in flight is evicted (any run only if all
+   * have one). An evicted run fails open: its later calls are allowed with kind `unguarded`,
+   * never refused for the eviction (a run already stopped keeps its stop). Each eviction is
+   * a `runEvicted` event; each evicted run that is still in use is warned about once.
+   * Also bounds how many ended runs are kept for `endedRunTtlMs`. Default 10 000.
    */
   maxOpenRuns?: number;
-  /** Ended runs stay queryable (getRun) this long, in ms. Default 60 000. */
+  /**
+   * Ended runs stay queryable (getRun) this long, in ms — at most `maxOpenRuns` of them, the
+   * oldest dropped first. Default 60 000.
+   */
   endedRunTtlMs?: number;
   /**
-   * Open runs with no activity for this long are ended (checked lazily when a run starts).
-   * Catches runs nobody ends — implicit per-trace runs of apps that trace only tool calls,
-   * crashed agent loops — so they leave the runs-at-risk gauge and free their memory.
-   * Default 1 800 000 (30 minutes); Infinity turns it off.
+   * Open runs with no activity for this long are evicted like runs past the cap (checked
+   * lazily when a run starts). A run with a call in flight is never idle: a lead waiting on
+   * a sub-agent or a long build is busy. Catches runs nobody ends — implicit per-trace runs
+   * of apps that trace only tool calls, crashed agent loops — so they leave the runs-at-risk
+   * gauge and free their memory. Default 1 800 000 (30 minutes); Infinity turns it off.
    */
   maxIdleMs?: number;
   /** Default: console.warn. */
@@ -48,19 +56,23 @@ export class LoopGuard {
   private readonly logger: LoopGuardLogger;
   /** Insertion order = order of last activity (touch re-inserts), so the first is the idlest. */
   private readonly openRuns = new Map<string, RunGuard>();
-  /** Insertion order = end order, so expiry sweeps from the front. */
+  /** Insertion order = end order, so expiry sweeps from the front. At most maxOpenRuns entries. */
   private readonly endedRuns = new Map<string, { run: RunGuard; endedAt: number }>();
   private warnedAboutCap = false;
   private readonly hooks: RunHooks;
 
+  /** @throws LoopGuardConfigError naming the first bad option, engine or policy (issue 10 #16). */
   constructor(options: LoopGuardEngineOptions = {}) {
+    // Every option, engine ones included, is checked before anything is built: a bad one is a
+    // programming error that must surface here, not as a fallback or a later TypeError.
+    validateOptions(options);
     const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
     this.logger = logger ?? defaultLogger;
-    this.maxOpenRuns = clampPositive(maxOpenRuns, 10_000, 'maxOpenRuns', this.logger);
-    this.endedRunTtlMs = clampPositive(endedRunTtlMs, 60_000, 'endedRunTtlMs', this.logger, true);
-    this.maxIdleMs = maxIdleMs === Infinity ? Infinity : clampPositive(maxIdleMs, 30 * 60_000, 'maxIdleMs', this.logger);
+    this.maxOpenRuns = maxOpenRuns ?? 10_000;
+    this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
+    this.maxIdleMs = maxIdleMs ?? 30 * 60_000;
     const emit = this.emit.bind(this);
     this.hooks = {
       callDecided: (run, call, decision, round) => emit('callDecided', run, call, decision, round),
@@ -68,6 +80,8 @@ export class LoopGuard {
       roundClosed: (run, summary) => emit('roundClosed', run, summary),
       runStopped: (run, decision) => emit('runStopped', run, decision),
       touched: (run) => this.touch(run),
+      ended: (run) => this.unregister(run),
+      unguardedCall: (run) => this.warnUnguarded(run),
     };
   }
 
@@ -82,15 +96,15 @@ export class LoopGuard {
     if (existing !== undefined) return existing;
     this.endedRuns.delete(id);
     while (this.openRuns.size >= this.maxOpenRuns) {
-      const idlest = this.openRuns.values().next().value as RunGuard;
+      const evicted = this.runToEvict();
       if (!this.warnedAboutCap) {
         this.warnedAboutCap = true;
         this.logger.warn(
-          `more than ${this.maxOpenRuns} runs are open; evicting the least recently active (${idlest.id}). ` +
-            'End runs when they finish (run.end() / guard.endRun(id)), or raise maxOpenRuns.',
+          `more than ${this.maxOpenRuns} runs are open; evicting the least recently active (${evicted.id}). ` +
+            'An evicted run still in use runs unguarded. End runs when they finish (run.end() / guard.endRun(id)), or raise maxOpenRuns.',
         );
       }
-      this.endRun(idlest.id);
+      this.evict(evicted, 'max_open_runs');
     }
     const run = new RunGuard(id, this.options, this.hooks, attributes);
     this.openRuns.set(id, run);
@@ -103,14 +117,12 @@ export class LoopGuard {
     return this.openRuns.get(id) ?? this.endedRuns.get(id)?.run;
   }
 
-  /** Ends a run: closes its last round, tells listeners, keeps it queryable for the TTL. Idempotent. */
+  /**
+   * Ends a run: closes its last round, tells listeners, keeps it queryable for the TTL. The
+   * same as `run.end()`. Idempotent.
+   */
   endRun(id: string): void {
-    const run = this.openRuns.get(id);
-    if (run === undefined) return;
-    this.openRuns.delete(id);
-    run.end();
-    this.emit('runEnded', run);
-    if (this.endedRunTtlMs > 0) this.endedRuns.set(id, { run, endedAt: this.options.now() });
+    this.openRuns.get(id)?.end();
   }
 
   addListener(listener: LoopGuardListener): () => void {
@@ -162,11 +174,58 @@ export class LoopGuard {
   private sweepIdle(): void {
     if (this.maxIdleMs === Infinity) return;
     const now = this.options.now();
-    // openRuns is in order of last activity: stop at the first run that is not idle.
+    // openRuns is in order of last activity: stop at the first run that is not idle. A run
+    // with a call in flight is active now: touching moves it to the back, and the count
+    // bounds the walk (entries re-inserted while iterating a Map are visited again).
+    let remaining = this.openRuns.size;
     for (const run of this.openRuns.values()) {
-      if (now - run.lastActivity < this.maxIdleMs) break;
-      this.endRun(run.id);
+      if (remaining-- === 0 || now - run.lastActivity < this.maxIdleMs) break;
+      if (run.inFlight > 0) this.touch(run);
+      else this.evict(run, 'max_idle');
     }
+  }
+
+  /**
+   * The least recently active run without a call in flight; the least recently active of
+   * all if every run has one. Runs skipped for a call in flight count as active now (moved
+   * to the back), so repeated evictions do not rescan them.
+   */
+  private runToEvict(): RunGuard {
+    let remaining = this.openRuns.size;
+    for (const run of this.openRuns.values()) {
+      if (remaining-- === 0) break;
+      if (run.inFlight === 0) return run;
+      this.touch(run);
+    }
+    // Every run was busy and moved to the back in order: the front is the idlest again.
+    return this.openRuns.values().next().value as RunGuard;
+  }
+
+  private evict(run: RunGuard, cause: EvictionCause): void {
+    run.evict(cause); // ends it: unregister() tells runEnded listeners
+    this.emit('runEvicted', run, cause);
+  }
+
+  /** Every end goes through here, whoever ended the run (issue 10 #4). */
+  private unregister(run: RunGuard): void {
+    if (this.openRuns.get(run.id) !== run) return;
+    this.openRuns.delete(run.id);
+    this.emit('runEnded', run);
+    if (this.endedRunTtlMs === 0) return;
+    this.endedRuns.delete(run.id);
+    this.endedRuns.set(run.id, { run, endedAt: this.options.now() });
+    // Bounded by count as well as time: a burst of evictions must not hold every ledger
+    // for the whole TTL (issue 10 #12).
+    if (this.endedRuns.size > this.maxOpenRuns) this.endedRuns.delete(this.endedRuns.keys().next().value as string);
+  }
+
+  private warnUnguarded(run: RunGuard): void {
+    // Once per evicted run (a flag on the run, so nothing to bound here): the agent is live
+    // and has lost its guard, which the one cap warning does not say.
+    this.logger.warn(
+      `run ${JSON.stringify(run.id)} was evicted (${run.evictedBy ?? 'evicted'}) but is still making tool calls; they now run unguarded. ` +
+        (run.evictedBy === 'max_idle' ? 'Raise maxIdleMs, or end runs when they finish.' : 'Raise maxOpenRuns, or end runs when they finish.'),
+    );
   }
 
   private sweepEnded(): void {
@@ -189,13 +248,6 @@ export class LoopGuard {
       }
     }
   }
-}
-
-function clampPositive(value: number | undefined, fallback: number, field: string, logger: LoopGuardLogger, allowZero = false): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number' && Number.isFinite(value) && (value > 0 || (allowZero && value === 0))) return Math.floor(value);
-  logger.warn(`${field} must be a positive number, got ${String(value)}; using ${fallback}`);
-  return fallback;
 }
 
 export type { RunView };

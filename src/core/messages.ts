@@ -55,7 +55,18 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
       return `Not run: this run has reached its time limit. Write your answer from what you have gathered.`;
     case 'run.stopped':
       return `Not run: tool use has ended for this run (${facts.stopReason ?? 'stopped'}). Write your answer from what you have gathered.`;
+    case 'write.outcome_unknown':
+      return `Not run: the identical call to ${tool}${earlier} timed out, and a timeout does not mean it did nothing: it may have gone through. Running it again could do it twice (a second message, a duplicate record or payment). First check the existing records (look up or list what it would have created or changed); run it again only if it is not there, or say in your answer that its outcome is unknown.`;
   }
+}
+
+/**
+ * Ladder step 1 for stalled progress (document 002): the reported progress state has not
+ * moved, though the calls may each look new — so the nudge names the state, not a tool.
+ */
+export function stalledProgressNudgeMessage(stalledRounds: number): string {
+  const plural = stalledRounds === 1 ? 'round' : `${stalledRounds} rounds`;
+  return `Note: in the last ${plural} the task's progress has not changed, even though tools were called. What you are doing is not moving the task forward. Try a different approach or tool, or if you have enough, write your answer now.`;
 }
 
 /** Ladder step 1: the nudge injected before the next model call. */

@@ -52,6 +52,8 @@ export interface ResolvedToolPolicy extends EffectPolicy {
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
 export const DEFAULT_THRESHOLD = 5;
 
+/** Refused rounds in a row that stop a general-profile run (see resolveOptions). */
+const GENERAL_REFUSED_ROUNDS = 3;
 const PROFILES: readonly Profile[] = ['general', 'chat', 'researcher'];
 
 /**
@@ -111,7 +113,12 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     // Document 000: result comparison applies to the researcher loop; a chat turn stops on
     // back-to-back repeats, failures and its round limit.
     staleRounds: validated.staleRounds ?? (profile === 'chat' ? Infinity : threshold),
-    refusedRounds: validated.refusedRounds ?? threshold,
+    // General: a refusal comes only after the outcome confirmed the call changes nothing, and
+    // tells the model what to do instead; a model that insists through three rounds in which
+    // nothing could run has stopped listening. On the real runs in EVAL.md this stops the two
+    // FEVER loops the 7-step recording cut short before a fifth refused round, and no healthy
+    // run. Researcher and chat keep document 000's N.
+    refusedRounds: validated.refusedRounds ?? (general ? Math.min(GENERAL_REFUSED_ROUNDS, threshold) : threshold),
     consecutiveFailures: validated.consecutiveFailures ?? threshold,
     // General: outcomes decide (outcome-confirmed repeats); a blind count of identical calls
     // would refuse an honest poll whose answer changes (document 003).
@@ -200,29 +207,57 @@ function fail(field: Path, message: string, source?: string): never {
   throw new LoopGuardConfigError({ field, message, source });
 }
 
+const MAX_DESCRIBED_VALUE_LENGTH = 80;
+
+/**
+ * The bad value as the caller wrote it: JSON.stringify reports `1e999` as "null", throws on
+ * BigInt and cycles (a TypeError instead of the config error), and drops functions.
+ */
+function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+      return String(value);
+    case 'bigint':
+      return `${value}n`;
+    case 'undefined':
+      return 'undefined';
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return value.toString();
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > MAX_DESCRIBED_VALUE_LENGTH ? `${text.slice(0, MAX_DESCRIBED_VALUE_LENGTH)}…` : text;
+}
+
 function checkPositiveInteger(value: unknown, field: Path, source: string | undefined, allowInfinity = false): void {
   if (value === undefined) return;
   if (allowInfinity && value === Infinity) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    fail(field, `must be a positive whole number${allowInfinity ? ' (or Infinity)' : ''}, got ${JSON.stringify(value)}`, source);
+    fail(field, `must be a positive whole number${allowInfinity ? ' (or Infinity)' : ''}, got ${describeValue(value)}`, source);
   }
 }
 
 function checkNonNegativeInteger(value: unknown, field: Path, source: string | undefined): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    fail(field, `must be a whole number ≥ 0, got ${JSON.stringify(value)}`, source);
+    fail(field, `must be a whole number ≥ 0, got ${describeValue(value)}`, source);
   }
 }
 
 function checkBoolean(value: unknown, field: Path, source: string | undefined): void {
-  if (value !== undefined && typeof value !== 'boolean') fail(field, `must be true or false, got ${JSON.stringify(value)}`, source);
+  if (value !== undefined && typeof value !== 'boolean') fail(field, `must be true or false, got ${describeValue(value)}`, source);
 }
 
 function checkStringList(value: unknown, field: Path, source: string | undefined): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    fail(field, `must be a list of field names (strings), got ${JSON.stringify(value)}`, source);
+    fail(field, `must be a list of field names (strings), got ${describeValue(value)}`, source);
   }
 }
 
@@ -251,6 +286,37 @@ const TOOL_KEYS = [
   'readOnly', 'writes', 'shell', 'terminal', 'annotations',
 ] as const;
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'title'] as const;
+/** LoopGuardListener's methods: a listener may leave any out, but one it names must be callable. */
+const LISTENER_EVENTS = ['runStarted', 'callDecided', 'callFinished', 'roundClosed', 'runStopped', 'runEnded', 'runEvicted'] as const;
+
+/**
+ * The engine's housekeeping options (LoopGuardEngineOptions), checked with the policy so a
+ * bad one fails at construction (issue 10 #16): a fallback with a warning hid the mistake,
+ * `listeners: 5` threw a TypeError and `logger: {}` threw later, from the first startRun.
+ */
+function checkEngineOptions(value: Record<string, unknown>, source: string | undefined): void {
+  checkPositiveInteger(value.maxOpenRuns, 'maxOpenRuns', source);
+  checkNonNegativeInteger(value.endedRunTtlMs, 'endedRunTtlMs', source);
+  checkPositiveInteger(value.maxIdleMs, 'maxIdleMs', source, true);
+  const logger = value.logger;
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof (logger as { warn?: unknown }).warn !== 'function')) {
+    fail('logger', `must be an object with a warn(message) method, like console, got ${describeValue(logger)}`, source);
+  }
+  const listeners = value.listeners;
+  if (listeners === undefined) return;
+  if (!Array.isArray(listeners)) fail('listeners', `must be a list of listener objects, got ${describeValue(listeners)}`, source);
+  listeners.forEach((listener: unknown, index) => {
+    if (typeof listener !== 'object' || listener === null) {
+      fail(`listeners[${index}]`, `must be an object with any of ${LISTENER_EVENTS.join(', ')}, got ${describeValue(listener)}`, source);
+    }
+    for (const event of LISTENER_EVENTS) {
+      const method = (listener as Record<string, unknown>)[event];
+      if (method !== undefined && typeof method !== 'function') {
+        fail(`listeners[${index}].${event}`, `must be a function, got ${describeValue(method)}`, source);
+      }
+    }
+  });
+}
 
 /**
  * Checks an options object (typed code or a parsed JSON policy file) and returns it typed.
@@ -258,10 +324,11 @@ const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'o
  * `source` (e.g. a file name) is prefixed to the message.
  */
 export function validateOptions(value: unknown, source?: string): LoopGuardOptions {
-  if (!isPlainObject(value)) fail('(root)', `must be an object of options, got ${JSON.stringify(value)}`, source);
+  if (!isPlainObject(value)) fail('(root)', `must be an object of options, got ${describeValue(value)}`, source);
   checkKnownKeys(value, TOP_LEVEL_KEYS, '', source);
+  checkEngineOptions(value, source);
   if (value.profile !== undefined && !PROFILES.includes(value.profile as Profile)) {
-    fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${JSON.stringify(value.profile)}`, source);
+    fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${describeValue(value.profile)}`, source);
   }
   for (const key of ['threshold', 'refusedRounds', 'consecutiveFailures', 'maxStalled'] as const) {
     checkPositiveInteger(value[key], key, source);

@@ -15,9 +15,10 @@ import { applyRound, isWastedRound, projectRound, type RoundProjection } from '.
 import { refuseRunWideRepeat } from './checks/run-wide-repeat.js';
 import { stopOnStaleRounds } from './checks/stale-rounds.js';
 import { stopOnStalledProgress } from './checks/stalled-progress.js';
+import { refuseBlindRetryOfTimedOutWrite } from './checks/unknown-outcome-write.js';
 import type { StopCheck } from './checks/stop-check.js';
 import { hashText } from './hash.js';
-import { nudgeMessage, refusalMessage, stopMessage } from './messages.js';
+import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { resolveCallEffect } from './world-state/resolve-call-effect.js';
@@ -27,6 +28,7 @@ import type {
   CallEffect,
   CallDecision,
   CallOutcome,
+  EvictionCause,
   ModelUsage,
   Novelty,
   OutcomeClass,
@@ -55,6 +57,7 @@ const CALL_CHECKS: readonly CallCheck[] = [
   refuseDisabledTool,
   allowExemptTool,
   refuseInFlightRepeat,
+  refuseBlindRetryOfTimedOutWrite,
   checkPolling,
   checkRetryBudget,
   refuseRunWideRepeat,
@@ -80,6 +83,7 @@ const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'pagination.cursor_not_advanced',
   'retry.budget_exhausted',
   'poll.deadline_passed',
+  'write.outcome_unknown',
 ]);
 
 const BUDGET_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
@@ -125,6 +129,10 @@ export interface RunHooks {
   roundClosed(run: RunGuard, summary: RoundSummary): void;
   runStopped(run: RunGuard, decision: StopDecision): void;
   touched(run: RunGuard): void;
+  /** The run ended, however it was ended: the engine unregisters it (issue 10 #4). */
+  ended?(run: RunGuard): void;
+  /** The first call of an evicted run that is still in use: the engine warns, once per run. */
+  unguardedCall?(run: RunGuard): void;
 }
 
 function isPrehashed(call: ToolCall | PrehashedToolCall): call is PrehashedToolCall {
@@ -149,6 +157,12 @@ export class RunGuard implements RunView {
   private readonly ledger = new RunLedger();
   private stopDecision: StopDecision | undefined;
   private ended = false;
+  /** Set when the engine evicted the run before any stop: the guard no longer acts on it. */
+  private unguarded = false;
+  private evictionCause: EvictionCause | undefined;
+  private warnedUnguarded = false;
+  /** What shouldStop answers once the run ended without a stop verdict. */
+  private endedStop: StopDecision | undefined;
   /** @internal bookkeeping for the engine's eviction. */
   lastActivity: number;
 
@@ -180,6 +194,14 @@ export class RunGuard implements RunView {
   }
   get isEnded(): boolean {
     return this.ended;
+  }
+  /** Evicted by the engine (cap or idle) while not stopped: calls are allowed, kind `unguarded`. */
+  get isUnguarded(): boolean {
+    return this.unguarded;
+  }
+  /** Why the engine evicted this run, if it did. */
+  get evictedBy(): EvictionCause | undefined {
+    return this.evictionCause;
   }
   /** Calls started and not finished yet. */
   get inFlight(): number {
@@ -220,6 +242,7 @@ export class RunGuard implements RunView {
   /** Would this call be refused now? Pure: records nothing. */
   shouldRefuse(call: ToolCall | PrehashedToolCall): CallDecision {
     const prehashed = this.prehash(call);
+    if (this.unguarded) return unguardedDecision(prehashed);
     const now = this.timeOf(prehashed.startTime);
     return this.decide(prehashed, now);
   }
@@ -230,6 +253,7 @@ export class RunGuard implements RunView {
    */
   startCall(call: ToolCall | PrehashedToolCall): CallTicket {
     const prehashed = this.prehash(call);
+    if (this.unguarded) return this.startUnguardedCall(prehashed);
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
     // Calls before any model call begin round 1 (which also starts the run's clock).
@@ -303,6 +327,7 @@ export class RunGuard implements RunView {
   finishCall(ticket: CallTicket, outcome: CallOutcome | PrehashedOutcome): Novelty {
     if (ticket.finished || ticket.decision.action === 'refuse') return 'neutral';
     ticket.finished = true;
+    if (ticket.decision.kind === 'unguarded') return 'neutral';
     const ledger = this.ledger;
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
@@ -320,10 +345,24 @@ export class RunGuard implements RunView {
     const tally = ledger.tally(tool);
     ledger.inFlight = Math.max(0, ledger.inFlight - 1);
 
+    // Document 003, condition 3: repetition within a declared retry budget is retry. A failed
+    // identical retry that the budget covers (any failure when the tool declares `retries`,
+    // a transient one under the default budget) is neither a consecutive failure nor a stale
+    // answer until the budget is spent; the failure that spends it counts all of them at
+    // once, so the other checks neither cut the budget short nor wait beyond it.
+    const budgetedRetry =
+      failed &&
+      ticket.decision.kind === 'retry' &&
+      record !== undefined &&
+      (policy.retriesDeclared || record.state === CallState.FailedTransient);
+    const retryWithinBudget = budgetedRetry && record.retries < policy.retries;
+    const failuresCounted = !failed || retryWithinBudget ? 0 : budgetedRetry ? Math.max(1, record.retries) : 1;
+
     // Judged before the record learns this outcome: a write's result is an acknowledgement
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
-    const novelty = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag);
+    const judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag);
+    const novelty: Novelty = retryWithinBudget ? 'neutral' : judged;
 
     if (record !== undefined) {
       record.inFlight = Math.max(0, record.inFlight - 1);
@@ -336,7 +375,7 @@ export class RunGuard implements RunView {
       record.outcomeTag = tag;
     }
     if (failed) {
-      ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + 1);
+      if (failuresCounted > 0) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);
       tally.failures += 1;
       if (prehashed.outcome === 'overloaded' && ledger.overloadedExempted < this.options.overloadedExemptMax) {
         // Comes off the budget but is not progress: still a failure, still a seen result.
@@ -355,6 +394,13 @@ export class RunGuard implements RunView {
       if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) ledger.writeEpoch += 1;
     }
     if (record !== undefined) record.epoch = ledger.writeEpoch;
+    // A write that timed out may have happened (document 001): its identical retry waits
+    // until the run has looked (checks/unknown-outcome-write.ts). Any other outcome settles it.
+    if (facts.effect === 'write' && prehashed.outcome === 'timeout') {
+      (ledger.writesOfUnknownOutcome ??= new Map()).set(argsHash, ledger.executed);
+    } else if (ledger.writesOfUnknownOutcome !== undefined) {
+      ledger.writesOfUnknownOutcome.delete(argsHash);
+    }
 
     // A result that arrives after its round closed (the loop moved on while a call was still
     // running) counts in the round open now: dropping it would let a stale loop of slow
@@ -419,6 +465,9 @@ export class RunGuard implements RunView {
    */
   shouldStop(): RunDecision {
     if (this.stopDecision !== undefined) return this.stopDecision;
+    // An evicted run is no longer judged: a verdict now (a budget running out on the clock
+    // alone) would turn the eviction into refusals after all.
+    if (this.unguarded) return { action: 'continue', disabledTools: [] };
     const ledger = this.ledger;
     const projection = this.projectOpenRound();
     const now = this.timeOf(undefined);
@@ -439,14 +488,22 @@ export class RunGuard implements RunView {
       this.hooks.runStopped(this, decision);
       return decision;
     }
+    // Calls of an ended run are refused `run.stopped`: shouldStop must say stop too, or a loop
+    // that asks it keeps going against refusals forever (issue 10 #1).
+    if (this.ended) return (this.endedStop ??= this.runEndedStop(projection));
     const ladder = this.options.escalation;
     // The nudge is about answers repeating; a round of repeated *errors* is a retry, which
     // the retry budget and consecutive failures judge — telling an honest 503 retry "try a
     // different approach" only costs tokens (seen in the demo's honest-retry scenario).
-    const nudge =
-      ladder.enabled && projection.staleRoundStreak >= ladder.nudgeAfter && projection.repeatingTools.length > 0
+    // Stalled progress takes the same first step (document 002: nudge before the stop): the
+    // calls may each look new while the reported state stands still.
+    const nudge = !ladder.enabled
+      ? undefined
+      : projection.staleRoundStreak >= ladder.nudgeAfter && projection.repeatingTools.length > 0
         ? nudgeMessage(projection.repeatingTools, projection.staleRoundStreak)
-        : undefined;
+        : ledger.stalledRounds >= ladder.nudgeAfter
+          ? stalledProgressNudgeMessage(ledger.stalledRounds)
+          : undefined;
     const disabledTools = this.wholeTools(projection.disabledTools);
     return nudge === undefined
       ? { action: 'continue', disabledTools }
@@ -472,11 +529,45 @@ export class RunGuard implements RunView {
     return this.partialWith(this.projectOpenRound());
   }
 
-  /** Closes the last round; called by the engine when the run ends. Idempotent. */
+  /**
+   * Ends the run: closes its last round and unregisters it from the engine, exactly as
+   * `guard.endRun(id)` does, so `startRun(id)` then opens a fresh run. Later calls of this
+   * run are refused `run.stopped` and shouldStop answers stop (`run_ended`). Idempotent.
+   */
   end(): void {
     if (this.ended) return;
     this.closeRound();
     this.ended = true;
+    this.hooks.ended?.(this);
+  }
+
+  /**
+   * @internal The engine lets go of a run nobody ended (cap or idle). A run already stopped
+   * keeps its stop; any other fails open: housekeeping must never turn a live agent's calls
+   * into refusals (issue 10 #2).
+   */
+  evict(cause: EvictionCause): void {
+    if (this.ended) return;
+    this.unguarded = this.stopDecision === undefined;
+    this.evictionCause = cause;
+    this.end();
+  }
+
+  private startUnguardedCall(call: PrehashedToolCall): CallTicket {
+    const decision = unguardedDecision(call);
+    if (!this.warnedUnguarded) {
+      this.warnedUnguarded = true;
+      this.hooks.unguardedCall?.(this);
+    }
+    this.hooks.callDecided(this, call, decision, this.ledger.round);
+    return { decision, round: this.ledger.round, call, finished: false };
+  }
+
+  private runEndedStop(projection: RoundProjection): StopDecision {
+    const partial = this.partialWith(projection);
+    const detail = 'the run has ended';
+    // Worded like a budget stop: ending says nothing about whether the run was learning.
+    return { action: 'stop', reason: 'run_ended', detail, message: stopMessage(detail, partial, true), round: this.ledger.round, partial };
   }
 
   // -------------------------------------------------------------------------------------
@@ -617,7 +708,8 @@ export class RunGuard implements RunView {
 
   private partialWith(projection: RoundProjection): PartialResults {
     const ledger = this.ledger;
-    const tools: Record<string, ToolTally> = {};
+    // Null prototype: a tool named `__proto__` is an own key like any other (issue 10 #15).
+    const tools: Record<string, ToolTally> = Object.create(null) as Record<string, ToolTally>;
     for (const [name, tally] of ledger.tallies) tools[name] = { ...tally };
     let wastedTokens = ledger.wastedTokens;
     if (!ledger.currentClosed && isWastedRound(projection.verdict) && ledger.current.usage !== undefined) {
@@ -689,6 +781,10 @@ export class RunGuard implements RunView {
   private touch(): void {
     this.hooks.touched(this);
   }
+}
+
+function unguardedDecision(call: PrehashedToolCall): CallDecision {
+  return { action: 'allow', kind: 'unguarded', tool: call.tool, argsHash: call.argsHash };
 }
 
 /**

@@ -85,6 +85,13 @@ export class RunLedger {
    */
   writeEpoch = 0;
 
+  /**
+   * Writes whose last execution timed out (document 001: a timeout does not prove the tool
+   * never ran), by call identity → {@link executed} when the timeout came in. Created on the
+   * first such timeout: most runs never have one.
+   */
+  writesOfUnknownOutcome: Map<string, number> | undefined = undefined;
+
   staleRoundStreak = 0;
   refusedRoundStreak = 0;
   stalledRounds = 0;

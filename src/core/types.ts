@@ -254,7 +254,9 @@ export type RefusalReason =
   | 'budget.tool_calls'
   | 'budget.rounds'
   | 'budget.run_time'
-  | 'run.stopped';
+  | 'run.stopped'
+  /** An identical write after a timeout: it may have gone through, so check before re-running it (document 001). */
+  | 'write.outcome_unknown';
 
 /** Stable machine reasons for a stop. */
 export type StopReason =
@@ -264,10 +266,23 @@ export type StopReason =
   | 'max_tool_calls'
   | 'max_rounds'
   | 'max_run_ms'
-  | 'stalled_progress';
+  | 'stalled_progress'
+  /**
+   * Not a loop verdict: the run was ended (`run.end()` / `guard.endRun(id)`), so its calls are
+   * refused `run.stopped` and shouldStop says so. Never latched into `run.stopped`, never a
+   * `runStopped` event.
+   */
+  | 'run_ended';
 
 /** How an allowed call relates to earlier ones. */
-export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat' | 'terminal';
+export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat' | 'terminal' | 'unguarded';
+
+/**
+ * Why the engine let go of a run that nobody ended, to bound its memory: the open-run cap
+ * (`maxOpenRuns`) or inactivity (`maxIdleMs`). An evicted run fails open: its later calls are
+ * allowed with kind `unguarded`, never refused for the eviction.
+ */
+export type EvictionCause = 'max_open_runs' | 'max_idle';
 
 export interface AllowDecision {
   action: 'allow';
@@ -374,6 +389,8 @@ export interface LoopGuardListener {
   roundClosed?(run: RunView, summary: RoundSummary): void;
   runStopped?(run: RunView, decision: StopDecision): void;
   runEnded?(run: RunView): void;
+  /** The engine evicted a run nobody ended (after its `runEnded`): count it, it now runs unguarded. */
+  runEvicted?(run: RunView, cause: EvictionCause): void;
 }
 
 /** Read-only facts about a run, handed to listeners. */

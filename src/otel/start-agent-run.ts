@@ -73,7 +73,9 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
   const runContext = trace.setSpan(contextApi.active(), rootSpan);
   // The processor opened the run in onStart; without one on this provider, keep a private
   // run so the loop still works (unguarded telemetry, guarded decisions).
-  const run = processor.guard.getRun(runId) ?? processor.guard.startRun(runId);
+  // An ended run of the same id (kept queryable for endedRunTtlMs) is not this one.
+  const registered = processor.guard.getRun(runId);
+  const run = registered !== undefined && !registered.isEnded ? registered : processor.guard.startRun(runId);
   // Unsampled: let separately instrumented tools under this context find the run too.
   const adopted = !processor.isTracking(rootSpan.spanContext().spanId);
   if (adopted) processor.adoptRun(rootSpan.spanContext(), run);

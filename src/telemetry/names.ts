@@ -24,6 +24,11 @@ export const METRIC_REFUSALS = 'loopguard.refusals';
 export const METRIC_ROUNDS = 'loopguard.rounds';
 /** Counter: runs opened. Labels: profile. The denominator of the stop ratio. */
 export const METRIC_RUNS_STARTED = 'loopguard.runs.started';
+/**
+ * Counter: runs the engine evicted (past `maxOpenRuns`, or idle `maxIdleMs`). An evicted run
+ * fails open: its later calls run unguarded. Labels: cause, profile.
+ */
+export const METRIC_RUNS_EVICTED = 'loopguard.runs.evicted';
 /** Counter: runs the guard stopped. Labels: stop reason, profile. */
 export const METRIC_RUN_STOPS = 'loopguard.run.stops';
 /** Counter: executed tool calls whose result had already been seen in the run. Labels: tool. */
@@ -37,6 +42,8 @@ export const METRIC_RUNS_AT_RISK = 'loopguard.runs.at_risk';
 
 /** Metric label keys. Shared with the span attributes so spanmetrics dimensions line up. */
 export const LABEL_DECISION = ATTR_DECISION;
+/** Why a run was evicted: `max_open_runs` or `max_idle`. */
+export const LABEL_EVICTION_CAUSE = 'loopguard.eviction.cause';
 export const LABEL_TOOL = ATTR_GEN_AI_TOOL_NAME;
 export const LABEL_PROFILE = 'loopguard.profile';
 export const LABEL_REFUSAL_REASON = ATTR_REFUSAL_REASON;
@@ -89,7 +96,8 @@ export const STOP_REASONS = Object.keys({
   max_rounds: 1,
   max_run_ms: 1,
   stalled_progress: 1,
-} satisfies Record<StopReason, 1>) as StopReason[];
+  // run_ended is no loop verdict and never a runStopped event: no stop metric carries it.
+} satisfies Record<Exclude<StopReason, 'run_ended'>, 1>) as StopReason[];
 export const REFUSAL_REASONS = Object.keys({
   'repeat.back_to_back': 1,
   'repeat.run_wide': 1,
@@ -105,6 +113,7 @@ export const REFUSAL_REASONS = Object.keys({
   'budget.rounds': 1,
   'budget.run_time': 1,
   'run.stopped': 1,
+  'write.outcome_unknown': 1,
 } satisfies Record<RefusalReason, 1>) as RefusalReason[];
 export const ROUND_VERDICTS = Object.keys({ new: 1, stale: 1, refused: 1, neutral: 1, empty: 1 } satisfies Record<RoundVerdict, 1>) as RoundVerdict[];
 /** `would_refuse`: decided refuse on a call that only was watched (observe-only spans), so it ran. */

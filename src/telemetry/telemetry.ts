@@ -16,6 +16,7 @@ import type { Logger, LoggerProvider, LogAttributes } from '@opentelemetry/api-l
 
 import type {
   CallDecision,
+  EvictionCause,
   LoopGuardListener,
   Novelty,
   OutcomeClass,
@@ -50,6 +51,8 @@ import {
   METRIC_RUNS_AT_RISK,
   METRIC_RUNS_OPEN,
   METRIC_RUNS_STARTED,
+  METRIC_RUNS_EVICTED,
+  LABEL_EVICTION_CAUSE,
   METRIC_TOOL_CALLS,
   METRIC_WASTED_CALLS,
   METRIC_WASTED_TOKENS,
@@ -121,6 +124,7 @@ interface Instruments {
   refusals: Counter;
   rounds: Counter;
   runsStarted: Counter;
+  runsEvicted: Counter;
   runStops: Counter;
   wastedCalls: Counter;
   wastedTokens: Counter;
@@ -263,6 +267,10 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       }
     }),
 
+    runEvicted: guarded('runEvicted', (run: RunView, cause: EvictionCause) => {
+      instruments()?.runsEvicted.add(1, { [LABEL_EVICTION_CAUSE]: cause, [LABEL_PROFILE]: run.profile });
+    }),
+
     runStopped: guarded('runStopped', (run: RunView, decision: StopDecision) => {
       instruments()?.runStops.add(1, { [LABEL_STOP_REASON]: decision.reason, [LABEL_PROFILE]: run.profile });
       if (!stopEvents) return;
@@ -318,7 +326,7 @@ function startAtZero(inst: Instruments): void {
 
 /**
  * Starts a tool's series at 0 the first time the tool is seen, so its first refusal or wasted
- * call is counted by rate(). Bounded: 3 decisions + 12 refusal reasons + 1 per tool.
+ * call is counted by rate(). Bounded: 3 decisions + 15 refusal reasons + 1 per tool.
  */
 function startToolAtZero(inst: Instruments, tool: string, profile: string): void {
   const key = `${tool}\u0000${profile}`;
@@ -350,6 +358,10 @@ function createInstruments(provider: MeterProvider): Instruments {
     }),
     runsStarted: meter.createCounter(METRIC_RUNS_STARTED, {
       description: 'Agent runs opened in the loop guard.',
+      unit: '{run}',
+    }),
+    runsEvicted: meter.createCounter(METRIC_RUNS_EVICTED, {
+      description: 'Agent runs the loop guard evicted (open-run cap or idle limit); their later calls run unguarded.',
       unit: '{run}',
     }),
     runStops: meter.createCounter(METRIC_RUN_STOPS, {

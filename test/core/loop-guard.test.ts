@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { LoopGuardConfigError } from '../../src/core/errors.js';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { LoopGuardListener, RoundSummary, StopDecision } from '../../src/core/types.js';
 import { sameDocuments } from './play.js';
@@ -122,9 +123,8 @@ describe('LoopGuard', () => {
     expect(quietGuard({ profile: 'chat' }).guard.describePolicy()).to.include('3 times in a row is refused');
   });
 
-  it('clamps bad housekeeping options with a warning instead of failing the host', () => {
-    const { guard, warnings } = quietGuard({ maxOpenRuns: -5 });
-    expect(guard.startRun('a')).to.exist;
-    expect(warnings[0]).to.include('maxOpenRuns must be a positive number');
+  it('rejects bad housekeeping options at construction, naming the field (issue 10 #16)', () => {
+    expect(() => quietGuard({ maxOpenRuns: -5 })).to.throw(LoopGuardConfigError, /maxOpenRuns: must be a positive whole number, got -5/);
+    expect(() => quietGuard({ maxOpenRuns: -5 })).to.throw(LoopGuardConfigError).with.property('field', 'maxOpenRuns');
   });
 });

@@ -7,7 +7,10 @@ describe('resolveOptions', () => {
     const general = resolveOptions();
     // The default is the general profile (issue 9): budgets are backstops well above healthy
     // long runs, and only a repeat whose outcome confirmed nothing changes is refused.
-    expect(general).to.include({ profile: 'general', threshold: 5, staleRounds: 5, refusedRounds: 5, consecutiveFailures: 5, backToBackLimit: Infinity });
+    // General: three refused rounds in a row stop (a refusal there already needed a confirmed outcome).
+    expect(general).to.include({ profile: 'general', threshold: 5, staleRounds: 5, refusedRounds: 3, consecutiveFailures: 5, backToBackLimit: Infinity });
+    expect(resolveOptions({ threshold: 2 })).to.include({ refusedRounds: 2 });
+    expect(resolveOptions({ refusedRounds: 5 })).to.include({ refusedRounds: 5 });
     expect(general).to.include({ runWideRepeat: true, maxToolCalls: 2000, maxRounds: 1000 });
     const researcher = resolveOptions({ profile: 'researcher' });
     expect(researcher).to.include({ profile: 'researcher', threshold: 5, staleRounds: 5, refusedRounds: 5, consecutiveFailures: 5, backToBackLimit: 3 });

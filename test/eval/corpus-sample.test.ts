@@ -62,12 +62,18 @@ describe('real recorded runs (eval/corpus sample)', () => {
     });
   }
 
-  it('halts a loop that its recording cuts short: every call after the catch is refused', async () => {
+  it('stops a loop its recording cuts short (7 steps) with refused rounds, before the recording ends', async () => {
     const file = 'react-fever/react-fever-6055.jsonl';
     const run = await replay(file);
     const score = scoreRun(run, entry(file).loopStart);
-    expect(score.halted).to.equal(true);
+    expect(score.halted, 'stopped, not merely halted').to.equal(false);
+    expect(run.report.stop?.reason).to.equal('refused_rounds');
     expect(score.refusals).to.be.at.least(3);
     expect(score.staleCalls).to.be.at.most(5);
+    // Researcher keeps document 000's five refused rounds: on this shorter loop the recording
+    // ends first, and the run is only halted.
+    const short = 'react-fever/react-fever-5074.jsonl';
+    expect(scoreRun(await replay(short), entry(short).loopStart).halted, 'general stops it').to.equal(false);
+    expect(scoreRun(await replay(short, { profile: 'researcher' }), entry(short).loopStart).halted, 'researcher halts it').to.equal(true);
   });
 });

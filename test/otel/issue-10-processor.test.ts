@@ -189,6 +189,40 @@ describe('issue 10: span processor and instrumentation', () => {
     }
   });
 
+  it('issue 10 #2: evictions at the open-run cap are counted in loopguard.runs.evicted, by cause', async () => {
+    const reader = new TestReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const guard = new LoopGuard({ profile: 'researcher', maxOpenRuns: 2, logger: { warn: () => undefined } });
+    const telemetry = createLoopGuardTelemetry({ guard, meterProvider });
+    try {
+      for (const id of ['a', 'b', 'c', 'd']) guard.startRun(id);
+      expect(await metricValue(reader, 'loopguard.runs.evicted', { 'loopguard.eviction.cause': 'max_open_runs', 'loopguard.profile': 'researcher' })).to.equal(2);
+      // The evicted run fails open: its next call runs.
+      expect(guard.getRun('a')?.startCall({ tool: 'search', args: { q: 1 } }).decision.action ?? 'allow').to.equal('allow');
+    } finally {
+      telemetry.shutdown();
+      await meterProvider.shutdown();
+    }
+  });
+
+  it('issue 10 #4: startAgentRun with the id of a run that ended starts a fresh run, also when the trace is not recorded', async () => {
+    // A provider without the processor: nothing is recorded, startAgentRun keeps the run itself.
+    const processor = new LoopGuardSpanProcessor({ profile: 'researcher' });
+    const provider = new BasicTracerProvider();
+    const tracer = provider.getTracer('t');
+    let ran = 0;
+    for (let turn = 0; turn < 2; turn++) {
+      const agent = startAgentRun({ processor, tracer, runId: 'same-id' });
+      const tool = agent.tool('search', () => ++ran);
+      await agent.modelCall('m', () => ({}));
+      const result = await tool({ q: 'x' });
+      expect(isLoopGuardRefusal(result), `turn ${turn}`).to.equal(false);
+      agent.end();
+    }
+    expect(ran).to.equal(2);
+    await provider.shutdown();
+  });
+
   describe('issue 10 #14: API traps', () => {
     it('issue 10 #14: policy options next to `guard` are rejected, naming the field', () => {
       const guard = new LoopGuard();

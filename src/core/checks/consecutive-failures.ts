@@ -5,7 +5,8 @@ import type { StopCheck } from './stop-check.js';
  * times in a row stops the run — with different arguments or the same error, overloaded and
  * timed-out calls included. In the chat profile, refusals of a call the model insists on
  * count as failures of that tool (run-guard.ts), which is how chat stops an agent that
- * keeps asking for the same refused call.
+ * keeps asking for the same refused call. Identical retries inside the tool's retry budget
+ * count only once the budget is spent (document 003, condition 3; retry-budget.ts).
  */
 export const stopOnConsecutiveFailures: StopCheck = ({ ledger, options }) => {
   for (const [tool, streak] of ledger.failureStreakByTool) {

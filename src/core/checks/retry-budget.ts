@@ -14,7 +14,10 @@ import { CONFIRMING_EXECUTIONS } from './outcome-confirmed-repeat.js';
  *   {@link CONFIRMING_EXECUTIONS} times, with nothing written in between, is recursion, and
  *   the third attempt is refused. A tool that declares `retries` keeps its declared budget
  *   for every failure (document 003, condition 3: the budget is declared out of band).
- * Consecutive-failure detection bounds both from the other side.
+ * Consecutive-failure detection bounds both from the other side — but a failed retry the
+ * budget covers is not counted toward it, nor toward stale rounds, until the failure that
+ * spends the budget counts them all at once (run-guard.ts finishCall). Otherwise any budget
+ * at or above `consecutiveFailures` (the default included) could never be used.
  */
 export const checkRetryBudget: CallCheck = ({ record, policy, ledger }): CallCheckResult => {
   if (record === undefined || (record.state !== CallState.Failed && record.state !== CallState.FailedTransient)) return undefined;

@@ -29,7 +29,9 @@ export interface GuardToolsOptions {
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: GuardToolsOptions): TOOLS {
   const guarded: Record<string, Tool> = {};
   for (const [name, tool] of Object.entries(tools)) {
-    guarded[name] = guardTool(name, tool as Tool, options.run);
+    // defineProperty, not assignment: a tool named `__proto__` (tool sets built from JSON can
+    // have one) would otherwise set the prototype and vanish from the set (issue 10 #15).
+    Object.defineProperty(guarded, name, { value: guardTool(name, tool as Tool, options.run), enumerable: true, writable: true, configurable: true });
   }
   return guarded as TOOLS;
 }

@@ -143,11 +143,12 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
     for (let i = 0; i < 12; i++) rounds.push([bash(i % 2 === 0 ? 'grep -rn foo src' : 'grep -rn bar src', ''), bash('python check.py', 'same')]);
     const log = playRounds(run, rounds);
     // Round 3 repeats round 1 after a script run: allowed, but its empty answer is now seen, and
-    // the script's third identical answer is refused; from round 4 on every call is refused.
+    // the script's third identical answer is refused; from round 4 on every call is refused,
+    // and the third refused round in a row (general profile) stops the run.
     expect(kinds(log[2]!.decisions)).to.deep.equal(['allow:reread', 'refuse:repeat.unchanged']);
     for (const round of log.slice(3)) expect(round.decisions.every((decision) => decision.action === 'refuse')).to.equal(true);
     const stop = log.at(-1)!.after as StopDecision;
-    expect(stop).to.include({ action: 'stop', reason: 'refused_rounds', round: 8 });
+    expect(stop).to.include({ action: 'stop', reason: 'refused_rounds', round: 6 });
   });
 
   it('new queries finding nothing are exploration, not a loop (document 000)', () => {

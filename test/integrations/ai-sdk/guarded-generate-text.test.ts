@@ -126,17 +126,18 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     });
     const turns = Array.from({ length: 12 }, (_, attempt) => ({ calls: [{ tool: 'fetchInvoice', args: { invoiceId: 'INV-2026-0042', attempt } }] }));
 
-    // Defaults: the attempt counter is stripped, so each try is the same call; five failures
-    // of the same tool in a row stop the run.
+    // Defaults: the attempt counter is stripped, so each try is the same call. "unavailable" is
+    // transient, so the first try and the default budget of 5 retries run (document 003,
+    // issue 10 #6); the failure that spends the budget counts them all and stops the run.
     const model = scriptedLanguageModel(turns, 'The billing service is down; try later.');
     const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { fetchInvoice } });
     const result = await generateText({ model, prompt: 'Get invoice INV-2026-0042', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(30)] });
     // The SDK turned each throw into a tool-error the model saw, exactly as without loopguard.
     expect(toolResultsIn(model.doGenerateCalls[1].prompt).get('call-1')).to.deep.include({ type: 'error-text', value: 'billing service unavailable' });
-    expect(executions).to.equal(5);
-    expect(guarded.outcome().partial.tools.fetchInvoice.failures).to.equal(5);
+    expect(executions).to.equal(6);
+    expect(guarded.outcome().partial.tools.fetchInvoice.failures).to.equal(6);
     expect(guarded.outcome().stopReason).to.equal('consecutive_failures');
-    expect(model.doGenerateCalls.length).to.equal(6);
+    expect(model.doGenerateCalls.length).to.equal(7);
     expect(result.text).to.equal('The billing service is down; try later.');
 
     // A declared retry budget: the third identical retry is refused, with the reason.

@@ -160,9 +160,11 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
       experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'lead-1' } },
     });
     await provider.forceFlush();
+    // Sorted: the finish order of the two run spans is the SDK's business, not what is tested.
     const runs = interpret(exporter.getFinishedSpans())
       .map((entry) => entry.role)
-      .filter((role) => role.role === 'run');
+      .filter((role) => role.role === 'run')
+      .sort((a, b) => String((a as { runId?: string }).runId).localeCompare(String((b as { runId?: string }).runId)));
     expect(runs).to.deep.equal([
       { role: 'run', runId: 'lead-1', agentName: undefined, nested: false },
       { role: 'run', runId: 'sub-1', agentName: undefined, nested: true },
