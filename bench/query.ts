@@ -24,7 +24,9 @@ type Tasks = Record<string, () => unknown>;
 /** A run holding `calls` executed calls, a naive detector fed the same, and their query tasks. */
 function setUp(calls: number): Tasks {
   // No budget: the run must hold `calls` executed calls without being stopped.
-  const guard = new LoopGuard({ maxToolCalls: Infinity, maxRounds: Infinity });
+  // Document 000's researcher: a repeat of a read is refused from its first repeat, the case
+  // whose lookup this measures (the general profile needs the outcome confirmed first).
+  const guard = new LoopGuard({ profile: 'researcher', maxToolCalls: Infinity, maxRounds: Infinity });
   const run = guard.startRun(`run-${calls}`);
   const naive = new NaiveLoopDetector();
   for (let index = 0; index < calls; index++) {

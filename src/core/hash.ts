@@ -63,3 +63,83 @@ export function hashPrefixed(prefix: string, text: string): string {
   if (text.length < SPLIT_UPDATE_MIN_LENGTH) return hashText(prefix + text);
   return truncatedDigest(crypto.createHash('sha256').update(prefix).update(text).digest('base64url'));
 }
+
+/**
+ * A 53-bit non-cryptographic hash of a result item's text (cyrb53: two 32-bit multiply-xor
+ * lanes), as a safe integer. Item fingerprints only decide whether an item of a list came
+ * back before in the same run: with ten thousand items in a run an accidental collision
+ * (about n²/2⁵⁴) is out of reach, and a tool able to forge one could as well return the same
+ * result again. A number, not a string: no base-36 formatting per item, and the ledger keeps
+ * items in a Set<number>. Deterministic across processes, so a shared ledger agrees. Why not
+ * SHA-256 here: see itemFingerprints in result-fingerprint.ts.
+ */
+export function hashItemText(text: string, start = 0, end = text.length): number {
+  let h1 = 0xdeadbeef ^ (end - start);
+  let h2 = 0x41c6ce57 ^ (end - start);
+  // Two UTF-16 units per step, packed in one 32-bit word: half the multiplications of a
+  // unit-by-unit loop, which was most of the cost of item novelty on 2 KB results.
+  let index = start;
+  for (const last = end - 1; index < last; index += 2) {
+    const word = text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16);
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
+  }
+  if (index < end) {
+    const code = text.charCodeAt(index);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * Item hashing over a copy of the text's UTF-16 code units. `charCodeAt` per unit was the
+ * cost of item-level novelty; one native `Buffer.write(text, 'utf16le')` and typed-array
+ * reads give the same units 2.6× faster. Measured (/tmp probe, 2.2 KB result text,
+ * interleaved best of 9): charCodeAt loop 4.8 µs, utf16 copy + typed-array loop 1.9 µs (the
+ * copy 0.1 µs). The scratch buffer is made on first use and kept (512 KiB); longer texts use
+ * {@link hashItemText} directly — same units, same hash.
+ */
+const ITEM_SCRATCH_UNITS = 256 * 1024;
+let itemScratch: Buffer | undefined;
+let itemUnits: Uint16Array | undefined;
+
+/** Hashes of the given [start, end) ranges of `text`, equal to hashItemText(text, start, end) for each. */
+export function hashItemRanges(text: string, starts: readonly number[], ends: readonly number[], out: number[]): void {
+  if (text.length > ITEM_SCRATCH_UNITS) {
+    for (let index = 0; index < starts.length; index++) out[index] = hashItemText(text, starts[index]!, ends[index]!);
+    return;
+  }
+  if (itemUnits === undefined) {
+    itemScratch = Buffer.allocUnsafeSlow(ITEM_SCRATCH_UNITS * 2);
+    itemUnits = new Uint16Array(itemScratch.buffer, itemScratch.byteOffset, ITEM_SCRATCH_UNITS);
+  }
+  itemScratch!.write(text, 0, 'utf16le');
+  const units = itemUnits;
+  for (let range = 0; range < starts.length; range++) {
+    const start = starts[range]!;
+    const end = ends[range]!;
+    let h1 = 0xdeadbeef ^ (end - start);
+    let h2 = 0x41c6ce57 ^ (end - start);
+    let index = start;
+    for (const last = end - 1; index < last; index += 2) {
+      const word = units[index]! | (units[index + 1]! << 16);
+      h1 = Math.imul(h1 ^ word, 2654435761);
+      h2 = Math.imul(h2 ^ word, 1597334677);
+    }
+    if (index < end) {
+      const code = units[index]!;
+      h1 = Math.imul(h1 ^ code, 2654435761);
+      h2 = Math.imul(h2 ^ code, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+    h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+    h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    out[range] = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  }
+}

@@ -1,4 +1,4 @@
-import { hashPrefixed, hashText } from './hash.js';
+import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 
@@ -74,50 +74,153 @@ function parseJsonText(text: string): unknown {
 /**
  * The list of items a result carries, found by structure (document 000: a list of key names
  * silently goes wrong each time a tool is added): a top-level array, or the one array
- * property of an envelope object, following single-object wrappers a few levels down. An
- * envelope counts only when its array is most of it (over half of its JSON text): a record
- * with a short `tags` list is one fact, not a list. Returns undefined for anything else.
+ * property of an envelope object, following single-object wrappers a few levels down.
+ * `path` names the keys from the top down to the array. Whether an envelope's array is most
+ * of it is judged later, from the text (itemFingerprints).
  */
-function findItems(value: unknown, text: string): unknown[] | undefined {
-  if (Array.isArray(value)) return value;
+function findItems(value: unknown): { items: unknown[]; path: string[] } | undefined {
+  if (Array.isArray(value)) return { items: value, path: [] };
   let node: unknown = value;
+  const path: string[] = [];
   for (let depth = 0; depth < MAX_ENVELOPE_DEPTH; depth++) {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined;
     let array: unknown[] | undefined;
+    let arrayKey = '';
     let wrapper: unknown;
+    let wrapperKey = '';
     let objects = 0;
     for (const key in node as Record<string, unknown>) {
       const child = (node as Record<string, unknown>)[key];
       if (Array.isArray(child)) {
         if (array !== undefined) return undefined; // two lists: no single main list
         array = child;
+        arrayKey = key;
       } else if (typeof child === 'object' && child !== null) {
         objects += 1;
         wrapper = child;
+        wrapperKey = key;
       }
     }
     if (array !== undefined) {
-      if (array.length === 0) return array;
-      const arrayText = JSON.stringify(array);
-      return arrayText !== undefined && arrayText.length * 2 > text.length ? array : undefined;
+      path.push(arrayKey);
+      return { items: array, path };
     }
     if (objects !== 1) return undefined;
+    path.push(wrapperKey);
     node = wrapper;
   }
   return undefined;
 }
 
-/** Fingerprints of the items, or undefined when any item has no sound identity. */
-function itemFingerprints(items: readonly unknown[], policy: ResolvedToolPolicy): string[] | undefined {
+/**
+ * Fingerprints of the items, read straight from the result's JSON text: the items are
+ * contiguous there, so each is hashed over its range of `text` — no JSON.stringify per item
+ * and no substring. Undefined when the list is an envelope's and not most of the result (over
+ * half of its text: a record with a short `tags` list is one fact, not a list), or when the
+ * text does not show the expected items (a `toJSON` somewhere): then the result is judged
+ * whole, as before item-level novelty.
+ *
+ * Items are hashed with {@link hashItemRanges} (53 bits, in JS over a UTF-16 copy of the
+ * text), not SHA-256: a result holds tens of items, and a native hash call plus a stringify
+ * per item made item-level novelty cost more than the whole result's fingerprint. Measured
+ * (/tmp probe on the 2-core runner, 2 KB search result of 9 hits, fingerprintResult alone,
+ * interleaved best of 7; the runner was loaded, so read ratios): without item novelty 1.00;
+ * SHA-256 + stringify per item ×4.5; JS hash + stringify per item ×2.1; ranges of the text
+ * hashed over the UTF-16 copy ×1.4–1.7. Per guarded call: BENCHMARKS.md.
+ */
+function itemFingerprints(text: string, items: readonly unknown[], path: readonly string[]): number[] | undefined {
   if (items.length > MAX_ITEMS) return undefined;
-  const fingerprints: string[] = [];
-  for (const item of items) {
-    const stripped = policy.volatileResultPattern === undefined ? item : dropFields(item, policy.volatileResult);
-    const text = typeof stripped === 'string' ? stripped : JSON.stringify(stripped);
-    if (text === undefined) return undefined;
-    fingerprints.push(hashPrefixed('i:', text));
+  let position = 0;
+  for (const key of path) {
+    position = memberValueStart(text, position, JSON.stringify(key));
+    if (position < 0) return undefined;
   }
+  if (text.charCodeAt(position) !== 91 /* [ */) return undefined;
+  const starts: number[] = new Array(items.length);
+  const ends: number[] = new Array(items.length);
+  let count = 0;
+  let index = position + 1;
+  if (text.charCodeAt(index) !== 93 /* ] */) {
+    for (;;) {
+      const end = jsonValueEnd(text, index);
+      if (end < 0 || count >= items.length) return undefined;
+      starts[count] = index;
+      ends[count++] = end;
+      const next = text.charCodeAt(end);
+      if (next === 93 /* ] */) {
+        index = end;
+        break;
+      }
+      if (next !== 44 /* , */) return undefined;
+      index = end + 1;
+    }
+  }
+  if (count !== items.length) return undefined;
+  const listLength = index + 1 - position;
+  if (path.length > 0 && listLength * 2 <= text.length) return undefined;
+  const fingerprints: number[] = new Array(count);
+  hashItemRanges(text, starts, ends, fingerprints);
   return fingerprints;
+}
+
+/** Index just past the JSON string that opens at `start` (a `"`), or -1. */
+function jsonStringEnd(text: string, start: number): number {
+  let from = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    for (let at = quote - 1; text.charCodeAt(at) === 92 /* \ */; at--) backslashes++;
+    if ((backslashes & 1) === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/**
+ * Index just past the JSON value that starts at `start`, in text written by JSON.stringify
+ * (no whitespace), or -1. Strings are skipped with indexOf, so the JS loop only walks the
+ * structure and the numbers.
+ */
+function jsonValueEnd(text: string, start: number): number {
+  const first = text.charCodeAt(start);
+  if (first === 34 /* " */) return jsonStringEnd(text, start);
+  if (first !== 123 /* { */ && first !== 91 /* [ */) {
+    let at = start;
+    for (; at < text.length; at++) {
+      const code = text.charCodeAt(at);
+      if (code === 44 || code === 93 || code === 125) break;
+    }
+    return at;
+  }
+  let depth = 0;
+  for (let at = start; at < text.length; ) {
+    const code = text.charCodeAt(at);
+    if (code === 34) {
+      at = jsonStringEnd(text, at);
+      if (at < 0) return -1;
+      continue;
+    }
+    if (code === 123 || code === 91) depth++;
+    else if ((code === 125 || code === 93) && --depth === 0) return at + 1;
+    at++;
+  }
+  return -1;
+}
+
+/** Where the value of member `keyToken` (a JSON-encoded key) of the object at `start` begins, or -1. */
+function memberValueStart(text: string, start: number, keyToken: string): number {
+  if (text.charCodeAt(start) !== 123 /* { */) return -1;
+  let at = start + 1;
+  while (at > 0 && at < text.length && text.charCodeAt(at) !== 125 /* } */) {
+    const keyEnd = jsonStringEnd(text, at);
+    if (keyEnd < 0) return -1;
+    const valueStart = keyEnd + 1; // past the ':'
+    if (keyEnd - at === keyToken.length && text.startsWith(keyToken, at)) return valueStart;
+    at = jsonValueEnd(text, valueStart);
+    if (at < 0) return -1;
+    if (text.charCodeAt(at) === 44 /* , */) at++;
+  }
+  return -1;
 }
 
 /**
@@ -171,15 +274,15 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     value = stripped;
     text = JSON.stringify(stripped);
   }
-  const items = findItems(value, text);
+  const list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
   // same "nothing found" as `[]` (document 000's zero results).
-  if (items !== undefined && items.length === 0) return { outcome: 'empty' };
+  if (list !== undefined && list.items.length === 0) return { outcome: 'empty' };
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
   // copies itself into a concatenated string first.
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
-  if (items !== undefined) {
-    const fingerprints = itemFingerprints(items, policy);
+  if (list !== undefined) {
+    const fingerprints = itemFingerprints(text, list.items, list.path);
     if (fingerprints !== undefined) prehashed.items = fingerprints;
   }
   return prehashed;

@@ -659,12 +659,14 @@ export class RunGuard implements RunView {
     // Item-level novelty: the same documents in another order or subset are already seen.
     let itemsAllSeen = false;
     const items = outcome.items;
-    if (items !== undefined && items.length > 0) {
+    // A result seen whole had its items added when it was first seen: nothing to look up.
+    if (!seen && items !== undefined && items.length > 0) {
+      const seenItems = this.ledger.seenItems;
       itemsAllSeen = true;
       for (const item of items) {
-        if (fingerprints.has(item)) continue;
+        if (seenItems.has(item)) continue;
         itemsAllSeen = false;
-        fingerprints.add(item);
+        seenItems.add(item);
       }
     }
     // Side effects happened again with every call, even when the response is the same.

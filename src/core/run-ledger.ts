@@ -64,6 +64,8 @@ export class RunLedger {
   readonly signatures = new SignatureTable();
   /** Fingerprints of every result seen in the run; kept until the run ends (document 000). A packed Set<string>. */
   readonly fingerprints = new FingerprintSet();
+  /** Item fingerprints of list results seen in the run (53-bit hashes: result-fingerprint.ts). */
+  readonly seenItems = new Set<number>();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;

@@ -106,7 +106,7 @@ export interface PrehashedOutcome {
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so
    * the same documents in another order or subset are already seen.
    */
-  items?: string[];
+  items?: number[];
   errorType?: string;
   /**
    * For `error`: the failure may pass by itself (a 5xx, a dropped connection), so an

@@ -54,3 +54,21 @@ describe('item-level novelty', () => {
     expect(run.partial().seenResults).to.equal(0);
   });
 });
+
+describe('item hashing', () => {
+  it('hashes a range the same through the scratch copy and through charCodeAt, at any offset and for non-ASCII text', async () => {
+    const { hashItemRanges, hashItemText } = await import('../../src/core/hash.js');
+    const item = '{"id":"doc-7","title":"Zürich — 東京 🚀","n":3}';
+    for (const padding of ['', 'x', 'xy', 'x'.repeat(300_000)]) {
+      const text = `[${padding.length ? `"${padding}",` : ''}${item},${item}]`;
+      const start = text.indexOf(item);
+      const second = text.lastIndexOf(item);
+      const out: number[] = [];
+      hashItemRanges(text, [start, second], [start + item.length, second + item.length], out);
+      expect(out[0], `offset ${start}`).to.equal(hashItemText(item));
+      expect(out[1], `offset ${second}`).to.equal(hashItemText(item));
+      expect(Number.isSafeInteger(out[0])).to.equal(true);
+    }
+    expect(hashItemText('{"id":1}')).to.not.equal(hashItemText('{"id":2}'));
+  });
+});
