@@ -5,7 +5,7 @@
 // Collector's translator drops, so no `_seconds`/`_ratio`-style suffix appears on one path and
 // not the other. The dashboard, the alert rules and the README quote the Prometheus names.
 
-import type { CallDecision, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
+import type { CallDecision, EvictionCause, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_REFUSAL_REASON,
@@ -44,6 +44,7 @@ export const METRIC_RUNS_AT_RISK = 'loopguard.runs.at_risk';
 export const LABEL_DECISION = ATTR_DECISION;
 /** Why a run was evicted: `max_open_runs` or `max_idle`. */
 export const LABEL_EVICTION_CAUSE = 'loopguard.eviction.cause';
+export const EVICTION_CAUSES = Object.keys({ max_open_runs: 1, max_idle: 1 } satisfies Record<EvictionCause, 1>) as EvictionCause[];
 export const LABEL_TOOL = ATTR_GEN_AI_TOOL_NAME;
 export const LABEL_PROFILE = 'loopguard.profile';
 export const LABEL_REFUSAL_REASON = ATTR_REFUSAL_REASON;
@@ -77,6 +78,7 @@ export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freez
   [METRIC_ROUNDS]: prometheusName(METRIC_ROUNDS, 'counter'),
   [METRIC_RUNS_STARTED]: prometheusName(METRIC_RUNS_STARTED, 'counter'),
   [METRIC_RUN_STOPS]: prometheusName(METRIC_RUN_STOPS, 'counter'),
+  [METRIC_RUNS_EVICTED]: prometheusName(METRIC_RUNS_EVICTED, 'counter'),
   [METRIC_WASTED_CALLS]: prometheusName(METRIC_WASTED_CALLS, 'counter'),
   [METRIC_WASTED_TOKENS]: prometheusName(METRIC_WASTED_TOKENS, 'counter'),
   [METRIC_RUNS_OPEN]: prometheusName(METRIC_RUNS_OPEN, 'gauge'),

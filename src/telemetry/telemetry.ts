@@ -52,6 +52,7 @@ import {
   METRIC_RUNS_OPEN,
   METRIC_RUNS_STARTED,
   METRIC_RUNS_EVICTED,
+  EVICTION_CAUSES,
   LABEL_EVICTION_CAUSE,
   METRIC_TOOL_CALLS,
   METRIC_WASTED_CALLS,
@@ -318,6 +319,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
 function startAtZero(inst: Instruments): void {
   for (const profile of PROFILES) {
     inst.runsStarted.add(0, { [LABEL_PROFILE]: profile });
+    for (const cause of EVICTION_CAUSES) inst.runsEvicted.add(0, { [LABEL_EVICTION_CAUSE]: cause, [LABEL_PROFILE]: profile });
     inst.wastedTokens.add(0, { [LABEL_PROFILE]: profile });
     for (const reason of STOP_REASONS) inst.runStops.add(0, { [LABEL_STOP_REASON]: reason, [LABEL_PROFILE]: profile });
     for (const verdict of ROUND_VERDICTS) inst.rounds.add(0, { [LABEL_VERDICT]: verdict, [LABEL_PROFILE]: profile });

@@ -20,7 +20,10 @@ export function filesIn(rel: string, ext: RegExp): string[] {
 }
 
 export const dashboardFiles = (): string[] => filesIn('grafana/dashboards', /\.json$/);
-export const alertRuleFiles = (): string[] => filesIn('grafana/provisioning/alerting', /\.ya?ml$/);
+/** Alerting provisioning files: rule groups, contact points and notification policies. */
+export const alertingFiles = (): string[] => filesIn('grafana/provisioning/alerting', /\.ya?ml$/);
+/** The alerting files that hold rule groups. */
+export const alertRuleFiles = (): string[] => alertingFiles().filter((f) => Array.isArray(readYaml(f).groups));
 export const datasourceFiles = (): string[] => filesIn('grafana/provisioning/datasources', /\.ya?ml$/);
 
 /** A PromQL expression found in a shipped file, with where it came from. */
@@ -36,13 +39,18 @@ export interface FoundExpr {
   range?: boolean;
 }
 
+/** Every provisioned alert rule, with the file it is in. */
+export function alertRules(): { file: string; rule: any }[] {
+  return alertRuleFiles().flatMap((file) => (readYaml(file).groups as any[]).flatMap((g) => (g.rules as any[]).map((rule) => ({ file, rule }))));
+}
+
 function isPrometheus(ds: unknown, fallback: unknown): boolean {
   const d = (ds ?? fallback) as { uid?: string; type?: string } | string | undefined;
   if (typeof d === 'string') return d === PROMETHEUS_DS_UID;
   return d?.uid === PROMETHEUS_DS_UID || d?.type === 'prometheus';
 }
 
-function allPanels(panels: any[] = []): any[] {
+export function allPanels(panels: any[] = []): any[] {
   return panels.flatMap((p) => [p, ...allPanels(p.panels)]);
 }
 
@@ -94,8 +102,12 @@ export function alertExpressions(): FoundExpr[] {
   return out;
 }
 
-/** Grafana's built-in interval variables, replaced as Grafana would for a short time range. */
-export function substituteGrafanaVariables(expr: string, v: { range: string; rateInterval: string }): string {
+/**
+ * Grafana's built-in interval variables, replaced as Grafana would for a short time range, and
+ * the dashboard's `$service` (a single-value variable: Grafana inserts the value as it is).
+ */
+export function substituteGrafanaVariables(expr: string, v: { range: string; rateInterval: string; service?: string }): string {
+  if (v.service !== undefined) expr = expr.replaceAll('${service}', v.service).replaceAll('$service', v.service);
   return expr
     .replaceAll('$__rate_interval', v.rateInterval)
     .replaceAll('${__rate_interval}', v.rateInterval)
@@ -110,4 +122,24 @@ export function thresholdExpr(expr: string, t: { type: string; value: number }):
   const op = { gt: '>', lt: '<' }[t.type];
   if (!op) throw new Error(`threshold type ${t.type} not translated`);
   return `(${expr}) ${op} ${t.value}`;
+}
+
+/**
+ * The provisioned Grafana rules as a Prometheus rule group: expression with its threshold,
+ * labels, and (unless `withFor: false`) the rule's `for`. What a Grafana threshold node does to
+ * the query result, Prometheus' rule engine does to the comparison, so `promtool` and a real
+ * Prometheus can check and evaluate the rules Grafana will run.
+ */
+export function prometheusRuleGroup(opts: { name: string; interval: string; withFor?: boolean }): { name: string; interval: string; rules: object[] } {
+  const rules = alertRules().map(({ rule }) => {
+    const found = alertExpressions().find((e) => e.ruleUid === rule.uid && e.threshold);
+    if (!found) throw new Error(`rule ${rule.uid} has no Prometheus query with a threshold`);
+    return {
+      alert: rule.uid,
+      expr: thresholdExpr(found.expr, found.threshold!),
+      ...(opts.withFor !== false && rule.for ? { for: rule.for } : {}),
+      labels: rule.labels ?? {},
+    };
+  });
+  return { name: opts.name, interval: opts.interval, rules };
 }
