@@ -1,5 +1,7 @@
-// Public entry of loopguard. Each symbol is exported by name so the surface is reviewable
-// in one place; everything else under src/ is internal.
+// Public entry of loopguard (`import ... from 'loopguard'`). Each symbol is exported by name
+// so the surface is reviewable in one place; everything else under src/ is internal. Nothing
+// reachable from here imports an optional package, in code or in the emitted declarations:
+// a project with only loopguard and @opentelemetry/api type-checks and runs it.
 
 // Pure core: engine, run ledger, policy, identities.
 export { LoopGuard, type LoopGuardEngineOptions, type LoopGuardLogger } from './core/loop-guard.js';
@@ -60,52 +62,13 @@ export {
   DECISION_WOULD_REFUSE,
 } from './otel/attributes.js';
 
-// Replay: recorded runs through the same engine (the CLI is `loopguard replay`).
-export { replayInputs, type ReplayInputsOptions, type ReplaySummary } from './replay/replay-inputs.js';
-export { ReplaySession } from './replay/replay-session.js';
-export type { ReplayCall } from './replay/replay-call.js';
-export type { RunReport, ReplayDecision, ReplayStop } from './replay/run-report.js';
-export { ReplayInputError, ReplayFileError } from './replay/replay-input-error.js';
+// What a framework adapter's run ended with (returned by the adapters on `loopguard/ai-sdk`
+// and `loopguard/openai-agents`, which re-export it); core types only.
+export { getLoopGuardOutcome, type LoopGuardOutcome } from './integrations/get-loop-guard-outcome.js';
+export type { DeliveredRefusal } from './integrations/delivered-refusals.js';
 
-// Telemetry: metrics and stop/refusal events from the engine (API only: costs nothing
-// without a MeterProvider / LoggerProvider). The one-call SDK setup, which loads the SDKs
-// and OTLP exporters, lives on its own subpath: `import { setupLoopGuardTelemetry } from 'loopguard/telemetry'`.
-export { createLoopGuardTelemetry, OTHER_TOOL, type LoopGuardTelemetry, type LoopGuardTelemetryOptions, type ObservableGuard } from './telemetry/telemetry.js';
-export { PROMETHEUS_METRICS, EVENT_RUN_STOP, EVENT_TOOL_REFUSED } from './telemetry/names.js';
-
-// Framework adapters: Vercel AI SDK (v6; v7 tool approval) and OpenAI Agents JS. They import
-// only their SDK's types, so loading loopguard never loads either SDK.
-export {
-  createGuardedAgentSettings,
-  type CreateGuardedAgentSettingsOptions,
-  type GuardedAgentSettings,
-  guardTools,
-  type GuardToolsOptions,
-  loopGuardPrepareStep,
-  type LoopGuardPrepareStepOptions,
-  loopGuardStopCondition,
-  loopGuardToolApproval,
-  type LoopGuardApprovalStatus,
-  AiSdkGenAiSpanProcessor,
-  aiSdkSpanInterpreter,
-  interpretAiSdkSpan,
-  type AiSdkSpanInput,
-  type AiSdkSpanRole,
-  type AiSdkRunSpan,
-  type AiSdkRoundSpan,
-  type AiSdkCallSpan,
-  createGuardedAgentRun,
-  type CreateGuardedAgentRunOptions,
-  type GuardedAgentRun,
-  guardAgentTools,
-  type GuardAgentToolsOptions,
-  loopGuardToolInputGuardrail,
-  LOOP_GUARD_INPUT_GUARDRAIL_NAME,
-  loopGuardToolOutputGuardrail,
-  AgentToolError,
-  loopGuardCallModelInputFilter,
-  loopGuardToolErrorFormatter,
-  getLoopGuardOutcome,
-  type LoopGuardOutcome,
-  type DeliveredRefusal,
-} from './integrations/index.js';
+// Not here, each on its own subpath so this entry needs nothing but `@opentelemetry/api`:
+//   loopguard/telemetry      metrics, events and the one-call SDK setup (OTel SDK peers)
+//   loopguard/replay         recorded runs through the engine (Node streams; the CLI is `loopguard replay`)
+//   loopguard/ai-sdk         Vercel AI SDK adapters (peer `ai`)
+//   loopguard/openai-agents  OpenAI Agents JS adapters (peer `@openai/agents`)

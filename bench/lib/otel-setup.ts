@@ -1,7 +1,8 @@
 import { context, SpanKind, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+// @opentelemetry/sdk-trace: the trace SDK of OTel JS 2.9+ and 3.x (3.x has no sdk-trace-base).
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from '../../src/otel/loop-guard-span-processor.js';
 
 /** Accepts every batch and drops it: the cost of exporting is not what we measure. */
@@ -32,7 +33,7 @@ export function installContextManager(): void {
 }
 
 export interface TracingSetup {
-  provider: BasicTracerProvider;
+  provider: TracerProvider;
   tracer: Tracer;
   exporter: NoopSpanExporter;
   processor?: LoopGuardSpanProcessor;
@@ -42,7 +43,7 @@ export interface TracingSetup {
 export function bareTracing(): TracingSetup {
   installContextManager();
   const exporter = new NoopSpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter })] });
   return { provider, tracer: provider.getTracer('bench'), exporter };
 }
 
@@ -51,7 +52,7 @@ export function guardedTracing(options: LoopGuardSpanProcessorOptions = {}): Tra
   installContextManager();
   const exporter = new NoopSpanExporter();
   const processor = new LoopGuardSpanProcessor(options);
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new BatchSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [processor, new BatchSpanProcessor({ exporter })] });
   return { provider, tracer: provider.getTracer('bench'), exporter, processor };
 }
 

@@ -1,5 +1,4 @@
 import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Context, type SpanContext } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
@@ -19,6 +18,7 @@ import {
   ATTR_STOP_REASON,
   DECISION_WOULD_REFUSE,
 } from './attributes.js';
+import type { ProcessedReadableSpan, ProcessedSpan, SdkSpanProcessor } from './sdk-span-types.js';
 import { interpretGenAiSpan, interpretSpan, isTruncatedJson, readCallOutcome, readUsage, type SpanInterpreter } from './span-roles.js';
 
 /** Options of {@link LoopGuardSpanProcessor}. */
@@ -78,7 +78,7 @@ interface TrackedSpan {
  * nothing and creates no spans. Memory is bounded: runs by the engine's cap and TTL, spans
  * by {@link LoopGuardSpanProcessorOptions.maxTrackedSpans}.
  */
-export class LoopGuardSpanProcessor implements SpanProcessor {
+export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   readonly guard: LoopGuard;
   private readonly interpreters: readonly SpanInterpreter[];
   private readonly implicitRuns: boolean;
@@ -94,7 +94,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
   private readonly loopRuns = new Set<RunGuard>();
   private warnedAboutRootToolSpan = false;
   private readonly runsByTrace = new Map<string, RunGuard>();
-  private readonly rootSpans = new Map<string, Span>();
+  private readonly rootSpans = new Map<string, ProcessedSpan>();
   /** Trace each run was indexed under, so the index is cleaned when the engine ends or evicts the run. */
   private readonly traceOfRun = new Map<string, string>();
   /** Runs this processor opened: shutdown ends only these (the engine may be shared). */
@@ -116,7 +116,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     });
   }
 
-  onStart(span: Span, parentContext: Context): void {
+  onStart(span: ProcessedSpan, parentContext: Context): void {
     if (this.isShutdown) return;
     try {
       this.handleStart(span, parentContext);
@@ -125,7 +125,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
   }
 
-  onEnding(span: Span): void {
+  onEnding(span: ProcessedSpan): void {
     try {
       this.handleEnding(span);
     } catch (error) {
@@ -133,7 +133,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     }
   }
 
-  onEnd(span: ReadableSpan): void {
+  onEnd(span: ProcessedReadableSpan): void {
     try {
       // SDKs before onEnding existed: record the outcome here (the span is read-only now).
       this.handleEnding(span);
@@ -227,7 +227,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
 
   // -------------------------------------------------------------------------------------
 
-  private handleStart(span: Span, parentContext: Context): void {
+  private handleStart(span: ProcessedSpan, parentContext: Context): void {
     const attributes = span.attributes;
     if (attributes[ATTR_INTERNAL] === true) return;
     const role = interpretSpan(span.name, attributes, this.interpreters);
@@ -305,7 +305,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     this.track(spanId, { run, kind: 'call', ticket, parentSpanId, resultAttribute: role.resultAttribute });
   }
 
-  private handleEnding(span: Span | ReadableSpan): void {
+  private handleEnding(span: ProcessedSpan | ProcessedReadableSpan): void {
     const tracked = this.spans.get(span.spanContext().spanId);
     if (tracked === undefined || tracked.done) return;
     if (tracked.kind === 'round') {
@@ -341,7 +341,7 @@ export class LoopGuardSpanProcessor implements SpanProcessor {
     if ('setAttribute' in span && !span.ended) span.setAttribute(ATTR_NOVELTY, novelty);
   }
 
-  private handleEnd(span: ReadableSpan): void {
+  private handleEnd(span: ProcessedReadableSpan): void {
     const spanId = span.spanContext().spanId;
     const tracked = this.spans.get(spanId);
     if (tracked === undefined) return;

@@ -21,8 +21,12 @@ import {
   OPERATION_INVOKE_AGENT,
 } from './attributes.js';
 
-/** Attribute values as both the SDK and decoded OTLP JSON give them. */
-export type SpanAttributeValue = string | number | boolean | ReadonlyArray<string | number | boolean | null | undefined> | undefined | null;
+/**
+ * Attribute values as the SDK and decoded OTLP JSON give them. `unknown`: from
+ * `@opentelemetry/api` 1.10 (OTel JS 3.x) an attribute may hold any value (maps, bytes, nested
+ * arrays), so readers check the type of what they read.
+ */
+export type SpanAttributeValue = unknown;
 export type SpanAttributeMap = Readonly<Record<string, SpanAttributeValue>>;
 
 /** What a span means to the ledger. Pure data, shared by the span processor and replay. */

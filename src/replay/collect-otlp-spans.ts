@@ -46,6 +46,9 @@ const KEPT_ATTRIBUTE_PREFIXES = [
   'ai.usage.',
   'ai.response.toolCalls',
   'ai.telemetry.metadata.runId',
+  // AI SDK 7 has no telemetry metadata: @ai-sdk/otel's LegacyOpenTelemetry records the run id
+  // given as runtime context (`runtimeContext`, `includeRuntimeContext`) here.
+  'ai.settings.context.runId',
 ];
 
 const VERCEL_RUN_SPANS = new Set(['ai.generateText', 'ai.streamText']);

@@ -373,7 +373,7 @@ function parseJsonOrText(text: string): unknown {
 
 function runName(span: CollectedSpan): string {
   const a = span.attributes;
-  for (const candidate of [a[ATTR_RUN_ID], a[ATTR_GEN_AI_CONVERSATION_ID], a['ai.telemetry.metadata.runId']]) {
+  for (const candidate of [a[ATTR_RUN_ID], a[ATTR_GEN_AI_CONVERSATION_ID], a['ai.telemetry.metadata.runId'], a['ai.settings.context.runId']]) {
     if (typeof candidate === 'string' && candidate.length > 0) return candidate;
   }
   return span.spanId;

@@ -4,9 +4,9 @@
 // `new LoopGuardSpanProcessor()` to their tracer provider and call createLoopGuardTelemetry.
 
 import { randomUUID } from 'node:crypto';
-import { context, createContextKey, diag, metrics, ROOT_CONTEXT, trace, type ProxyTracerProvider } from '@opentelemetry/api';
-import { logs } from '@opentelemetry/api-logs';
-import { suppressTracing, type ExportResult } from '@opentelemetry/core';
+import { context, createContextKey, diag, metrics, propagation, ROOT_CONTEXT, trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, suppressTracing, W3CBaggagePropagator, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -20,11 +20,13 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+// @opentelemetry/sdk-trace is the trace SDK of both lines (2.9+ and 3.x); 3.x has no
+// sdk-trace-base or sdk-trace-node, so the Node set-up (context manager, propagators) is done here.
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 
 import type { LoopGuard } from '../core/loop-guard.js';
 import { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from '../otel/loop-guard-span-processor.js';
+import { logs } from './logs-api.js';
 import { createLoopGuardTelemetry, type LoopGuardTelemetry, type LoopGuardTelemetryOptions } from './telemetry.js';
 
 /** Options of {@link setupLoopGuardTelemetry}. Every field is optional. */
@@ -76,7 +78,7 @@ export interface LoopGuardTelemetrySetup {
   readonly processor: LoopGuardSpanProcessor;
   readonly guard: LoopGuard;
   readonly telemetry: LoopGuardTelemetry;
-  readonly tracerProvider: NodeTracerProvider;
+  readonly tracerProvider: TracerProvider;
   readonly meterProvider: MeterProvider;
   readonly loggerProvider: LoggerProvider;
   /** The pull endpoint, when `prometheus` was given. */
@@ -121,10 +123,10 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
 
   const processor = new LoopGuardSpanProcessor(processorOptions);
   const spanExporter = pick(traceExporter, 'OTEL_TRACES_EXPORTER', sdkDisabled, () => new OTLPTraceExporter());
-  const tracerProvider = new NodeTracerProvider({
+  const tracerProvider = new TracerProvider({
     resource,
     // The guard first: it writes decisions and stop reasons on spans before exporters read them.
-    spanProcessors: [processor, ...(spanExporter ? [new BatchSpanProcessor(suppressedSpanExporter(spanExporter))] : [])],
+    spanProcessors: [processor, ...(spanExporter ? [new BatchSpanProcessor({ exporter: suppressedSpanExporter(spanExporter) })] : [])],
   });
 
   const readers: IMetricReader[] = [];
@@ -157,11 +159,14 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
   const owned = { trace: false, context: false, metrics: false, logs: false };
   if (registerGlobal) {
     const hadContextManager = contextPropagates();
-    tracerProvider.register();
+    registerTracerProvider(tracerProvider);
     owned.trace = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() === tracerProvider;
     owned.context = owned.trace && !hadContextManager;
     owned.metrics = metrics.setGlobalMeterProvider(meterProvider);
-    owned.logs = logs.setGlobalLoggerProvider(loggerProvider) === loggerProvider;
+    // Read back rather than trust the return value: api-logs returns the global provider,
+    // @opentelemetry/api 1.10 a boolean.
+    logs.setGlobalLoggerProvider(loggerProvider);
+    owned.logs = logs.getLoggerProvider() === loggerProvider;
     if (!owned.trace || !owned.metrics || !owned.logs) {
       diag.warn('loopguard: an OpenTelemetry SDK was already registered globally; setupLoopGuardTelemetry exports through its own providers, but spans of other instrumentation are not guarded. Add LoopGuardSpanProcessor to your SDK instead.');
     }
@@ -203,6 +208,18 @@ export function setupLoopGuardTelemetry(options: SetupLoopGuardTelemetryOptions 
     ready,
     shutdown,
   };
+}
+
+/**
+ * What NodeTracerProvider.register() did (OTel JS 2.x; 3.x has no sdk-trace-node): the global
+ * tracer provider, the AsyncLocalStorage context manager and the W3C trace-context and baggage
+ * propagators. Each global is set only when none is set yet (the API refuses to replace one).
+ */
+function registerTracerProvider(tracerProvider: TracerProvider): void {
+  trace.setGlobalTracerProvider(tracerProvider);
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  if (!context.setGlobalContextManager(contextManager)) contextManager.disable();
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
 }
 
 const PROBE_KEY = createContextKey('loopguard.setup.probe');

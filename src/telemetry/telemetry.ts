@@ -11,8 +11,6 @@ import type {
   Observable,
   ObservableGauge,
 } from '@opentelemetry/api';
-import { logs, SeverityNumber } from '@opentelemetry/api-logs';
-import type { Logger, LoggerProvider, LogAttributes } from '@opentelemetry/api-logs';
 
 import type {
   CallDecision,
@@ -64,6 +62,7 @@ import {
   ROUND_VERDICTS,
   STOP_REASONS,
 } from './names.js';
+import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } from './logs-api.js';
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
 export interface ObservableGuard {
@@ -207,11 +206,11 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       }
     };
 
-  const emit = (eventName: string, severityNumber: SeverityNumber, body: string, attributes: LogAttributes): void => {
+  const emit = (eventName: string, severity: (typeof SEVERITY)[keyof typeof SEVERITY], body: string, attributes: LogAttributes): void => {
     logger.emit({
       eventName,
-      severityNumber,
-      severityText: SeverityNumber[severityNumber],
+      severityNumber: severity.number,
+      severityText: severity.text,
       body,
       attributes,
       context: context.active(),
@@ -250,7 +249,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       };
       if (call.callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = call.callId;
       if (decision.previousRound !== undefined) attributes['loopguard.previous_round'] = decision.previousRound;
-      emit(EVENT_TOOL_REFUSED, SeverityNumber.INFO, decision.message, attributes);
+      emit(EVENT_TOOL_REFUSED, SEVERITY.INFO, decision.message, attributes);
     }),
 
     callFinished: guarded('callFinished', (_run: RunView, call: PrehashedToolCall, _outcome: OutcomeClass, novelty: Novelty) => {
@@ -276,7 +275,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       instruments()?.runStops.add(1, { [LABEL_STOP_REASON]: decision.reason, [LABEL_PROFILE]: run.profile });
       if (!stopEvents) return;
       const p = decision.partial;
-      emit(EVENT_RUN_STOP, SeverityNumber.WARN, decision.detail, {
+      emit(EVENT_RUN_STOP, SEVERITY.WARN, decision.detail, {
         [ATTR_RUN_ID]: run.id,
         [LABEL_PROFILE]: run.profile,
         [ATTR_STOP_REASON]: decision.reason,

@@ -2,7 +2,7 @@
 // processor in onStart; refusals return the message without running the tool; timeouts abort.
 import { expect } from 'chai';
 import { context, ProxyTracerProvider, ROOT_CONTEXT, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
-import { AlwaysOffSampler, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, type ReadableSpan } from '../helpers/otel-sdk.js';
 
 import { instrumentTool, type ToolCallExtras } from '../../src/otel/instrument-tool.js';
 import { ToolTimeoutError } from '../../src/otel/tool-timeout-error.js';

@@ -14,7 +14,7 @@ import { AiSdkGenAiSpanProcessor } from '../../src/integrations/ai-sdk/ai-sdk-ge
 import { createLoopGuardTelemetry } from '../../src/telemetry/telemetry.js';
 import { replayFiles, writeTempLines } from '../replay/replay-test-helpers.js';
 import { GEN_AI, makeHarness, modelCallSpan, startRunSpan, toolCallSpan, useContextManager, useDiagCapture, type Harness } from './otel-test-helpers.js';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '../helpers/otel-sdk.js';
 
 class TestReader extends MetricReader {
   protected override async onForceFlush(): Promise<void> {}
@@ -149,7 +149,7 @@ describe('issue 10: span processor and instrumentation', () => {
     const processor = new LoopGuardSpanProcessor({ profile: 'researcher' });
     const telemetry = createLoopGuardTelemetry({ guard: processor.guard, meterProvider });
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new AiSdkGenAiSpanProcessor(), processor, new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new AiSdkGenAiSpanProcessor(), processor, new SimpleSpanProcessor({ exporter: exporter })] });
     const tracer = provider.getTracer('t');
     try {
       // Spans as the AI SDK writes them: the SDK runs every call, loopguard only watches.
@@ -208,7 +208,7 @@ describe('issue 10: span processor and instrumentation', () => {
   it('issue 10 #4: startAgentRun with the id of a run that ended starts a fresh run, also when the trace is not recorded', async () => {
     // A provider without the processor: nothing is recorded, startAgentRun keeps the run itself.
     const processor = new LoopGuardSpanProcessor({ profile: 'researcher' });
-    const provider = new BasicTracerProvider();
+    const provider = new TracerProvider();
     const tracer = provider.getTracer('t');
     let ran = 0;
     for (let turn = 0; turn < 2; turn++) {

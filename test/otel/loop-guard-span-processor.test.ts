@@ -1,5 +1,5 @@
 import { LoopGuardConfigError } from '../../src/core/errors.js';
-// LoopGuardSpanProcessor fed by the real OTel SDK (BasicTracerProvider, sdk-trace-base 2.x):
+// LoopGuardSpanProcessor fed by the real OTel SDK (TracerProvider of @opentelemetry/sdk-trace, 2.x or 3.x):
 // runs, rounds and calls are built from spans exactly as a framework's GenAI instrumentation
 // emits them; what the processor writes back is read from an InMemorySpanExporter.
 import { expect } from 'chai';

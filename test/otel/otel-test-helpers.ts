@@ -1,21 +1,21 @@
-// Shared set-up for the OTel front tests: the real SDK (BasicTracerProvider from
-// sdk-trace-base 2.x), the loopguard processor first and an in-memory exporter after it, a real
+// Shared set-up for the OTel front tests: the real SDK (TracerProvider from
+// @opentelemetry/sdk-trace, 2.x or 3.x: see ../helpers/otel-sdk.ts), the loopguard processor first and an in-memory exporter after it, a real
 // AsyncLocalStorage context manager, and a diag logger that captures what loopguard reports.
 import { context, diag, DiagLogLevel, ROOT_CONTEXT, SpanStatusCode, trace, type Context, type DiagLogger, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
-  BasicTracerProvider,
+  TracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
   type ReadableSpan,
   type Sampler,
   type SpanLimits,
-} from '@opentelemetry/sdk-trace-base';
+} from '../helpers/otel-sdk.js';
 
 import { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from '../../src/otel/loop-guard-span-processor.js';
 
 export interface Harness {
-  provider: BasicTracerProvider;
+  provider: TracerProvider;
   tracer: Tracer;
   exporter: InMemorySpanExporter;
   processor: LoopGuardSpanProcessor;
@@ -29,8 +29,8 @@ export interface Harness {
 export function makeHarness(options: LoopGuardSpanProcessorOptions = {}, sampler?: Sampler, spanLimits?: SpanLimits): Harness {
   const processor = new LoopGuardSpanProcessor(options);
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
-    spanProcessors: [processor, new SimpleSpanProcessor(exporter)],
+  const provider = new TracerProvider({
+    spanProcessors: [processor, new SimpleSpanProcessor({ exporter: exporter })],
     ...(sampler !== undefined ? { sampler } : {}),
     ...(spanLimits !== undefined ? { spanLimits } : {}),
   });

@@ -1,7 +1,7 @@
 // startAgentRun: a hand-written agent loop guarded in a few lines, on the real OTel SDK.
 import { expect } from 'chai';
 import { context, ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AlwaysOffSampler } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler } from '../helpers/otel-sdk.js';
 
 import type { RunDecision, StopDecision } from '../../src/core/types.js';
 import { instrumentTool } from '../../src/otel/instrument-tool.js';

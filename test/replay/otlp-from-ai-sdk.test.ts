@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '../helpers/otel-sdk.js';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LoopGuardOptions } from '../../src/core/types.js';
 import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun, readTranscript, type TranscriptLine, loadExamplePolicy, EXAMPLE_NAMES } from './replay-test-helpers.js';
+import { aiSdkTracing } from '../integrations/helpers/ai-sdk-telemetry.js';
 
 const policy = loadExamplePolicy();
 const EXAMPLES = EXAMPLE_NAMES;
@@ -21,7 +22,7 @@ const EXAMPLES = EXAMPLE_NAMES;
  */
 async function recordWithAiSdk(lines: TranscriptLine[]): Promise<Uint8Array> {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: exporter })] });
   const rounds: TranscriptLine[][] = [];
   for (const line of lines) (rounds[line.round - 1] ??= []).push(line);
   let step = 0;
@@ -65,7 +66,7 @@ async function recordWithAiSdk(lines: TranscriptLine[]): Promise<Uint8Array> {
     prompt: 'replay',
     tools,
     stopWhen: stepCountIs(rounds.length + 1),
-    experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai'), metadata: { runId: lines[0].run } },
+    ...aiSdkTracing(provider.getTracer('ai'), { runId: lines[0].run }),
   });
   await provider.forceFlush();
   const serialized = JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans())!;

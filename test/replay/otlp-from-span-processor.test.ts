@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '../helpers/otel-sdk.js';
 import type { LoopGuardOptions } from '../../src/core/types.js';
 import { LoopGuardSpanProcessor } from '../../src/otel/loop-guard-span-processor.js';
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
@@ -22,7 +22,7 @@ const EXAMPLES = EXAMPLE_NAMES;
 async function recordThroughSpanProcessor(lines: TranscriptLine[], record: boolean): Promise<ReadableSpan[]> {
   const exporter = new InMemorySpanExporter();
   const processor = new LoopGuardSpanProcessor({ ...policy });
-  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter: exporter })] });
   const tracer = provider.getTracer('replay-test');
   const run = startAgentRun({ processor, tracer, runId: lines[0].run, agentName: 'researcher', toolOptions: { recordArguments: record, recordResult: record } });
   let current: TranscriptLine | undefined;

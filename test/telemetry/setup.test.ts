@@ -4,9 +4,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import * as otelApi from '@opentelemetry/api';
 import { context, createContextKey, metrics, ROOT_CONTEXT, trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { logs as apiLogs } from '@opentelemetry/api-logs';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { SDK_TRACE_MAJOR, TracerProvider } from '../helpers/otel-sdk.js';
 
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
 import { setupLoopGuardTelemetry } from '../../src/telemetry/setup.js';
@@ -69,6 +71,10 @@ describe('setupLoopGuardTelemetry', function () {
       toolNames: ['search', 'fetch_page'],
     });
     expect(lg.guard).to.equal(lg.processor.guard);
+    // The logger provider is registered where the installed line's logs API reads it:
+    // @opentelemetry/api itself from 1.10 (OTel JS 3.x), @opentelemetry/api-logs before.
+    const logsApi = SDK_TRACE_MAJOR >= 3 ? (otelApi as unknown as { logs: typeof apiLogs }).logs : apiLogs;
+    expect(logsApi.getLoggerProvider()).to.equal(lg.loggerProvider);
 
     // Before the first run: one push with every series at 0, so Prometheus has a starting sample.
     await lg.ready;
@@ -134,10 +140,11 @@ describe('setupLoopGuardTelemetry', function () {
     // Nothing global is left pointing at the shut-down providers.
     expect(trace.getTracerProvider()).to.not.equal(lg.tracerProvider);
     expect(metrics.getMeterProvider()).to.not.equal(lg.meterProvider);
+    expect(logsApi.getLoggerProvider()).to.not.equal(lg.loggerProvider);
   });
 
   it("leaves an SDK the app registered before alone, at setup and at shutdown", async () => {
-    const appProvider = new BasicTracerProvider();
+    const appProvider = new TracerProvider();
     const appContext = new AsyncLocalStorageContextManager().enable();
     trace.setGlobalTracerProvider(appProvider);
     context.setGlobalContextManager(appContext);

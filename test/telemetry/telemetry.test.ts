@@ -7,7 +7,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { MeterProvider, MetricReader, DataPointType } from '@opentelemetry/sdk-metrics';
 import type { MetricData } from '@opentelemetry/sdk-metrics';
 import { LoggerProvider, SimpleLogRecordProcessor, InMemoryLogRecordExporter } from '@opentelemetry/sdk-logs';
-import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider } from '../helpers/otel-sdk.js';
 
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { RunGuard } from '../../src/core/loop-guard.js';
@@ -130,7 +130,7 @@ describe('createLoopGuardTelemetry', () => {
   });
 
   it('emits stop and refusal events as log records correlated with the active span', async () => {
-    const tracer = new BasicTracerProvider().getTracer('test');
+    const tracer = new TracerProvider().getTracer('test');
     const guard = new LoopGuard({ profile: 'researcher', staleRounds: 2, escalation: { enabled: false } });
     const telemetry = createLoopGuardTelemetry({ guard, meterProvider, loggerProvider });
     const span = tracer.startSpan('invoke_agent test');

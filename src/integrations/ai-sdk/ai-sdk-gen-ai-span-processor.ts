@@ -1,5 +1,4 @@
 import type { Context } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_AGENT_NAME,
@@ -13,6 +12,7 @@ import {
   OPERATION_EXECUTE_TOOL,
   OPERATION_INVOKE_AGENT,
 } from '../../otel/attributes.js';
+import type { ProcessedReadableSpan, ProcessedSpan, SdkSpanProcessor } from '../../otel/sdk-span-types.js';
 import { failOpen } from '../fail-open.js';
 import { interpretAiSdkSpan } from './interpret-ai-sdk-span.js';
 
@@ -28,22 +28,22 @@ import { interpretAiSdkSpan } from './interpret-ai-sdk-span.js';
  * tool; traces also show in GenAI-aware backends. Observe only: the SDK still runs every call.
  *
  * ```ts
- * new NodeTracerProvider({ spanProcessors: [new AiSdkGenAiSpanProcessor(), new LoopGuardSpanProcessor(), exporter] });
+ * new TracerProvider({ spanProcessors: [new AiSdkGenAiSpanProcessor(), new LoopGuardSpanProcessor(), exporter] });
  * ```
  *
  * Attributes already present are never overwritten; a failure here is logged and ignored.
  */
-export class AiSdkGenAiSpanProcessor implements SpanProcessor {
-  onStart(span: Span, _parentContext: Context): void {
+export class AiSdkGenAiSpanProcessor implements SdkSpanProcessor {
+  onStart(span: ProcessedSpan, _parentContext: Context): void {
     failOpen('AiSdkGenAiSpanProcessor.onStart', () => annotateStart(span), undefined);
   }
 
   /** Runs while the span is still writable, before processors registered after it see the end. */
-  onEnding(span: Span): void {
+  onEnding(span: ProcessedSpan): void {
     failOpen('AiSdkGenAiSpanProcessor.onEnding', () => annotateEnd(span), undefined);
   }
 
-  onEnd(_span: ReadableSpan): void {}
+  onEnd(_span: ProcessedReadableSpan): void {}
 
   forceFlush(): Promise<void> {
     return Promise.resolve();
@@ -54,7 +54,7 @@ export class AiSdkGenAiSpanProcessor implements SpanProcessor {
   }
 }
 
-function annotateStart(span: Span): void {
+function annotateStart(span: ProcessedSpan): void {
   const role = interpretAiSdkSpan({ name: span.name, attributes: span.attributes });
   if (role === undefined || span.attributes[ATTR_GEN_AI_OPERATION_NAME] !== undefined) return;
   if (role.role === 'run') {
@@ -75,7 +75,7 @@ function annotateStart(span: Span): void {
   if (typeof args === 'string') span.setAttribute(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, args);
 }
 
-function annotateEnd(span: Span): void {
+function annotateEnd(span: ProcessedSpan): void {
   if (span.attributes['ai.operationId'] !== 'ai.toolCall') return;
   const role = interpretAiSdkSpan({ name: span.name, attributes: span.attributes, status: span.status, events: span.events });
   if (role?.role !== 'call' || role.outcome === undefined) return;

@@ -1,4 +1,4 @@
-import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { Tool, ToolSet } from 'ai';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { Span } from '@opentelemetry/api';
 import type { CallOutcome, Novelty } from '../../core/types.js';
@@ -7,6 +7,12 @@ import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
 import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
+
+/**
+ * What the wrapper reads of the SDK's per-call options (`ToolExecutionOptions`, generic over
+ * the call context from AI SDK 7): the rest is passed through to the tool untouched.
+ */
+type ToolCallOptions = { readonly toolCallId: string };
 
 export interface GuardToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
@@ -42,7 +48,7 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
   const state = getAiSdkRunState(run);
   const toModelOutput = tool.toModelOutput;
 
-  const guardedExecute = (input: unknown, options: ToolExecutionOptions): unknown => {
+  const guardedExecute = (input: unknown, options: ToolCallOptions): unknown => {
     const ticket = failOpen<CallTicket | undefined>(
       `startCall(${name})`,
       () => run.startCall({ tool: name, args: input, callId: options.toolCallId }),
@@ -63,7 +69,7 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
 
     let output: unknown;
     try {
-      output = (execute as (input: unknown, options: ToolExecutionOptions) => unknown)(input, options);
+      output = (execute as (input: unknown, options: ToolCallOptions) => unknown)(input, options);
     } catch (error) {
       finish({ error });
       throw error;

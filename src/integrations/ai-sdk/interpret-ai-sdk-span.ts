@@ -16,7 +16,10 @@ export interface AiSdkSpanInput {
 /** An `ai.generateText` / `ai.streamText` span: one agent run. */
 export interface AiSdkRunSpan {
   role: 'run';
-  /** From `experimental_telemetry.metadata.runId` (or `conversationId`, `sessionId`). */
+  /**
+   * From `experimental_telemetry.metadata.runId` (or `conversationId`, `sessionId`); with AI
+   * SDK 7, from the runtime context's `runId` (same keys) when telemetry includes it.
+   */
   runId: string | undefined;
   /** `experimental_telemetry.functionId`: names the agent, not the run. */
   agentName: string | undefined;
@@ -57,7 +60,8 @@ const STATUS_CODE_ERROR = 2;
 
 /**
  * Maps a span of the Vercel AI SDK's own telemetry (`experimental_telemetry: { isEnabled: true }`,
- * AI SDK 5 and 6) to the role loopguard gives it, so a user who already traces gets a ledger
+ * AI SDK 5 and 6; AI SDK 7 with @ai-sdk/otel's `LegacyOpenTelemetry` integration) to the role
+ * loopguard gives it, so a user who already traces gets a ledger
  * without wrapping anything: the span processor calls this on span start (run, round, call
  * with its arguments) and on span end (usage, call outcome). Returns undefined for spans that
  * are not the SDK's (or that loopguard has no use for, such as embeddings).
@@ -118,11 +122,18 @@ function callOutcome(span: AiSdkSpanInput): AiSdkCallSpan['outcome'] {
   return undefined;
 }
 
+// AI SDK 5/6: `experimental_telemetry.metadata`. AI SDK 7 dropped telemetry metadata: the run
+// id is runtime context (`runtimeContext` listed in `includeRuntimeContext`), recorded by
+// @ai-sdk/otel's LegacyOpenTelemetry as `ai.settings.context.*`.
+const RUN_ID_PREFIXES = ['ai.telemetry.metadata.', 'ai.settings.context.'];
+
 function runIdFrom(attributes: Readonly<Record<string, unknown>>): string | undefined {
-  for (const key of RUN_ID_METADATA_KEYS) {
-    const value = attributes[`ai.telemetry.metadata.${key}`];
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'number') return String(value);
+  for (const prefix of RUN_ID_PREFIXES) {
+    for (const key of RUN_ID_METADATA_KEYS) {
+      const value = attributes[`${prefix}${key}`];
+      if (typeof value === 'string' && value !== '') return value;
+      if (typeof value === 'number') return String(value);
+    }
   }
   return undefined;
 }

@@ -76,7 +76,7 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
     const offered = ((base.activeTools as string[] | undefined) ?? allToolNames).filter((name) => !disabled.has(name));
     return {
       ...base,
-      ...(disabled.size > 0 ? { activeTools: offered as Array<keyof TOOLS> } : {}),
+      ...(disabled.size > 0 ? { activeTools: offered as NonNullable<NonNullable<PrepareStepResult<TOOLS>>['activeTools']> } : {}),
       ...(decision.nudge !== undefined
         ? { messages: [...messages, loopGuardMessage(decision.nudge)] }
         : rewritten

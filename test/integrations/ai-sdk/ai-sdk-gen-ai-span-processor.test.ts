@@ -3,13 +3,14 @@
 import { expect } from 'chai';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '../../helpers/otel-sdk.js';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 
 import { LoopGuardSpanProcessor } from '../../../src/otel/loop-guard-span-processor.js';
 import { AiSdkGenAiSpanProcessor } from '../../../src/integrations/ai-sdk/index.js';
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
+import { aiSdkTracing } from '../helpers/ai-sdk-telemetry.js';
 
 describe('AiSdkGenAiSpanProcessor + LoopGuardSpanProcessor', () => {
   let registered = false;
@@ -23,8 +24,8 @@ describe('AiSdkGenAiSpanProcessor + LoopGuardSpanProcessor', () => {
   it('reads the SDK spans as invoke_agent / chat / execute_tool and stops a stale loop from results alone', async () => {
     const guardProcessor = new LoopGuardSpanProcessor({ escalation: { enabled: false } });
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      spanProcessors: [new AiSdkGenAiSpanProcessor(), guardProcessor, new SimpleSpanProcessor(exporter)],
+    const provider = new TracerProvider({
+      spanProcessors: [new AiSdkGenAiSpanProcessor(), guardProcessor, new SimpleSpanProcessor({ exporter: exporter })],
     });
     const search = tool({
       description: 'Search',
@@ -47,7 +48,7 @@ describe('AiSdkGenAiSpanProcessor + LoopGuardSpanProcessor', () => {
       prompt: 'q',
       tools: { search, fetchInvoice: failing },
       stopWhen: stepCountIs(20),
-      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('t'), functionId: 'support', metadata: { runId: 'conversation-42' } },
+      ...aiSdkTracing(provider.getTracer('t'), { functionId: 'support', runId: 'conversation-42' }),
     });
     await provider.forceFlush();
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '../../helpers/otel-sdk.js';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 
@@ -11,6 +11,7 @@ import { LoopGuardSpanProcessor } from '../../../src/otel/loop-guard-span-proces
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { aiSdkSpanInterpreter, createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/index.js';
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
+import { aiSdkTracing } from '../helpers/ai-sdk-telemetry.js';
 
 describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
   // Parent links need a context manager. Register one only if no other test did, and take
@@ -27,7 +28,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
     // Document 000's researcher: an exact repeat is refused at the first repeat.
     const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter], profile: 'researcher' });
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter: exporter })] });
     let executions = 0;
     const search = tool({
       description: 'Search',
@@ -47,7 +48,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
       prompt: 'q',
       tools: { search },
       stopWhen: stepCountIs(5),
-      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('t'), metadata: { runId: 'conversation-9' } },
+      ...aiSdkTracing(provider.getTracer('t'), { runId: 'conversation-9' }),
     });
     await provider.forceFlush();
 
@@ -65,7 +66,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
 
   it('guarded tools write their decisions on the SDK tool spans (and leave spans the processor decided alone)', async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: exporter })] });
     const search = tool({
       description: 'Search',
       inputSchema: z.object({ query: z.string() }),
@@ -81,7 +82,7 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
       prompt: 'q',
       ...guarded,
       stopWhen: [guarded.stopWhen, stepCountIs(10)],
-      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('t') },
+      ...aiSdkTracing(provider.getTracer('t')),
     });
     const calls = exporter.getFinishedSpans().filter((span) => span.name === 'ai.toolCall');
     expect(calls.map((span) => [span.attributes['loopguard.decision'], span.attributes['loopguard.novelty'], span.attributes['loopguard.round']])).to.deep.equal([
@@ -95,14 +96,14 @@ describe('aiSdkSpanInterpreter on LoopGuardSpanProcessor', () => {
     // With the processor deciding the same spans, its decision stands.
     const processor = new LoopGuardSpanProcessor({ interpreters: [aiSdkSpanInterpreter], profile: 'chat' });
     const observed = new InMemorySpanExporter();
-    const observedProvider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(observed)] });
+    const observedProvider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter: observed })] });
     const both = createGuardedAgentSettings({ guard: new LoopGuard({ profile: 'researcher' }), tools: { search } });
     await generateText({
       model: scriptedLanguageModel([{ calls: [{ tool: 'search', args: { query: 'a' } }] }, { calls: [{ tool: 'search', args: { query: 'a' } }] }]),
       prompt: 'q',
       ...both,
       stopWhen: [both.stopWhen, stepCountIs(10)],
-      experimental_telemetry: { isEnabled: true, tracer: observedProvider.getTracer('t') },
+      ...aiSdkTracing(observedProvider.getTracer('t')),
     });
     const decided = observed.getFinishedSpans().filter((span) => span.name === 'ai.toolCall');
     // The chat-profile processor allowed the second identical call; the adapter (researcher) refused it.

@@ -18,7 +18,9 @@ describe('guardTools', () => {
     const guardedProto = Object.getOwnPropertyDescriptor(guarded, '__proto__')?.value as typeof search;
     expect(guardedProto).to.not.equal(search);
     run.beginRound();
-    const output = await guardedProto.execute!({ q: 'a' }, { toolCallId: 'c1', messages: [] });
+    // Not a literal: AI SDK 7 requires `context` in the call options, AI SDK 6 does not know it.
+    const callOptions = { toolCallId: 'c1', messages: [], context: {} };
+    const output = await guardedProto.execute!({ q: 'a' }, callOptions);
     expect(output).to.equal('docs for a');
     expect(run.partial().toolCalls).to.equal(1);
   });

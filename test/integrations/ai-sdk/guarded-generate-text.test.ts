@@ -17,6 +17,7 @@ import {
   loopGuardStopCondition,
 } from '../../../src/integrations/ai-sdk/index.js';
 import { offeredTools, scriptedLanguageModel, toolResultsIn, userTextsIn, type ScriptedTurn } from '../helpers/scripted-language-model.js';
+import { AI_SDK_MAJOR } from '../helpers/ai-sdk-telemetry.js';
 
 /** A search over a fixed index: every query about retention returns the same two documents. */
 function searchTool(executions: string[]) {
@@ -132,8 +133,10 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     const model = scriptedLanguageModel(turns, 'The billing service is down; try later.');
     const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools: { fetchInvoice } });
     const result = await generateText({ model, prompt: 'Get invoice INV-2026-0042', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(30)] });
-    // The SDK turned each throw into a tool-error the model saw, exactly as without loopguard.
-    expect(toolResultsIn(model.doGenerateCalls[1].prompt).get('call-1')).to.deep.include({ type: 'error-text', value: 'billing service unavailable' });
+    // The SDK turned each throw into a tool-error the model saw, exactly as without loopguard
+    // (AI SDK 7 prefixes the error's name).
+    const errorText = AI_SDK_MAJOR >= 7 ? 'BillingServiceError: billing service unavailable' : 'billing service unavailable';
+    expect(toolResultsIn(model.doGenerateCalls[1].prompt).get('call-1')).to.deep.include({ type: 'error-text', value: errorText });
     expect(executions).to.equal(6);
     expect(guarded.outcome().partial.tools.fetchInvoice.failures).to.equal(6);
     expect(guarded.outcome().stopReason).to.equal('consecutive_failures');

@@ -1,18 +1,19 @@
 // The span interpretation against the SDK's real telemetry: generateText with
-// experimental_telemetry on, a real BasicTracerProvider with an in-memory exporter, and an
+// experimental_telemetry on, a real TracerProvider with an in-memory exporter, and an
 // async-hooks context manager so parent links are real. The interpreted spans then drive the
 // real engine, the way the span processor will, and must reach the same verdict as the
 // wrapped-tools adapter: a user who already traces gets the ledger without wrapping anything.
 import { expect } from 'chai';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '../../helpers/otel-sdk.js';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { interpretAiSdkSpan, type AiSdkSpanRole } from '../../../src/integrations/ai-sdk/index.js';
 import { scriptedLanguageModel } from '../helpers/scripted-language-model.js';
+import { aiSdkTracing } from '../helpers/ai-sdk-telemetry.js';
 
 describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
   // Parent links need a context manager. Register one only if no other test did, and take
@@ -27,7 +28,7 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
 
   async function tracedRun(recordOutputs = true): Promise<ReadableSpan[]> {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: exporter })] });
     const tools = {
       search: tool({
         description: 'Search',
@@ -52,13 +53,7 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
       prompt: 'q',
       tools,
       stopWhen: stepCountIs(20),
-      experimental_telemetry: {
-        isEnabled: true,
-        tracer: provider.getTracer('test'),
-        functionId: 'support-agent',
-        metadata: { runId: 'conversation-7' },
-        recordOutputs,
-      },
+      ...aiSdkTracing(provider.getTracer('test'), { functionId: 'support-agent', runId: 'conversation-7', recordOutputs }),
     });
     await provider.forceFlush();
     return exporter.getFinishedSpans();
@@ -115,19 +110,21 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
   it('drives the real engine to the same stale-round verdict the wrapped tools reach', async () => {
     const roles = interpret(await tracedRun());
     const guard = new LoopGuard({ escalation: { enabled: false } });
-    let run = undefined as ReturnType<LoopGuard['startRun']> | undefined;
-    // Replayed the way a span processor sees them: a run, then each model call opens a round,
-    // and each tool call belongs to the round of the model call before it.
-    const ordered = roles.filter((entry) => entry.role.role !== 'run');
+    // Replayed the way a span processor sees them: a run, then each model call opens a round
+    // with the tool calls it asked for (`ai.response.toolCalls` on its span). Not by start time
+    // alone: span times are whole milliseconds, so a call and the next model call can tie.
     const runRole = roles.find((entry) => entry.role.role === 'run')!.role as { runId: string };
-    run = guard.startRun(runRole.runId);
-    for (const { role } of ordered) {
-      if (role.role === 'round') {
-        if (run.shouldStop().action === 'stop') break;
-        run.beginRound(role.usage);
-      } else if (role.role === 'call') {
-        const outcome = role.outcome ?? { result: undefined };
-        run.recordCall({ tool: role.tool, args: role.args, callId: role.callId }, 'error' in outcome ? { error: outcome.error } : outcome);
+    const run = guard.startRun(runRole.runId);
+    const calls = new Map(roles.flatMap(({ role }) => (role.role === 'call' ? [[role.callId, role] as const] : [])));
+    for (const { span, role } of roles) {
+      if (role.role !== 'round') continue;
+      if (run.shouldStop().action === 'stop') break;
+      run.beginRound(role.usage);
+      const asked = JSON.parse(String(span.attributes['ai.response.toolCalls'] ?? '[]')) as Array<{ toolCallId: string }>;
+      for (const { toolCallId } of asked) {
+        const call = calls.get(toolCallId)!;
+        const outcome = call.outcome ?? { result: undefined };
+        run.recordCall({ tool: call.tool, args: call.args, callId: call.callId }, 'error' in outcome ? { error: outcome.error } : outcome);
       }
     }
     const decision = run.shouldStop();
@@ -138,7 +135,7 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
 
   it('marks a generateText inside a tool call as a nested (sub-agent) run, and reads streamText spans', async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: exporter })] });
     const tracer = provider.getTracer('test');
     const subAgent = tool({
       description: 'Ask a researcher sub-agent',
@@ -147,7 +144,7 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
         const inner = await generateText({
           model: scriptedLanguageModel([{ text: `notes on ${question}` }]),
           prompt: question,
-          experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'sub-1' } },
+          ...aiSdkTracing(tracer, { runId: 'sub-1' }),
         });
         return { notes: inner.text };
       },
@@ -157,7 +154,7 @@ describe('interpretAiSdkSpan (real AI SDK telemetry)', () => {
       prompt: 'q',
       tools: { subAgent },
       stopWhen: stepCountIs(3),
-      experimental_telemetry: { isEnabled: true, tracer, metadata: { runId: 'lead-1' } },
+      ...aiSdkTracing(tracer, { runId: 'lead-1' }),
     });
     await provider.forceFlush();
     // Sorted: the finish order of the two run spans is the SDK's business, not what is tested.
