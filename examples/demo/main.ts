@@ -5,7 +5,7 @@
 // With OTEL_EXPORTER_OTLP_ENDPOINT set (e.g. the bundled collector: docker compose up, then
 // OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 npm run demo), the runs' metrics, stop and
 // refusal events and the AI SDK's spans are exported through setupLoopGuardTelemetry.
-import { judge, printIntro, printLedger, printRound, printScenarioHeader, printSummary, type Verdict } from './print-report.js';
+import { bufferOut, judge, printIntro, printLedger, printRound, printScenarioHeader, printSummary, printTotals, streamOut, type Verdict } from './print-report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -44,24 +44,31 @@ async function main(): Promise<void> {
   const scenarios = wanted.length === 0 ? SCENARIOS : SCENARIOS.filter((scenario) => wanted.includes(scenario.id));
 
   const telemetry = await startTelemetry();
-  printIntro();
-  if (telemetry) process.stdout.write(`exporting telemetry to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}\n`);
+  const out = streamOut(process.stdout);
+  if (telemetry) out(`exporting telemetry to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`);
 
+  // Every scenario runs first (well under a second), so the summary can come first.
   const results: ScenarioResult[] = [];
   const verdicts: Verdict[] = [];
+  const details = bufferOut();
   for (const [index, scenario] of scenarios.entries()) {
-    printScenarioHeader(scenario, index + 1, scenarios.length);
     const result = await runScenario(scenario, {
-      onRound: printRound,
       telemetry: telemetry !== undefined,
       onGuard: (guard) => telemetry?.listenerFor(guard),
     });
     const verdict = judge(result);
-    printLedger(result, verdict);
+    printScenarioHeader(details.out, scenario, index + 1, scenarios.length);
+    for (const line of result.rounds) printRound(details.out, line);
+    printLedger(details.out, result, verdict);
     results.push(result);
     verdicts.push(verdict);
   }
-  printSummary(results, verdicts, performance.now() - started);
+
+  printIntro(out);
+  printSummary(out, results, verdicts);
+  for (const line of details.lines) out(line);
+  out();
+  printTotals(out, results, verdicts, performance.now() - started);
   await telemetry?.shutdown();
   if (verdicts.some((verdict) => !verdict.ok)) process.exitCode = 1;
 }

@@ -1,38 +1,60 @@
-// Terminal output of the demo: a progress line per round while a run goes, then its ledger,
-// then a summary table. picocolors only; colours switch off by themselves when piped.
+// Terminal output of the demo: the summary table first (what a newcomer reads), then per
+// scenario a line per round and its ledger. Each part is written to an `Out` (a line sink), so
+// main.ts can run every scenario before printing anything. picocolors only; colours switch off
+// by themselves when piped.
 import pc from 'picocolors';
 
 import type { RoundLine, ScenarioResult } from './run-scenario.js';
 import type { Scenario } from './scenarios.js';
 
-const write = (line = ''): void => {
-  process.stdout.write(`${line}\n`);
-};
+/** Where lines go. */
+export type Out = (line?: string) => void;
 
-export function printIntro(): void {
-  write(pc.bold('loopguard demo') + pc.dim(' — offline, no API key'));
-  write(pc.dim('A scripted model (the AI SDK’s MockLanguageModelV3) drives the real generateText loop against'));
-  write(pc.dim('local tools: a search over examples/demo/corpus, a connector, a billing service, an export job'));
-  write(pc.dim('and an audit log. Each scenario runs twice, without and with loopguard. Times are the agent’s'));
-  write(pc.dim('simulated time (model and tool latency), not the demo’s.'));
+/**
+ * A sink writing to a stream, with no trailing whitespace on any line (padding of a last
+ * column included, before or inside the colour codes that end it).
+ */
+export function streamOut(stream: NodeJS.WritableStream): Out {
+  return (line = '') => {
+    stream.write(`${trimLineEnd(line)}\n`);
+  };
 }
 
-export function printScenarioHeader(scenario: Scenario, position: number, total: number): void {
-  write();
-  write(pc.bold(pc.cyan(`${position}/${total}  ${scenario.title}`)));
-  for (const line of wrap(scenario.story, 95)) write(pc.dim(`     ${line}`));
+/** A sink collecting lines, to print later. */
+export function bufferOut(): { out: Out; lines: string[] } {
+  const lines: string[] = [];
+  return { out: (line = '') => void lines.push(trimLineEnd(line)), lines };
 }
 
-/** One line per closed round, printed as the run goes. */
-export function printRound(line: RoundLine): void {
+function trimLineEnd(line: string): string {
+  return line.replace(/[ \t]+((?:\x1b\[[0-9;]*m)*)$/, '$1');
+}
+
+export function printIntro(out: Out): void {
+  out(pc.bold('loopguard demo') + pc.dim(' — offline, no API key'));
+  out(pc.dim('A scripted model (the AI SDK’s MockLanguageModelV3) drives the real generateText loop against'));
+  out(pc.dim('local tools: a search over examples/demo/corpus, a connector, a billing service, an export job'));
+  out(pc.dim('and an audit log. Like a looping model it follows its plan whatever it is told, but like any'));
+  out(pc.dim('model it can only call the tools it is offered. Each scenario runs twice, without and with'));
+  out(pc.dim('loopguard. Times are the agent’s simulated time (model and tool latency), not the demo’s.'));
+}
+
+export function printScenarioHeader(out: Out, scenario: Scenario, position: number, total: number): void {
+  out();
+  out(pc.bold(pc.cyan(`${position}/${total}  ${scenario.title}`)));
+  for (const line of wrap(scenario.story, 95)) out(pc.dim(`     ${line}`));
+}
+
+/** One line per closed round. */
+export function printRound(out: Out, line: RoundLine): void {
   const { summary } = line;
   const round = pc.dim(`round ${String(summary.round).padStart(2)}`);
   if (summary.calls === 0) {
-    write(`     ${round}  ${pc.dim('answer')}`);
+    out(`     ${round}  ${pc.dim('answer')}`);
     return;
   }
   const tools = line.tools.map((tool, index) => (index < line.tools.length - line.refusals.length ? tool : `${tool} ${pc.red('✗')}`)).join(', ');
-  const verdict = verdictText(summary.verdict, line.refusals);
+  const verdict = verdictText(summary.verdict, line.refusals, line.failures);
   const next: string[] = [];
   if (line.next.stop) next.push(pc.red('tool use ends'));
   else {
@@ -40,27 +62,37 @@ export function printRound(line: RoundLine): void {
     for (const tool of line.next.disabled) next.push(pc.yellow(`${tool} taken away`));
   }
   const arrow = next.length > 0 ? `  ${pc.dim('→')} ${next.join(', ')}` : '';
-  write(`     ${round}  ${pad(tools, 30)} ${verdict}${arrow}`);
+  out(`     ${round}  ${pad(tools, 30)} ${verdict}${arrow}`);
 }
 
-function verdictText(verdict: string, refusals: string[]): string {
+/**
+ * What a round learned. A round whose calls all failed says so: the first failure is a result
+ * loopguard had not seen (the round counts as new), but "new facts" would misread a 503.
+ */
+function verdictText(verdict: string, refusals: string[], failures: string[]): string {
+  if (failures.length > 0 && (verdict === 'new' || verdict === 'neutral' || verdict === 'stale')) {
+    const failed = `failed (${[...new Set(failures)].join(', ')})`;
+    if (verdict === 'new') return pc.red(pad(failed, 36));
+    if (verdict === 'neutral') return pc.dim(pad(`${failed}, a retry`, 36));
+    return pc.yellow(pad(`${failed}, same error`, 36));
+  }
   switch (verdict) {
     case 'new':
-      return pc.green(pad('new facts', 32));
+      return pc.green(pad('new facts', 36));
     case 'stale':
-      return pc.yellow(pad('only results seen before', 32));
+      return pc.yellow(pad('only results seen before', 36));
     case 'refused':
-      return pc.red(pad(`refused: ${[...new Set(refusals)].join(', ')}`, 32));
+      return pc.red(pad(`refused: ${[...new Set(refusals)].join(', ')}`, 36));
     case 'neutral':
-      return pc.dim(pad('waiting (poll)', 32));
+      return pc.dim(pad('waiting (poll)', 36));
     default:
-      return pc.dim(pad(verdict, 32));
+      return pc.dim(pad(verdict, 36));
   }
 }
 
-export function printLedger(result: ScenarioResult, verdict: Verdict): void {
+export function printLedger(out: Out, result: ScenarioResult, verdict: Verdict): void {
   const { outcome, guarded, unguarded } = result;
-  write(pc.bold('   ledger'));
+  out(pc.bold('   ledger'));
   const grouped = new Map<string, { rounds: number[]; message: string }>();
   for (const refusal of outcome.refusals) {
     const key = `${refusal.tool}  ${refusal.reason}`;
@@ -68,18 +100,19 @@ export function printLedger(result: ScenarioResult, verdict: Verdict): void {
     entry.rounds.push(refusal.round);
     grouped.set(key, entry);
   }
-  if (grouped.size === 0) write(`     ${label('refused')}${pc.dim('nothing')}`);
+  if (grouped.size === 0) out(`     ${label('refused')}${pc.dim('nothing')}`);
   for (const [key, entry] of grouped) {
-    write(`     ${label('refused')}${pc.red(key)} ${pc.dim(`(round ${entry.rounds.join(', ')})`)}`);
-    write(`     ${label('')}${pc.dim(`told: “${truncate(entry.message, 110)}”`)}`);
+    out(`     ${label('refused')}${pc.red(key)} ${pc.dim(`(round ${entry.rounds.join(', ')})`)}`);
+    out(`     ${label('')}${pc.dim(`told: “${truncate(entry.message, 110)}”`)}`);
   }
-  if (outcome.stop) write(`     ${label('stopped')}${pc.red(outcome.stop.reason)} ${pc.dim(`after round ${outcome.stop.round}: ${outcome.stop.detail}`)}`);
-  else write(`     ${label('stopped')}${pc.dim('no — the model finished on its own')}`);
-  write(`     ${label('answer')}“${truncate(guarded.answer, 110)}”`);
-  write(`     ${label('without')}${costText(unguarded)}  ${pc.dim(`“${truncate(unguarded.answer, 60)}”`)}`);
-  write(`     ${label('with')}${costText(guarded)}`);
-  write(`     ${label('saved')}${savedText(result)}`);
-  write(`   ${verdict.ok ? pc.green('✔') : pc.red('✘')} ${verdict.ok ? verdict.text : pc.red(verdict.text)}`);
+  for (const [tool, round] of takenAway(result)) out(`     ${label('taken')}${pc.yellow(tool)} ${pc.dim(`after round ${round}: no longer offered to the model`)}`);
+  if (outcome.stop) out(`     ${label('stopped')}${pc.red(outcome.stop.reason)} ${pc.dim(`after round ${outcome.stop.round}: ${outcome.stop.detail}`)}`);
+  else out(`     ${label('stopped')}${pc.dim('no — the model finished on its own')}`);
+  out(`     ${label('answer')}“${truncate(guarded.answer, 110)}”`);
+  out(`     ${label('without')}${costText(unguarded)}  ${pc.dim(`“${truncate(unguarded.answer, 60)}”`)}`);
+  out(`     ${label('with')}${costText(guarded)}`);
+  out(`     ${label('saved')}${savedText(result)}`);
+  out(`   ${verdict.ok ? pc.green('✔') : pc.red('✘')} ${verdict.ok ? verdict.text : pc.red(verdict.text)}`);
 }
 
 export interface Verdict {
@@ -97,27 +130,53 @@ export function judge(result: ScenarioResult): Verdict {
   }
   const expected = scenario.expect;
   const missing = expected.refusals.filter((reason) => !reasons.has(reason));
-  if (outcome.stopReason !== expected.stopReason || missing.length > 0) {
-    return { ok: false, text: `expected ${expected.stopReason ?? 'no stop'} with refusals [${expected.refusals.join(', ')}], got ${outcome.stopReason ?? 'no stop'} with [${[...reasons].join(', ')}]` };
+  const taken = takenAway(result);
+  const missingTaken = (expected.takenAway ?? []).filter((tool) => !taken.has(tool));
+  if (outcome.stopReason !== expected.stopReason || missing.length > 0 || missingTaken.length > 0) {
+    return {
+      ok: false,
+      text: `expected ${expected.stopReason ?? 'no stop'} with refusals [${expected.refusals.join(', ')}] and [${(expected.takenAway ?? []).join(', ')}] taken away, got ${outcome.stopReason ?? 'no stop'} with [${[...reasons].join(', ')}] and [${[...taken.keys()].join(', ')}]`,
+    };
   }
   if (outcome.stop) return { ok: true, text: `loop caught: ${outcome.stop.reason} at round ${outcome.stop.round}, answered from what it had` };
-  return { ok: true, text: `loop caught: ${[...reasons].join(', ')} — the model used the result it already had` };
+  if (reasons.size > 0) return { ok: true, text: `loop caught: ${[...reasons].join(', ')} — the model used the result it already had` };
+  return { ok: true, text: `loop caught: ${[...taken.keys()].join(', ')} taken away after round ${[...taken.values()][0]}; the model answered from what it had` };
 }
 
-export function printSummary(results: ScenarioResult[], verdicts: Verdict[], wallMs: number): void {
-  write();
-  write(pc.bold('summary'));
-  write(pc.dim(`  ${pad('scenario', 34)}${pad('verdict', 34)}${pad('calls saved', 13)}${pad('tokens saved', 14)}time saved`));
+/** Tools loopguard stopped offering, with the round after which it did (first time). */
+function takenAway(result: ScenarioResult): Map<string, number> {
+  const taken = new Map<string, number>();
+  for (const line of result.rounds) for (const tool of line.next.disabled) if (!taken.has(tool)) taken.set(tool, line.summary.round);
+  return taken;
+}
+
+/** The summary's verdict cell. */
+function caughtBy(result: ScenarioResult): string {
+  const { outcome } = result;
+  const taken = [...takenAway(result).keys()];
+  return outcome.stopReason ?? outcome.refusals[0]?.reason ?? (taken.length > 0 ? `${taken.join(', ')} taken away` : '');
+}
+
+/** The table a newcomer reads first: one line per scenario, then the totals. */
+export function printSummary(out: Out, results: ScenarioResult[], verdicts: Verdict[]): void {
+  out();
+  out(pc.bold('summary') + pc.dim(' (each scenario in detail below)'));
+  out(pc.dim(`  ${pad('scenario', 34)}${pad('verdict', 42)}${pad('calls saved', 13)}${pad('tokens saved', 14)}time saved`));
   results.forEach((result, index) => {
     const verdict = verdicts[index];
     const caught = result.scenario.expect.kind === 'caught';
-    const reason = result.outcome.stopReason ?? result.outcome.refusals[0]?.reason ?? '';
-    const status = verdict.ok ? pc.green(pad(caught ? `✔ caught: ${reason}` : '✔ left alone', 34)) : pc.red(pad('✘ unexpected', 34));
+    const status = verdict.ok ? pc.green(pad(caught ? `✔ caught: ${caughtBy(result)}` : '✔ left alone', 42)) : pc.red(pad('✘ unexpected', 42));
     const { unguarded, guarded } = result;
-    write(
+    out(
       `  ${pad(result.scenario.title, 34)}${status}${pad(savedAmount(unguarded.toolCalls, guarded.toolCalls), 13)}${pad(savedAmount(unguarded.tokens, guarded.tokens), 14)}${seconds(unguarded.elapsedMs - guarded.elapsedMs)}`,
     );
   });
+  out(pc.dim('  saved = the same scripted run without loopguard minus with it; negative = loopguard cost something'));
+  printTotals(out, results, verdicts);
+}
+
+/** Total saving and whether every scenario behaved: under the table, and again at the very end. */
+export function printTotals(out: Out, results: ScenarioResult[], verdicts: Verdict[], wallMs?: number): void {
   const saved = results.reduce(
     (sum, { unguarded, guarded }) => ({
       calls: sum.calls + unguarded.toolCalls - guarded.toolCalls,
@@ -126,11 +185,10 @@ export function printSummary(results: ScenarioResult[], verdicts: Verdict[], wal
     }),
     { calls: 0, tokens: 0, ms: 0 },
   );
-  write(pc.dim('  saved = the same scripted run without loopguard minus with it; negative = loopguard cost something'));
-  write(`  ${pc.bold('total saved')}  ${saved.calls} tool calls, ${saved.tokens.toLocaleString('en-US')} tokens, ${seconds(saved.ms)} of agent time`);
+  out(`  ${pc.bold('total saved')}  ${saved.calls} tool calls, ${saved.tokens.toLocaleString('en-US')} tokens, ${seconds(saved.ms)} of agent time`);
   const failed = verdicts.filter((verdict) => !verdict.ok).length;
-  write(failed === 0 ? pc.green(`  all ${verdicts.length} scenario${verdicts.length === 1 ? '' : 's'} behaved as expected`) : pc.red(`  ${failed} scenario(s) did not behave as expected`));
-  write(pc.dim(`  demo finished in ${(wallMs / 1000).toFixed(1)} s`));
+  out(failed === 0 ? pc.green(`  all ${verdicts.length} scenario${verdicts.length === 1 ? '' : 's'} behaved as expected`) : pc.red(`  ${failed} scenario(s) did not behave as expected`));
+  if (wallMs !== undefined) out(pc.dim(`  demo finished in ${(wallMs / 1000).toFixed(1)} s`));
 }
 
 function costText(cost: { modelCalls: number; toolCalls: number; tokens: number; elapsedMs: number }): string {

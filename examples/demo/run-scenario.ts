@@ -3,7 +3,7 @@
 import { generateText, stepCountIs, type ToolSet } from 'ai';
 
 import { LoopGuard } from '../../src/core/loop-guard.js';
-import type { CallDecision, LoopGuardListener, RoundSummary } from '../../src/core/types.js';
+import type { CallDecision, LoopGuardListener, OutcomeClass, RoundSummary } from '../../src/core/types.js';
 import { createGuardedAgentSettings } from '../../src/integrations/ai-sdk/index.js';
 import type { LoopGuardOutcome } from '../../src/integrations/get-loop-guard-outcome.js';
 import { createDemoTools } from './demo-tools.js';
@@ -25,6 +25,8 @@ export interface RoundLine {
   summary: RoundSummary;
   tools: string[];
   refusals: string[];
+  /** When every call that ran in the round failed: how each failed (error, overloaded, timeout). */
+  failures: string[];
   /** What loopguard did before the next model call: nudge, disable tools, end tool use. */
   next: { nudge: boolean; disabled: string[]; stop: boolean };
 }
@@ -37,11 +39,13 @@ export interface ScenarioResult {
   rounds: RoundLine[];
 }
 
+const FAILURES = new Set<OutcomeClass>(['error', 'overloaded', 'timeout']);
+
 /** Step ceiling of both runs: the backstop everyone already has. */
 const MAX_STEPS = 40;
 
 export interface RunScenarioOptions {
-  /** Called as each guarded round closes, while the run goes on. */
+  /** Called as each guarded round closes, while the run goes on (main.ts prints them afterwards, from `rounds`). */
   onRound?: (line: RoundLine) => void;
   /** Extra engine listeners (telemetry). */
   listeners?: LoopGuardListener[];
@@ -57,22 +61,30 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const clock = new VirtualClock();
   const { tools, executions } = pickTools(scenario, clock);
   const rounds: RoundLine[] = [];
-  const toolsByRound = new Map<number, { tools: string[]; refusals: string[] }>();
+  const toolsByRound = new Map<number, { tools: string[]; refusals: string[]; outcomes: OutcomeClass[] }>();
+  const roundEntry = (round: number) => {
+    const entry = toolsByRound.get(round) ?? { tools: [], refusals: [], outcomes: [] };
+    toolsByRound.set(round, entry);
+    return entry;
+  };
   let pending: RoundSummary | undefined;
   const flush = (next: RoundLine['next']) => {
     if (pending === undefined) return;
-    const calls = toolsByRound.get(pending.round) ?? { tools: [], refusals: [] };
-    const line: RoundLine = { summary: pending, tools: calls.tools, refusals: calls.refusals, next };
+    const calls = roundEntry(pending.round);
+    const allFailed = calls.outcomes.length > 0 && calls.outcomes.every((outcome) => FAILURES.has(outcome));
+    const line: RoundLine = { summary: pending, tools: calls.tools, refusals: calls.refusals, failures: allFailed ? calls.outcomes : [], next };
     pending = undefined;
     rounds.push(line);
     options.onRound?.(line);
   };
   const progress: LoopGuardListener = {
     callDecided: (_run, call, decision: CallDecision, round) => {
-      const entry = toolsByRound.get(round) ?? { tools: [], refusals: [] };
+      const entry = roundEntry(round);
       entry.tools.push(call.tool);
       if (decision.action === 'refuse') entry.refusals.push(decision.reason);
-      toolsByRound.set(round, entry);
+    },
+    callFinished: (_run, _call, outcome, _novelty, round) => {
+      roundEntry(round).outcomes.push(outcome);
     },
     roundClosed: (_run, summary) => {
       pending = summary;
@@ -102,7 +114,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       return prepared;
     },
     stopWhen: [guarded.stopWhen, stepCountIs(MAX_STEPS)],
-    experimental_telemetry: { isEnabled: options.telemetry ?? false, functionId: scenario.id, metadata: { runId: `demo-${scenario.id}` } },
+    experimental_telemetry: telemetrySettings(options.telemetry ?? false, scenario.id, `demo-${scenario.id}`),
   });
   const outcome = guarded.end();
   flush({ nudge: false, disabled: [], stop: false });
@@ -146,4 +158,14 @@ function pickTools(scenario: Scenario, clock: VirtualClock): { tools: ToolSet; e
   const tools: ToolSet = {};
   for (const name of scenario.tools) tools[name] = all.tools[name];
   return { tools, executions: all.executions };
+}
+
+/**
+ * The AI SDK's telemetry settings with a run id on both majors: AI SDK 6 records
+ * `metadata.runId`; AI SDK 7 has no telemetry metadata (the run id is runtime context there)
+ * and ignores it. Not written inline: AI SDK 7's types reject `metadata` in a literal.
+ */
+function telemetrySettings(isEnabled: boolean, functionId: string, runId: string): { isEnabled: boolean; functionId: string } {
+  const settings = { isEnabled, functionId, metadata: { runId } };
+  return settings;
 }

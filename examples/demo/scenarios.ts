@@ -16,7 +16,7 @@ export interface Scenario {
   billing?: BillingBehaviour;
   script: AgentScript;
   /** What loopguard must do; the demo exits non-zero when it does something else. */
-  expect: { kind: 'caught'; stopReason?: StopReason; refusals: RefusalReason[] } | { kind: 'healthy' };
+  expect: { kind: 'caught'; stopReason?: StopReason; refusals: RefusalReason[]; takenAway?: DemoToolName[] } | { kind: 'healthy' };
 }
 
 const call = (tool: DemoToolName, args: Record<string, unknown>): ScriptedCall[] => [{ tool, args }];
@@ -62,7 +62,9 @@ export const SCENARIOS: Scenario[] = [
       answerWhenStopped:
         'Deleted workspaces are removed from primary storage within 30 days and from backups within a further 35 days; audit logs are kept 400 days (Business) or 7 years (Enterprise). The docs say nothing EU-specific about contract termination.',
     },
-    expect: { kind: 'caught', stopReason: 'stale_rounds', refusals: ['tool.disabled'] },
+    // The ladder: a nudge after the first stale round, search no longer offered after the third.
+    // Offered only readDocument, the model answers from the pages it has.
+    expect: { kind: 'caught', refusals: [], takenAway: ['searchDocuments'] },
   },
   {
     id: 'exact-repeat',
@@ -93,7 +95,7 @@ export const SCENARIOS: Scenario[] = [
     script: {
       turns: Array.from({ length: 12 }, (_, attempt) => call('fetchInvoice', { invoiceId: 'INV-2026-0042', attempt: attempt + 1 })),
       answer: 'The billing service did not answer after 12 attempts.',
-      answerWhenStopped: 'The billing service is down (LEDGER_DOWN) — five identical attempts failed. Please retry later or check the status page.',
+      answerWhenStopped: 'The billing service is down (LEDGER_DOWN) — six identical attempts failed. Please retry later or check the status page.',
     },
     expect: { kind: 'caught', stopReason: 'consecutive_failures', refusals: [] },
   },

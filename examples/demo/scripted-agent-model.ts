@@ -1,6 +1,8 @@
 // The demo's "model": the AI SDK's own MockLanguageModelV3 (from 'ai/test'), driven by a
 // script of tool calls per turn. It behaves like the looping models in the write-ups: it
 // follows its plan whatever it is told, except that
+// - like any model, it calls only tools it is offered: when its next planned call is to a tool
+//   that was taken away (`activeTools`), it answers from what it has instead;
 // - when it is offered no tools and told to answer (`toolChoice: 'none'`), it answers;
 // - when a scenario says it heeds refusals, reading one ("Not run: ...") makes it switch to
 //   what the refusal asked for (use the result it already has).
@@ -21,7 +23,7 @@ export interface AgentScript {
   turns: ScriptedCall[][];
   /** Its answer when the plan runs out. */
   answer: string;
-  /** Its answer when loopguard ends tool use (the final, tool-less step). */
+  /** Its answer when loopguard ends tool use (the final, tool-less step) or takes away the tool it meant to call. */
   answerWhenStopped: string;
   /** When set, the model heeds a refusal: it abandons the plan for these turns and answer. */
   afterRefusal?: { turns: ScriptedCall[][]; answer: string };
@@ -48,10 +50,14 @@ export function scriptedAgentModel(script: AgentScript, clock: VirtualClock): Mo
         turn = 0;
       }
       const inputTokens = FIXED_PROMPT_TOKENS + Math.ceil(JSON.stringify(options.prompt).length / 4);
-      const calls = options.toolChoice?.type === 'none' ? undefined : plan[turn];
+      const offered = new Set((options.tools ?? []).map((tool) => tool.name));
+      const planned = plan[turn];
+      // No tools, or a planned tool no longer offered: the plan cannot go on.
+      const cutShort = options.toolChoice?.type === 'none' || (planned !== undefined && planned.some((call) => !offered.has(call.tool)));
+      const calls = cutShort ? undefined : planned;
       turn += 1;
       if (calls === undefined) {
-        const text = options.toolChoice?.type === 'none' ? script.answerWhenStopped : answer;
+        const text = cutShort ? script.answerWhenStopped : answer;
         const outputTokens = 20 + Math.ceil(text.length / 4);
         clock.advance(modelLatencyMs(inputTokens, outputTokens));
         return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(inputTokens, outputTokens), warnings: [] };

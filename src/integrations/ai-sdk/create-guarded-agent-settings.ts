@@ -1,3 +1,4 @@
+import { diag } from '@opentelemetry/api';
 import type { PrepareStepFunction, StepResult, StopCondition, ToolSet } from 'ai';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
@@ -21,7 +22,13 @@ export interface CreateGuardedAgentSettingsOptions<TOOLS extends ToolSet> {
   prepareStep?: PrepareStepFunction<TOOLS>;
 }
 
-/** Spread into `generateText` / `streamText` / `ToolLoopAgent`. */
+/**
+ * Spread into `generateText` / `streamText` / `ToolLoopAgent`. **Per run**: the settings hold
+ * one loopguard run, which `end()` closes. Create them for each `generateText` / `streamText`
+ * call, and build a `ToolLoopAgent` per run with them (the agent keeps the settings it was built
+ * with). Settings used after `end()` run with no tools (their run is over); loopguard warns once
+ * through OpenTelemetry's `diag` when that happens.
+ */
 export interface GuardedAgentSettings<TOOLS extends ToolSet> {
   tools: TOOLS;
   stopWhen: StopCondition<TOOLS>;
@@ -31,12 +38,15 @@ export interface GuardedAgentSettings<TOOLS extends ToolSet> {
   readonly run: RunGuard;
   /** Not spread (non-enumerable): why and where the run ended. */
   readonly outcome: () => LoopGuardOutcome;
-  /** Not spread (non-enumerable): ends the run in the engine and returns its outcome. */
+  /**
+   * Not spread (non-enumerable): ends the run in the engine and returns its outcome. The
+   * settings are done with: a next run needs new settings (and a new `ToolLoopAgent`).
+   */
   readonly end: () => LoopGuardOutcome;
 }
 
 /**
- * Everything one guarded run needs, in one call:
+ * Everything one guarded run needs, in one call (call it once per run):
  *
  * ```ts
  * const guarded = createGuardedAgentSettings({ guard, tools, runId: conversationId });
@@ -53,14 +63,23 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
   options: CreateGuardedAgentSettingsOptions<TOOLS>,
 ): GuardedAgentSettings<TOOLS> {
   const run = options.guard.startRun(options.runId, options.attributes);
+  const stopWhen = loopGuardStopCondition<TOOLS>(run);
+  const prepareStep = loopGuardPrepareStep(run, {
+    tools: options.tools,
+    activeTools: options.activeTools,
+    prepareStep: options.prepareStep,
+  });
+  const warnIfReused = reuseAfterEndWarning(run);
   const settings = {
     tools: guardTools(options.tools, { run }),
-    stopWhen: loopGuardStopCondition<TOOLS>(run),
-    prepareStep: loopGuardPrepareStep(run, {
-      tools: options.tools,
-      activeTools: options.activeTools,
-      prepareStep: options.prepareStep,
-    }),
+    stopWhen: ((stepOptions) => {
+      warnIfReused();
+      return stopWhen(stepOptions);
+    }) as StopCondition<TOOLS>,
+    prepareStep: ((step) => {
+      warnIfReused();
+      return prepareStep(step);
+    }) as PrepareStepFunction<TOOLS>,
     onStepFinish: (step: StepResult<TOOLS>) => {
       // The last step (the answer) has no prepareStep after it: its usage is recorded here.
       finishedSteps += 1;
@@ -79,4 +98,25 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
     enumerable: false,
   });
   return settings as GuardedAgentSettings<TOOLS>;
+}
+
+/**
+ * Settings kept past `end()` (a `ToolLoopAgent` built once and called again, say) belong to a
+ * run that is over: the step gets no tools and every call is refused `run.stopped`. Loopguard
+ * does not quietly open a new run behind the caller's back (`run`, `outcome()` and `end()`
+ * would then describe a different run than the one the caller holds, and two concurrent
+ * calls of one agent would share it); it says what happened, once per run, on `diag`.
+ * A run the engine evicted is not warned about here: it fails open and the engine warns.
+ */
+function reuseAfterEndWarning(run: RunGuard): () => void {
+  let warned = false;
+  return () => {
+    if (warned || !run.isEnded || run.isUnguarded) return;
+    warned = true;
+    diag.warn(
+      `loopguard: the settings of run ${JSON.stringify(run.id)} were used after end(). That run is over, so this step offers no tools ` +
+        "(toolChoice 'none') and every tool call is refused. Settings are per run: call createGuardedAgentSettings() for each " +
+        'generateText / streamText call, and build a ToolLoopAgent per run with them.',
+    );
+  };
 }

@@ -1,4 +1,5 @@
-import type { CallModelInputFilter, Tool, ToolErrorFormatter } from '@openai/agents';
+import { diag } from '@opentelemetry/api';
+import type { Agent, CallModelInputFilter, RunContext, Tool, ToolErrorFormatter } from '@openai/agents';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
@@ -25,6 +26,12 @@ export interface CreateGuardedAgentRunOptions<TContext> {
   describePolicy?: boolean;
 }
 
+/**
+ * **Per run**: one loopguard run, which `end()` closes. Create one for each `run(agent, ...)`
+ * and give the agent its tools (a new agent, or `agent.clone({ tools: guarded.tools })`).
+ * Tools and run options used after `end()` belong to a run that is over (no tools offered, the
+ * stop message in the instructions); loopguard warns once through OpenTelemetry's `diag`.
+ */
 export interface GuardedAgentRun<TContext> {
   /** Guarded copies of the tools, for the agent. */
   tools: Tool<TContext>[];
@@ -41,12 +48,15 @@ export interface GuardedAgentRun<TContext> {
   run: RunGuard;
   /** Why and where the run ended, as loopguard saw it. */
   outcome(): LoopGuardOutcome;
-  /** Records the last model call's usage and closes the run. Call after `run()` returns. */
+  /**
+   * Records the last model call's usage and closes the run. Call after `run()` returns; the
+   * next run needs a new `createGuardedAgentRun()`.
+   */
   end(): LoopGuardOutcome;
 }
 
 /**
- * Everything one guarded OpenAI Agents run needs:
+ * Everything one guarded OpenAI Agents run needs (call it once per run):
  *
  * ```ts
  * const guarded = createGuardedAgentRun({ guard, tools: [search, fetchPage] });
@@ -60,12 +70,28 @@ export interface GuardedAgentRun<TContext> {
  */
 export function createGuardedAgentRun<TContext = unknown>(options: CreateGuardedAgentRunOptions<TContext>): GuardedAgentRun<TContext> {
   const run = options.guard.startRun(options.runId, options.attributes);
+  const warnIfReused = reuseAfterEndWarning(run);
+  const callModelInputFilter = loopGuardCallModelInputFilter(run, options.callModelInputFilter, {
+    policy: options.describePolicy ? options.guard.describePolicy() : undefined,
+  });
   return {
-    tools: guardAgentTools(options.tools, { run }),
+    tools: guardAgentTools(options.tools, { run }).map((tool) => {
+      if (tool.type !== 'function') return tool;
+      const isEnabled = tool.isEnabled;
+      // A copy again (guardAgentTools' copy keeps `invoke`, which the SDK keys its parser by).
+      return {
+        ...tool,
+        isEnabled: (runContext: RunContext<TContext>, agent: Agent<any, any>) => {
+          warnIfReused();
+          return isEnabled(runContext, agent);
+        },
+      };
+    }),
     runOptions: {
-      callModelInputFilter: loopGuardCallModelInputFilter(run, options.callModelInputFilter, {
-        policy: options.describePolicy ? options.guard.describePolicy() : undefined,
-      }),
+      callModelInputFilter: (args) => {
+        warnIfReused();
+        return callModelInputFilter(args);
+      },
       toolErrorFormatter: loopGuardToolErrorFormatter(run, options.toolErrorFormatter),
       toolNotFoundBehavior: 'return_error_to_model',
     },
@@ -77,5 +103,25 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
       options.guard.endRun(run.id);
       return outcome;
     },
+  };
+}
+
+/**
+ * Tools or run options kept past `end()` (an agent reused for the next question, say) belong to
+ * a run that is over: every tool is hidden and the model is told tool use has ended. Loopguard
+ * does not quietly open a new run (`run`, `outcome()` and `end()` would then describe another
+ * run than the one the caller holds); it says what happened, once per run, on `diag`. A run
+ * the engine evicted fails open and is warned about by the engine instead.
+ */
+function reuseAfterEndWarning(run: RunGuard): () => void {
+  let warned = false;
+  return () => {
+    if (warned || !run.isEnded || run.isUnguarded) return;
+    warned = true;
+    diag.warn(
+      `loopguard: the tools or run options of run ${JSON.stringify(run.id)} were used after end(). That run is over, so no tool ` +
+        'is offered and the model is told tool use has ended. A GuardedAgentRun is per run: call createGuardedAgentRun() for each ' +
+        'run(agent, ...) and give the agent its tools (a new Agent, or agent.clone({ tools: guarded.tools })).',
+    );
   };
 }
