@@ -282,8 +282,18 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   // copies itself into a concatenated string first.
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
   if (list !== undefined) {
-    const fingerprints = itemFingerprints(text, list.items, list.path);
-    if (fingerprints !== undefined) prehashed.items = fingerprints;
+    // Computed on first read: the ledger reads items only when the whole result is new (a
+    // result seen whole had its items recorded the first time). A tool answering the same
+    // list again — the common case in a loop — then pays nothing for item novelty. Measured
+    // (bench overhead, 150 B args + the same 2 KB list result every call, paired runs with
+    // the commit before item novelty): eager items +24–37 % per call, lazy +3–8 %.
+    const { items, path } = list;
+    let fingerprints: number[] | undefined | null = null;
+    Object.defineProperty(prehashed, 'items', {
+      enumerable: true,
+      configurable: true,
+      get: () => (fingerprints === null ? (fingerprints = itemFingerprints(text, items, path)) : fingerprints),
+    });
   }
   return prehashed;
 }

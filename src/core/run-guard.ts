@@ -658,9 +658,10 @@ export class RunGuard implements RunView {
     if (!seen) fingerprints.add(fingerprint);
     // Item-level novelty: the same documents in another order or subset are already seen.
     let itemsAllSeen = false;
-    const items = outcome.items;
-    // A result seen whole had its items added when it was first seen: nothing to look up.
-    if (!seen && items !== undefined && items.length > 0) {
+    // A result seen whole had its items added when it was first seen: nothing to look up
+    // (and, items being computed on first read, nothing to hash).
+    const items = seen ? undefined : outcome.items;
+    if (items !== undefined && items.length > 0) {
       const seenItems = this.ledger.seenItems;
       itemsAllSeen = true;
       for (const item of items) {

@@ -160,6 +160,7 @@ export function instrumentTool<A, R>(
               }),
             ]);
       const fingerprint = processor.guard.fingerprint(name, { result });
+      processor.recordOutcomeForSpan(spanId, fingerprint);
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
       if (fingerprint.unfingerprintable) span.setAttribute(ATTR_UNFINGERPRINTABLE, true);
@@ -168,6 +169,7 @@ export function instrumentTool<A, R>(
       return result;
     } catch (error) {
       const fingerprint = processor.guard.fingerprint(name, { error });
+      processor.recordOutcomeForSpan(spanId, fingerprint);
       const { type, message } = describeError(error);
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);

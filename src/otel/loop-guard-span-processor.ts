@@ -2,7 +2,7 @@ import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace,
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
-import type { CallDecision, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
+import type { CallDecision, PrehashedOutcome, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
 import {
   ATTR_ARGS_HASH,
   ATTR_DECISION,
@@ -60,6 +60,8 @@ interface TrackedSpan {
   parentRun?: RunGuard | undefined;
   /** Set once the outcome was recorded (onEnding or, on SDKs without it, onEnd). */
   done?: boolean;
+  /** The outcome as the instrumentation fingerprinted it (items included), when it handed it over. */
+  outcome?: PrehashedOutcome;
 }
 
 /**
@@ -87,9 +89,11 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   /**
    * Span ids tracked per run, so a run the engine ends without its span ending (idled out,
    * evicted at the cap) frees its spans at once: never-ended spans must not hold memory
-   * until `maxTrackedSpans` pushes them out.
+   * until `maxTrackedSpans` pushes them out. Keyed by the run object (the engine hands the
+   * same object to runEnded): an identity lookup, cheaper than hashing the id string on
+   * every span start and end.
    */
-  private readonly spansOfRun = new Map<string, Set<string>>();
+  private readonly spansOfRun = new Map<RunView, Set<string>>();
   /** Open runs started by startAgentRun, newest last: the top level of a loop asks for these. */
   private readonly loopRuns = new Set<RunGuard>();
   private warnedAboutRootToolSpan = false;
@@ -208,6 +212,17 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   /** The decision taken when this `execute_tool` span started (undefined if not guarded). */
   decisionForSpan(spanId: string): CallDecision | undefined {
     return this.spans.get(spanId)?.ticket?.decision;
+  }
+
+  /**
+   * The outcome of a call span, as loopguard's instrumentation fingerprinted it from the live
+   * result. Span attributes carry only the result hash; item fingerprints (item-level novelty)
+   * and the transient flag of an error would be lost on the way, so instrumentTool hands the
+   * whole outcome over before it ends the span.
+   */
+  recordOutcomeForSpan(spanId: string, outcome: PrehashedOutcome): void {
+    const tracked = this.spans.get(spanId);
+    if (tracked !== undefined && tracked.kind === 'call' && !tracked.done) tracked.outcome = outcome;
   }
 
   /** Did this processor see the span start? False for spans the sampler dropped. */
@@ -336,7 +351,8 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     tracked.done = true;
     if (ticket === undefined || ticket.decision.action === 'refuse') return;
     const policy = this.guard.options.tool(ticket.call.tool);
-    const outcome = readCallOutcome(span.attributes, span.status, policy, this.guard.options.maxFingerprintBytes, tracked.resultAttribute);
+    const outcome =
+      tracked.outcome ?? readCallOutcome(span.attributes, span.status, policy, this.guard.options.maxFingerprintBytes, tracked.resultAttribute);
     const novelty = tracked.run.finishCall(ticket, outcome);
     if ('setAttribute' in span && !span.ended) span.setAttribute(ATTR_NOVELTY, novelty);
   }
@@ -394,9 +410,9 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     this.rootSpans.delete(run.id);
     this.ownRuns.delete(run.id);
     for (const loopRun of this.loopRuns) if (loopRun.id === run.id) this.loopRuns.delete(loopRun);
-    const spanIds = this.spansOfRun.get(run.id);
+    const spanIds = this.spansOfRun.get(run);
     if (spanIds !== undefined) {
-      this.spansOfRun.delete(run.id);
+      this.spansOfRun.delete(run);
       for (const spanId of spanIds) {
         const tracked = this.spans.get(spanId);
         this.spans.delete(spanId);
@@ -483,17 +499,17 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       }
     }
     this.spans.set(spanId, tracked);
-    let ofRun = this.spansOfRun.get(tracked.run.id);
-    if (ofRun === undefined) this.spansOfRun.set(tracked.run.id, (ofRun = new Set()));
+    let ofRun = this.spansOfRun.get(tracked.run);
+    if (ofRun === undefined) this.spansOfRun.set(tracked.run, (ofRun = new Set()));
     ofRun.add(spanId);
   }
 
   private untrack(spanId: string, tracked: TrackedSpan): void {
     this.spans.delete(spanId);
-    const ofRun = this.spansOfRun.get(tracked.run.id);
+    const ofRun = this.spansOfRun.get(tracked.run);
     if (ofRun === undefined) return;
     ofRun.delete(spanId);
-    if (ofRun.size === 0) this.spansOfRun.delete(tracked.run.id);
+    if (ofRun.size === 0) this.spansOfRun.delete(tracked.run);
   }
 
   /** The stop reason goes on the invoke_agent span while it is still open. */

@@ -38,6 +38,23 @@ describe('instrumentTool', () => {
   }
 
   describe('allowed calls', () => {
+    it('hands the live outcome to the processor: item-level novelty works through spans (reordered documents are seen)', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'items');
+      const docs = [{ id: 'doc-1', title: 'Refund policy' }, { id: 'doc-2', title: 'Refund window' }, { id: 'doc-3', title: 'Enterprise refunds' }];
+      const answers = [docs, [docs[2], docs[0], docs[1]], [docs[1], docs[2]]];
+      let call = 0;
+      const search = instrumentTool('search', () => ({ documents: answers[call++] }), { processor: h.processor, tracer: h.tracer });
+      for (const q of ['refunds', 'refund policy', 'enterprise refund']) {
+        modelCallSpan(h.tracer, root.ctx);
+        await inRun(() => search({ q }));
+      }
+      root.span.end();
+      const novelty = h.finished().filter((span) => span.name === 'execute_tool search').map((span) => span.attributes['loopguard.novelty']);
+      // Span attributes carry only the whole-result hash: without the hand-over all three were "new".
+      expect(novelty).to.deep.equal(['new', 'seen', 'seen']);
+    });
+
     it('opens an execute_tool span under the active span with GenAI and loopguard attributes', async () => {
       h = makeHarness({ profile: 'researcher' });
       root = startRunSpan(h.tracer, 'r1');
