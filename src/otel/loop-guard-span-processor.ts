@@ -410,7 +410,12 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     this.rootSpans.delete(run.id);
     this.ownRuns.delete(run.id);
     for (const loopRun of this.loopRuns) if (loopRun.id === run.id) this.loopRuns.delete(loopRun);
-    const spanIds = this.spansOfRun.get(run);
+    // A run evicted at the open-run cap is live and fails open: its spans stay tracked so its
+    // later calls reach it (allowed, unguarded). Dropped, each call would open an implicit
+    // run of its trace, evicting another live run in turn — a cascade at the cap. Its spans
+    // end as the agent works, and maxTrackedSpans bounds them. Idled-out and ended runs
+    // drop their spans now: spans that never end must not hold memory (issue 10 #12).
+    const spanIds = (run as RunGuard).evictedBy === 'max_open_runs' ? undefined : this.spansOfRun.get(run);
     if (spanIds !== undefined) {
       this.spansOfRun.delete(run);
       for (const spanId of spanIds) {

@@ -205,6 +205,23 @@ describe('issue 10: span processor and instrumentation', () => {
     }
   });
 
+  it('issue 10 #2: through the processor, a run evicted at the cap keeps working unguarded and opens no run in its place', () => {
+    h = makeHarness({ profile: 'researcher', maxOpenRuns: 2, logger: { warn: () => undefined } });
+    const first = startRunSpan(h.tracer, 'first');
+    modelCallSpan(h.tracer, first.ctx);
+    toolCallSpan(h.tracer, first.ctx, 'search', { q: 'a' }, { result: 'docs' });
+    startRunSpan(h.tracer, 'second');
+    startRunSpan(h.tracer, 'third'); // evicts "first", the idlest
+    expect(h.processor.guard.getRun('first')?.evictedBy).to.equal('max_open_runs');
+    modelCallSpan(h.tracer, first.ctx);
+    // The same call again: a repeat in the researcher profile, but the run is unguarded now.
+    toolCallSpan(h.tracer, first.ctx, 'search', { q: 'a' }, { result: 'docs' });
+    const decisions = h.finished().filter((s) => s.name === 'execute_tool search').map((s) => s.attributes['loopguard.decision']);
+    expect(decisions).to.deep.equal(['allow', 'allow']);
+    expect(h.processor.guard.stats().openRuns, 'no implicit run opened for the evicted run\'s trace').to.equal(2);
+    expect(h.processor.guard.getRun('second')?.isEnded, 'no cascade: the other live runs are kept').to.equal(false);
+  });
+
   it('issue 10 #4: startAgentRun with the id of a run that ended starts a fresh run, also when the trace is not recorded', async () => {
     // A provider without the processor: nothing is recorded, startAgentRun keeps the run itself.
     const processor = new LoopGuardSpanProcessor({ profile: 'researcher' });
