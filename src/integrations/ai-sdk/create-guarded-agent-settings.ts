@@ -1,9 +1,9 @@
-import { diag } from '@opentelemetry/api';
 import type { PrepareStepFunction, StepResult, StopCondition, ToolSet } from 'ai';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
+import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { guardTools } from './guard-tools.js';
 import { loopGuardPrepareStep } from './loop-guard-prepare-step.js';
 import { loopGuardStopCondition } from './loop-guard-stop-condition.js';
@@ -69,7 +69,12 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
     activeTools: options.activeTools,
     prepareStep: options.prepareStep,
   });
-  const warnIfReused = reuseAfterEndWarning(run);
+  const warnIfReused = warnOnReuseAfterEnd(
+    run,
+    'settings',
+    "this step offers no tools (toolChoice 'none') and every tool call is refused",
+    'Settings are per run: call createGuardedAgentSettings() for each generateText / streamText call, and build a ToolLoopAgent per run with them.',
+  );
   const settings = {
     tools: guardTools(options.tools, { run }),
     stopWhen: ((stepOptions) => {
@@ -98,25 +103,4 @@ export function createGuardedAgentSettings<TOOLS extends ToolSet>(
     enumerable: false,
   });
   return settings as GuardedAgentSettings<TOOLS>;
-}
-
-/**
- * Settings kept past `end()` (a `ToolLoopAgent` built once and called again, say) belong to a
- * run that is over: the step gets no tools and every call is refused `run.stopped`. Loopguard
- * does not quietly open a new run behind the caller's back (`run`, `outcome()` and `end()`
- * would then describe a different run than the one the caller holds, and two concurrent
- * calls of one agent would share it); it says what happened, once per run, on `diag`.
- * A run the engine evicted is not warned about here: it fails open and the engine warns.
- */
-function reuseAfterEndWarning(run: RunGuard): () => void {
-  let warned = false;
-  return () => {
-    if (warned || !run.isEnded || run.isUnguarded) return;
-    warned = true;
-    diag.warn(
-      `loopguard: the settings of run ${JSON.stringify(run.id)} were used after end(). That run is over, so this step offers no tools ` +
-        "(toolChoice 'none') and every tool call is refused. Settings are per run: call createGuardedAgentSettings() for each " +
-        'generateText / streamText call, and build a ToolLoopAgent per run with them.',
-    );
-  };
 }

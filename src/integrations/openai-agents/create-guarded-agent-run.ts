@@ -1,9 +1,9 @@
-import { diag } from '@opentelemetry/api';
 import type { Agent, CallModelInputFilter, RunContext, Tool, ToolErrorFormatter } from '@openai/agents';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
+import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { guardAgentTools } from './guard-agent-tools.js';
 import { loopGuardCallModelInputFilter } from './loop-guard-call-model-input-filter.js';
 import { loopGuardToolErrorFormatter } from './loop-guard-tool-error-formatter.js';
@@ -70,7 +70,12 @@ export interface GuardedAgentRun<TContext> {
  */
 export function createGuardedAgentRun<TContext = unknown>(options: CreateGuardedAgentRunOptions<TContext>): GuardedAgentRun<TContext> {
   const run = options.guard.startRun(options.runId, options.attributes);
-  const warnIfReused = reuseAfterEndWarning(run);
+  const warnIfReused = warnOnReuseAfterEnd(
+    run,
+    'tools or run options',
+    'no tool is offered and the model is told tool use has ended',
+    'A GuardedAgentRun is per run: call createGuardedAgentRun() for each run(agent, ...) and give the agent its tools (a new Agent, or agent.clone({ tools: guarded.tools })).',
+  );
   const callModelInputFilter = loopGuardCallModelInputFilter(run, options.callModelInputFilter, {
     policy: options.describePolicy ? options.guard.describePolicy() : undefined,
   });
@@ -103,25 +108,5 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
       options.guard.endRun(run.id);
       return outcome;
     },
-  };
-}
-
-/**
- * Tools or run options kept past `end()` (an agent reused for the next question, say) belong to
- * a run that is over: every tool is hidden and the model is told tool use has ended. Loopguard
- * does not quietly open a new run (`run`, `outcome()` and `end()` would then describe another
- * run than the one the caller holds); it says what happened, once per run, on `diag`. A run
- * the engine evicted fails open and is warned about by the engine instead.
- */
-function reuseAfterEndWarning(run: RunGuard): () => void {
-  let warned = false;
-  return () => {
-    if (warned || !run.isEnded || run.isUnguarded) return;
-    warned = true;
-    diag.warn(
-      `loopguard: the tools or run options of run ${JSON.stringify(run.id)} were used after end(). That run is over, so no tool ` +
-        'is offered and the model is told tool use has ended. A GuardedAgentRun is per run: call createGuardedAgentRun() for each ' +
-        'run(agent, ...) and give the agent its tools (a new Agent, or agent.clone({ tools: guarded.tools })).',
-    );
   };
 }
