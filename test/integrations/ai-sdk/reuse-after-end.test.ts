@@ -3,11 +3,11 @@
 // tools, toolChoice 'none'. That must not be silent: loopguard warns once per run on diag.
 // Driven through the real ToolLoopAgent with the SDK's own MockLanguageModelV3.
 import { expect } from 'chai';
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { stepCountIs, tool, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { useDiagCapture } from '../../otel/otel-test-helpers.js';
 import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/index.js';
 import { offeredTools, scriptedLanguageModel } from '../helpers/scripted-language-model.js';
 
@@ -23,17 +23,8 @@ function searchTool(executions: string[]) {
 }
 
 describe('AI SDK settings are per run: reuse after end() (ToolLoopAgent + MockLanguageModelV3)', () => {
-  const warnings: string[] = [];
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: (message: string) => warnings.push(message),
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  before(() => diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }));
-  after(() => diag.disable());
-  beforeEach(() => warnings.splice(0));
+  const diagnostics = useDiagCapture();
+  const warnings = (): string[] => diagnostics.matching(/^/, 'warn').map((message) => message.text);
 
   it('an agent called again after end() gets no tools, and diag says why once per run', async () => {
     const executions: string[] = [];
@@ -46,7 +37,7 @@ describe('AI SDK settings are per run: reuse after end() (ToolLoopAgent + MockLa
     expect(first.text).to.equal('first answer');
     expect(executions).to.deep.equal(['first question']);
     guarded.end();
-    expect(warnings).to.deep.equal([]);
+    expect(warnings()).to.deep.equal([]);
 
     // The same agent again: its settings belong to the ended run.
     const second = await agent.generate({ prompt: 'second question?' });
@@ -56,12 +47,12 @@ describe('AI SDK settings are per run: reuse after end() (ToolLoopAgent + MockLa
     expect(offeredTools(reused)).to.deep.equal([]);
     expect(second.text).to.equal('final answer');
     expect(executions).to.deep.equal(['first question']);
-    expect(warnings).to.have.length(1);
-    expect(warnings[0]).to.match(/^loopguard: the settings of run "conversation-1" were used after end\(\)\. That run is over, so this step offers no tools/);
-    expect(warnings[0]).to.include('call createGuardedAgentSettings() for each generateText / streamText call, and build a ToolLoopAgent per run');
+    expect(warnings()).to.have.length(1);
+    expect(warnings()[0]).to.match(/^loopguard: the settings of run "conversation-1" were used after end\(\)\. That run is over, so this step offers no tools/);
+    expect(warnings()[0]).to.include('call createGuardedAgentSettings() for each generateText / streamText call, and build a ToolLoopAgent per run');
 
     await agent.generate({ prompt: 'third question?' });
-    expect(warnings, 'once per run').to.have.length(1);
+    expect(warnings(), 'once per run').to.have.length(1);
   });
 
   it('settings and an agent per run: each run is guarded with its tools, nothing is warned', async () => {
@@ -84,7 +75,7 @@ describe('AI SDK settings are per run: reuse after end() (ToolLoopAgent + MockLa
     expect(await answer('second question?')).to.equal('second answer');
     expect(executions).to.deep.equal(['first question', 'second question']);
     expect(model.doGenerateCalls.map((call) => offeredTools(call))).to.deep.equal([['search'], ['search'], ['search'], ['search']]);
-    expect(warnings).to.deep.equal([]);
+    expect(warnings()).to.deep.equal([]);
   });
 
   it('a run the engine evicted is not reported as reused (it fails open; the engine warns)', async () => {
@@ -96,6 +87,6 @@ describe('AI SDK settings are per run: reuse after end() (ToolLoopAgent + MockLa
     const agent = new ToolLoopAgent({ model, ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(10)] });
     expect((await agent.generate({ prompt: 'q?' })).text).to.equal('done');
     expect(executions).to.deep.equal(['q']);
-    expect(warnings).to.deep.equal([]);
+    expect(warnings()).to.deep.equal([]);
   });
 });

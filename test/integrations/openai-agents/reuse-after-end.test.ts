@@ -3,11 +3,11 @@
 // stop message in the instructions. That must not be silent: loopguard warns once per run on
 // diag. Driven through the real Runner with a scripted Model.
 import { expect } from 'chai';
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { Agent, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { useDiagCapture } from '../../otel/otel-test-helpers.js';
 import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
 import { ScriptedAgentsModel } from '../helpers/scripted-agents-model.js';
 
@@ -28,11 +28,8 @@ function searchTool(executions: string[]) {
 const offered = (model: ScriptedAgentsModel) => model.requests.map((request) => request.tools.map((t) => t.name));
 
 describe('OpenAI Agents run is per run: reuse after end() (Runner + scripted Model)', () => {
-  const warnings: string[] = [];
-  const logger: DiagLogger = { error: () => {}, warn: (message: string) => warnings.push(message), info: () => {}, debug: () => {}, verbose: () => {} };
-  before(() => diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true }));
-  after(() => diag.disable());
-  beforeEach(() => warnings.splice(0));
+  const diagnostics = useDiagCapture();
+  const warnings = (): string[] => diagnostics.matching(/^/, 'warn').map((message) => message.text);
 
   it('an agent run again after end() is offered no tools, and diag says why once per run', async () => {
     const executions: string[] = [];
@@ -47,19 +44,19 @@ describe('OpenAI Agents run is per run: reuse after end() (Runner + scripted Mod
 
     expect((await runner.run(agent, 'first question?', { ...guarded.runOptions })).finalOutput).to.equal('first answer');
     guarded.end();
-    expect(warnings).to.deep.equal([]);
+    expect(warnings()).to.deep.equal([]);
 
     const second = await runner.run(agent, 'second question?', { ...guarded.runOptions });
     expect(offered(model)).to.deep.equal([['search'], ['search'], []]);
     expect(model.requests[2]!.systemInstructions).to.include('Tool use has ended');
     expect(second.finalOutput).to.equal('final answer');
     expect(executions).to.deep.equal(['first question']);
-    expect(warnings).to.have.length(1);
-    expect(warnings[0]).to.match(/^loopguard: the tools or run options of run "conversation-1" were used after end\(\)\. That run is over/);
-    expect(warnings[0]).to.include('call createGuardedAgentRun() for each run(agent, ...)');
+    expect(warnings()).to.have.length(1);
+    expect(warnings()[0]).to.match(/^loopguard: the tools or run options of run "conversation-1" were used after end\(\)\. That run is over/);
+    expect(warnings()[0]).to.include('call createGuardedAgentRun() for each run(agent, ...)');
 
     await runner.run(agent, 'third question?', { ...guarded.runOptions });
-    expect(warnings, 'once per run').to.have.length(1);
+    expect(warnings(), 'once per run').to.have.length(1);
   });
 
   it('reusing only the tools (no run options) is warned about too', async () => {
@@ -69,8 +66,8 @@ describe('OpenAI Agents run is per run: reuse after end() (Runner + scripted Mod
     const agent = new Agent({ name: 'support', model, tools: guarded.tools });
     await new Runner().run(agent, 'question?');
     expect(offered(model)).to.deep.equal([[]]);
-    expect(warnings).to.have.length(1);
-    expect(warnings[0]).to.include('run "tools-only" were used after end()');
+    expect(warnings()).to.have.length(1);
+    expect(warnings()[0]).to.include('run "tools-only" were used after end()');
   });
 
   it('one GuardedAgentRun per run, the agent cloned with its tools: every run guarded, nothing warned', async () => {
@@ -93,6 +90,6 @@ describe('OpenAI Agents run is per run: reuse after end() (Runner + scripted Mod
     expect(await answer('second question?')).to.equal('second answer');
     expect(executions).to.deep.equal(['first question', 'second question']);
     expect(offered(model)).to.deep.equal([['search'], ['search'], ['search'], ['search']]);
-    expect(warnings).to.deep.equal([]);
+    expect(warnings()).to.deep.equal([]);
   });
 });
