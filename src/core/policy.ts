@@ -9,6 +9,7 @@ import {
   WELL_KNOWN_TERMINAL_TOOLS,
   WELL_KNOWN_WRITE_TOOLS,
 } from './world-state/well-known-tools.js';
+import { describeConfigValue } from './describe-config-value.js';
 
 /** Options with every default filled in, plus per-tool lookups built once at construction. */
 export interface ResolvedOptions {
@@ -207,57 +208,30 @@ function fail(field: Path, message: string, source?: string): never {
   throw new LoopGuardConfigError({ field, message, source });
 }
 
-const MAX_DESCRIBED_VALUE_LENGTH = 80;
-
-/**
- * The bad value as the caller wrote it: JSON.stringify reports `1e999` as "null", throws on
- * BigInt and cycles (a TypeError instead of the config error), and drops functions.
- */
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'number':
-      return String(value);
-    case 'bigint':
-      return `${value}n`;
-    case 'undefined':
-      return 'undefined';
-    case 'function':
-      return 'a function';
-    case 'symbol':
-      return value.toString();
-  }
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > MAX_DESCRIBED_VALUE_LENGTH ? `${text.slice(0, MAX_DESCRIBED_VALUE_LENGTH)}…` : text;
-}
 
 function checkPositiveInteger(value: unknown, field: Path, source: string | undefined, allowInfinity = false): void {
   if (value === undefined) return;
   if (allowInfinity && value === Infinity) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    fail(field, `must be a positive whole number${allowInfinity ? ' (or Infinity)' : ''}, got ${describeValue(value)}`, source);
+    fail(field, `must be a positive whole number${allowInfinity ? ' (or Infinity)' : ''}, got ${describeConfigValue(value)}`, source);
   }
 }
 
 function checkNonNegativeInteger(value: unknown, field: Path, source: string | undefined): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    fail(field, `must be a whole number ≥ 0, got ${describeValue(value)}`, source);
+    fail(field, `must be a whole number ≥ 0, got ${describeConfigValue(value)}`, source);
   }
 }
 
 function checkBoolean(value: unknown, field: Path, source: string | undefined): void {
-  if (value !== undefined && typeof value !== 'boolean') fail(field, `must be true or false, got ${describeValue(value)}`, source);
+  if (value !== undefined && typeof value !== 'boolean') fail(field, `must be true or false, got ${describeConfigValue(value)}`, source);
 }
 
 function checkStringList(value: unknown, field: Path, source: string | undefined): void {
   if (value === undefined) return;
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    fail(field, `must be a list of field names (strings), got ${describeValue(value)}`, source);
+    fail(field, `must be a list of field names (strings), got ${describeConfigValue(value)}`, source);
   }
 }
 
@@ -300,19 +274,19 @@ function checkEngineOptions(value: Record<string, unknown>, source: string | und
   checkPositiveInteger(value.maxIdleMs, 'maxIdleMs', source, true);
   const logger = value.logger;
   if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof (logger as { warn?: unknown }).warn !== 'function')) {
-    fail('logger', `must be an object with a warn(message) method, like console, got ${describeValue(logger)}`, source);
+    fail('logger', `must be an object with a warn(message) method, like console, got ${describeConfigValue(logger)}`, source);
   }
   const listeners = value.listeners;
   if (listeners === undefined) return;
-  if (!Array.isArray(listeners)) fail('listeners', `must be a list of listener objects, got ${describeValue(listeners)}`, source);
+  if (!Array.isArray(listeners)) fail('listeners', `must be a list of listener objects, got ${describeConfigValue(listeners)}`, source);
   listeners.forEach((listener: unknown, index) => {
     if (typeof listener !== 'object' || listener === null) {
-      fail(`listeners[${index}]`, `must be an object with any of ${LISTENER_EVENTS.join(', ')}, got ${describeValue(listener)}`, source);
+      fail(`listeners[${index}]`, `must be an object with any of ${LISTENER_EVENTS.join(', ')}, got ${describeConfigValue(listener)}`, source);
     }
     for (const event of LISTENER_EVENTS) {
       const method = (listener as Record<string, unknown>)[event];
       if (method !== undefined && typeof method !== 'function') {
-        fail(`listeners[${index}].${event}`, `must be a function, got ${describeValue(method)}`, source);
+        fail(`listeners[${index}].${event}`, `must be a function, got ${describeConfigValue(method)}`, source);
       }
     }
   });
@@ -324,11 +298,11 @@ function checkEngineOptions(value: Record<string, unknown>, source: string | und
  * `source` (e.g. a file name) is prefixed to the message.
  */
 export function validateOptions(value: unknown, source?: string): LoopGuardOptions {
-  if (!isPlainObject(value)) fail('(root)', `must be an object of options, got ${describeValue(value)}`, source);
+  if (!isPlainObject(value)) fail('(root)', `must be an object of options, got ${describeConfigValue(value)}`, source);
   checkKnownKeys(value, TOP_LEVEL_KEYS, '', source);
   checkEngineOptions(value, source);
   if (value.profile !== undefined && !PROFILES.includes(value.profile as Profile)) {
-    fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${describeValue(value.profile)}`, source);
+    fail('profile', `must be one of ${PROFILES.map((p) => `"${p}"`).join(', ')}, got ${describeConfigValue(value.profile)}`, source);
   }
   for (const key of ['threshold', 'refusedRounds', 'consecutiveFailures', 'maxStalled'] as const) {
     checkPositiveInteger(value[key], key, source);

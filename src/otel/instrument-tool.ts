@@ -1,6 +1,7 @@
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { describeError } from '../core/result-fingerprint.js';
 import type { PrehashedOutcome } from '../core/types.js';
+import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import {
   ATTR_ARGS_HASH,
@@ -213,19 +214,13 @@ export function isLoopGuardRefusal(value: unknown): boolean {
 
 const INSTRUMENT_TOOL_OPTION_KEYS = new Set(['processor', 'tracer', 'recordArguments', 'recordResult', 'type', 'parentContext', 'run']);
 
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
-
 /** Rejects a bad instrumentTool call at wrap time, naming the field, instead of at the first call. */
 export function validateInstrumentToolOptions(name: unknown, execute: unknown, options: unknown, prefix = ''): void {
   const fail = (field: string, message: string): never => {
     throw new LoopGuardConfigError({ field, message });
   };
-  if (typeof name !== 'string' || name.length === 0) fail('name', `the tool name must be a non-empty string, got ${describeValue(name)}`);
-  if (typeof execute !== 'function') fail('execute', `must be the tool function (args, extras) => result, got ${describeValue(execute)}`);
+  if (typeof name !== 'string' || name.length === 0) fail('name', `the tool name must be a non-empty string, got ${describeConfigValue(name)}`);
+  if (typeof execute !== 'function') fail('execute', `must be the tool function (args, extras) => result, got ${describeConfigValue(execute)}`);
   validateToolOptionFields(options, prefix, true);
 }
 
@@ -235,23 +230,23 @@ export function validateToolOptionFields(options: unknown, prefix: string, withP
     throw new LoopGuardConfigError({ field: `${prefix}${field}`, message });
   };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail(prefix === '' ? 'options' : prefix.slice(0, -1), `must be an options object, got ${describeValue(options)}`);
+    fail(prefix === '' ? 'options' : prefix.slice(0, -1), `must be an options object, got ${describeConfigValue(options)}`);
   }
   const o = options as Record<string, unknown>;
   for (const key of Object.keys(o)) {
     if (!INSTRUMENT_TOOL_OPTION_KEYS.has(key)) fail(key, `is not an option of instrumentTool (options: ${[...INSTRUMENT_TOOL_OPTION_KEYS].join(', ')})`);
   }
   if (withProcessor && !(o.processor instanceof LoopGuardSpanProcessor)) {
-    fail('processor', `must be the LoopGuardSpanProcessor registered on your tracer provider, got ${describeValue(o.processor)}`);
+    fail('processor', `must be the LoopGuardSpanProcessor registered on your tracer provider, got ${describeConfigValue(o.processor)}`);
   }
   for (const key of ['recordArguments', 'recordResult'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') fail(key, `must be true or false, got ${describeValue(o[key])}`);
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') fail(key, `must be true or false, got ${describeConfigValue(o[key])}`);
   }
-  if (o.type !== undefined && typeof o.type !== 'string') fail('type', `must be a string (gen_ai.tool.type), got ${describeValue(o.type)}`);
+  if (o.type !== undefined && typeof o.type !== 'string') fail('type', `must be a string (gen_ai.tool.type), got ${describeConfigValue(o.type)}`);
   if (o.tracer !== undefined && typeof (o.tracer as { startSpan?: unknown }).startSpan !== 'function') {
-    fail('tracer', `must be an OpenTelemetry Tracer (provider.getTracer(name)), got ${describeValue(o.tracer)}`);
+    fail('tracer', `must be an OpenTelemetry Tracer (provider.getTracer(name)), got ${describeConfigValue(o.tracer)}`);
   }
   for (const key of ['parentContext', 'run'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'function') fail(key, `must be a function returning the ${key === 'run' ? 'RunGuard' : 'Context'}, got ${describeValue(o[key])}`);
+    if (o[key] !== undefined && typeof o[key] !== 'function') fail(key, `must be a function returning the ${key === 'run' ? 'RunGuard' : 'Context'}, got ${describeConfigValue(o[key])}`);
   }
 }

@@ -1,4 +1,5 @@
 import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Context, type SpanContext } from '@opentelemetry/api';
+import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
@@ -537,10 +538,10 @@ function validateProcessorOptions(options: LoopGuardSpanProcessorOptions): void 
     throw new LoopGuardConfigError({ field, message });
   };
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail('(root)', `LoopGuardSpanProcessor options must be an object, got ${describe(options)}`);
+    fail('(root)', `LoopGuardSpanProcessor options must be an object, got ${describeConfigValue(options)}`);
   }
   if (options.guard !== undefined) {
-    if (!(options.guard instanceof LoopGuard)) fail('guard', `must be a LoopGuard (new LoopGuard({...})), got ${describe(options.guard)}`);
+    if (!(options.guard instanceof LoopGuard)) fail('guard', `must be a LoopGuard (new LoopGuard({...})), got ${describeConfigValue(options.guard)}`);
     for (const key of Object.keys(options)) {
       if (PROCESSOR_OPTION_KEYS.has(key) || (options as Record<string, unknown>)[key] === undefined) continue;
       fail(key, `is an engine option, but \`guard\` was given and already has its options; pass it to new LoopGuard({ ${key}: ... }) instead`);
@@ -548,20 +549,13 @@ function validateProcessorOptions(options: LoopGuardSpanProcessorOptions): void 
   }
   const { interpreters, implicitRuns, maxTrackedSpans } = options;
   if (interpreters !== undefined) {
-    if (!Array.isArray(interpreters)) fail('interpreters', `must be an array of functions, got ${describe(interpreters)}`);
+    if (!Array.isArray(interpreters)) fail('interpreters', `must be an array of functions, got ${describeConfigValue(interpreters)}`);
     interpreters.forEach((interpreter, index) => {
-      if (typeof interpreter !== 'function') fail(`interpreters[${index}]`, `must be a function (name, attributes) => SpanRole | undefined, got ${describe(interpreter)}`);
+      if (typeof interpreter !== 'function') fail(`interpreters[${index}]`, `must be a function (name, attributes) => SpanRole | undefined, got ${describeConfigValue(interpreter)}`);
     });
   }
-  if (implicitRuns !== undefined && typeof implicitRuns !== 'boolean') fail('implicitRuns', `must be true or false, got ${describe(implicitRuns)}`);
+  if (implicitRuns !== undefined && typeof implicitRuns !== 'boolean') fail('implicitRuns', `must be true or false, got ${describeConfigValue(implicitRuns)}`);
   if (maxTrackedSpans !== undefined && !(typeof maxTrackedSpans === 'number' && Number.isFinite(maxTrackedSpans) && maxTrackedSpans >= 1)) {
-    fail('maxTrackedSpans', `must be a number of spans >= 1 (default 100000), got ${describe(maxTrackedSpans)}`);
+    fail('maxTrackedSpans', `must be a number of spans >= 1 (default 100000), got ${describeConfigValue(maxTrackedSpans)}`);
   }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
 }
