@@ -410,7 +410,8 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   private forgetRun(run: RunView): void {
     this.rootSpans.delete(run.id);
     this.ownRuns.delete(run.id);
-    for (const loopRun of this.loopRuns) if (loopRun.id === run.id) this.loopRuns.delete(loopRun);
+    // The engine hands runEnded the RunGuard itself: a Set lookup, not a scan of every loop run.
+    this.loopRuns.delete(run as RunGuard);
     // A run evicted at the open-run cap is live and fails open: its spans stay tracked so its
     // later calls reach it (allowed, unguarded). Dropped, each call would open an implicit
     // run of its trace, evicting another live run in turn — a cascade at the cap. Its spans
