@@ -8,6 +8,10 @@ export { LoopGuard, type LoopGuardEngineOptions, type LoopGuardLogger } from './
 export { RunGuard, type CallTicket } from './core/run-guard.js';
 export { resolveOptions, validateOptions, DEFAULT_THRESHOLD, type ResolvedOptions, type ResolvedToolPolicy } from './core/policy.js';
 export { LoopGuardConfigError } from './core/errors.js';
+// The shared ledger's contract and its in-process store (the Redis store is `loopguard/redis`).
+export { createMemoryRunStore, type MemoryRunStoreOptions } from './core/shared-ledger/create-memory-run-store.js';
+export type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from './core/shared-ledger/run-store.js';
+export type { IdempotentWritePolicy, SharedLedgerEngineOptions, StoreFailurePolicy, VerifiedWrite } from './core/shared-ledger/shared-ledger-options.js';
 export { callSignature } from './core/call-signature.js';
 export { canonicalJson } from './core/canonical-json.js';
 export { classifyError, describeError, fingerprintError, fingerprintOutcome, fingerprintResult, isEmptyResult } from './core/result-fingerprint.js';

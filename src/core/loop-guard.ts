@@ -3,6 +3,8 @@ import { callSignature } from './call-signature.js';
 import { describePolicyText } from './messages.js';
 import { resolveOptions, validateOptions, type ResolvedOptions } from './policy.js';
 import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
+import { resolveSharedLedger, type ResolvedSharedLedger, type SharedLedgerEngineOptions } from './shared-ledger/shared-ledger-options.js';
+import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
 import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
@@ -11,7 +13,7 @@ export interface LoopGuardLogger {
 }
 
 /** Options of {@link LoopGuard}: the policy plus engine housekeeping. */
-export interface LoopGuardEngineOptions extends LoopGuardOptions {
+export interface LoopGuardEngineOptions extends LoopGuardOptions, SharedLedgerEngineOptions {
   /** Observers (telemetry, progress output). Default none. */
   listeners?: LoopGuardListener[];
   /**
@@ -60,19 +62,43 @@ export class LoopGuard {
   private readonly endedRuns = new Map<string, { run: RunGuard; endedAt: number }>();
   private warnedAboutCap = false;
   private readonly hooks: RunHooks;
+  private readonly shared: ResolvedSharedLedger | undefined;
+  private readonly reporter: SharedLedgerReporter;
+  /** The store is failing (one warning per outage, not per call). */
+  private storeDown = false;
 
   /** @throws LoopGuardConfigError naming the first bad option, engine or policy (issue 10 #16). */
   constructor(options: LoopGuardEngineOptions = {}) {
     // Every option, engine ones included, is checked before anything is built: a bad one is a
     // programming error that must surface here, not as a fallback or a later TypeError.
     validateOptions(options);
-    const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, ...policy } = options;
+    const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, store, idempotentWrites, storeFailure, claimLeaseMs, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
     this.logger = logger ?? defaultLogger;
     this.maxOpenRuns = maxOpenRuns ?? 10_000;
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;
+    this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs });
+    this.reporter = {
+      storeFailed: (runId, operation, error) => {
+        if (!this.storeDown) {
+          this.storeDown = true;
+          const behaviour = this.shared?.callsFailOpen === false ? 'calls are refused' : 'calls are decided on this process\'s copy of each run';
+          this.logger.warn(
+            `the shared store failed (${operation} of run ${JSON.stringify(runId)}: ${error instanceof Error ? error.message : String(error)}); until it is back, ${behaviour}` +
+              (this.shared?.idempotentWritesFailOpen === true ? ' and business-key writes run unguarded.' : ' and business-key writes are refused.'),
+          );
+        }
+        this.emit('storeError', operation, runId, error);
+      },
+      storeRecovered: () => {
+        if (!this.storeDown) return;
+        this.storeDown = false;
+        this.logger.warn('the shared store is reachable again');
+      },
+      warn: (message) => this.logger.warn(message),
+    };
     const emit = this.emit.bind(this);
     this.hooks = {
       callDecided: (run, call, decision, round) => emit('callDecided', run, call, decision, round),
@@ -107,9 +133,35 @@ export class LoopGuard {
       this.evict(evicted, 'max_open_runs');
     }
     const run = new RunGuard(id, this.options, this.hooks, attributes);
+    if (this.shared !== undefined) run.shared = new SharedRunLink(run, this.shared, this.reporter, this.options.now);
     this.openRuns.set(id, run);
     this.emit('runStarted', run);
     return run;
+  }
+
+  /**
+   * Opens a run and, with a shared store, brings it up to date with the store first: a
+   * process joining a run another started, or restarting after a crash, resumes its ledger
+   * (streaks, seen results, budgets, stop). Without a store it is startRun.
+   */
+  async resumeRun(id: string, attributes: Record<string, string | number | boolean> = {}): Promise<RunGuard> {
+    const run = this.startRun(id, attributes);
+    await run.shared?.refresh();
+    return run;
+  }
+
+  /**
+   * Resolves when every change recorded so far is in the shared store (or the store failed:
+   * see storeFailure). Call it before a process exits. Without a store it resolves at once.
+   */
+  async flush(): Promise<void> {
+    const runs = [...this.openRuns.values(), ...[...this.endedRuns.values()].map((entry) => entry.run)];
+    await Promise.all(runs.map((run) => run.shared?.flushed()));
+  }
+
+  /** The engine has a shared store: async wrappers claim calls across processes. */
+  get isShared(): boolean {
+    return this.shared !== undefined;
   }
 
   /** An open run, or an ended one still inside its TTL. */

@@ -57,6 +57,10 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
       return `Not run: tool use has ended for this run (${facts.stopReason ?? 'stopped'}). Write your answer from what you have gathered.`;
     case 'write.outcome_unknown':
       return `Not run: the identical call to ${tool}${earlier} timed out, and a timeout does not mean it did nothing: it may have gone through. Running it again could do it twice (a second message, a duplicate record or payment). First check the existing records (look up or list what it would have created or changed); run it again only if it is not there, or say in your answer that its outcome is unknown.`;
+    case 'write.already_done':
+      return `Not run: this ${tool} (same business key) was already done${earlier}. It was not done again. Continue from that result.`;
+    case 'store.unavailable':
+      return `Not run: ${tool} was not run because loopguard's shared store cannot be reached, so it cannot make sure it runs only once. Try again later, or finish without it.`;
   }
 }
 

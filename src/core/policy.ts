@@ -254,6 +254,8 @@ const TOP_LEVEL_KEYS = [
   'volatileArgs', 'volatileResult', 'maxFingerprintBytes', 'now',
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
   'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
+  // Shared ledger (shared-ledger/shared-ledger-options.ts checks them).
+  'store', 'idempotentWrites', 'storeFailure', 'claimLeaseMs',
 ] as const;
 const TOOL_KEYS = [
   'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',
@@ -261,7 +263,7 @@ const TOOL_KEYS = [
 ] as const;
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'title'] as const;
 /** LoopGuardListener's methods: a listener may leave any out, but one it names must be callable. */
-const LISTENER_EVENTS = ['runStarted', 'callDecided', 'callFinished', 'roundClosed', 'runStopped', 'runEnded', 'runEvicted'] as const;
+const LISTENER_EVENTS = ['runStarted', 'callDecided', 'callFinished', 'roundClosed', 'runStopped', 'runEnded', 'runEvicted', 'storeError'] as const;
 
 /**
  * The engine's housekeeping options (LoopGuardEngineOptions), checked with the policy so a

@@ -23,6 +23,8 @@ import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { resolveCallEffect } from './world-state/resolve-call-effect.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
+import type { RunEvent } from './shared-ledger/run-event.js';
+import type { SharedReplica, SharedRunLink } from './shared-ledger/shared-run-link.js';
 import type {
   AllowKind,
   CallEffect,
@@ -120,6 +122,8 @@ export interface CallTicket {
   readonly call: PrehashedToolCall;
   /** @internal set once finished, so a double finish is ignored. */
   finished: boolean;
+  /** @internal the call's key in a shared run's log (shared store only). */
+  key?: string;
 }
 
 /** Hooks the engine gives each run (listener fan-out), so a run never holds the engine. */
@@ -150,11 +154,11 @@ function isPrehashedOutcome(outcome: CallOutcome | PrehashedOutcome): outcome is
  * Per-call cost is a signature hash, one Map lookup per check and a Set lookup for the
  * result fingerprint; nothing scans the run's history, so decisions stay flat in run length.
  */
-export class RunGuard implements RunView {
+export class RunGuard implements RunView, SharedReplica {
   readonly id: string;
   readonly profile: Profile;
   readonly attributes: Readonly<Record<string, string | number | boolean>>;
-  private readonly ledger = new RunLedger();
+  private ledger = new RunLedger();
   private stopDecision: StopDecision | undefined;
   private ended = false;
   /** Set when the engine evicted the run before any stop: the guard no longer acts on it. */
@@ -165,6 +169,15 @@ export class RunGuard implements RunView {
   private endedStop: StopDecision | undefined;
   /** @internal bookkeeping for the engine's eviction. */
   lastActivity: number;
+  /**
+   * @internal Set by the engine when it has a shared store: every change of this run is also
+   * logged there, and the run applies what other processes logged (shared-ledger/).
+   */
+  shared: SharedRunLink | undefined;
+  /** Applying a logged event: record nothing, tell no listener (its maker told its own). */
+  private replaying = false;
+  /** A call claimed across processes by an async wrapper, for the span processor's startCall of its span. */
+  private adopted: CallTicket | undefined;
 
   constructor(
     id: string,
@@ -219,6 +232,17 @@ export class RunGuard implements RunView {
    */
   beginRound(usage?: ModelUsage): number {
     if (this.ended) return this.ledger.round;
+    const shared = this.shared;
+    if (shared !== undefined) {
+      // Shared runs keep time by the log, so every replica judges time limits alike.
+      const time = this.options.now();
+      this.observeTime(time);
+      shared.record(usage === undefined ? { type: 'round', time } : { type: 'round', time, usage: { ...usage } });
+    }
+    return this.openRound(usage);
+  }
+
+  private openRound(usage: ModelUsage | undefined): number {
     this.closeRound();
     this.ledger.round += 1;
     this.ledger.current = new RoundAccumulator();
@@ -232,6 +256,7 @@ export class RunGuard implements RunView {
 
   /** Token usage of the current round's model call (known when the model call ends). */
   recordUsage(usage: ModelUsage): void {
+    if (this.shared !== undefined && !this.replaying) this.shared.record({ type: 'usage', usage: { ...usage } });
     const current = this.ledger.current;
     current.usage = {
       inputTokens: (current.usage?.inputTokens ?? 0) + (usage.inputTokens ?? 0),
@@ -252,14 +277,36 @@ export class RunGuard implements RunView {
    * a refused call is recorded as refused (it counts toward the refused-round streak).
    */
   startCall(call: ToolCall | PrehashedToolCall): CallTicket {
-    const prehashed = this.prehash(call);
+    let prehashed = this.prehash(call);
+    const adopted = this.adopted;
+    if (adopted !== undefined) {
+      this.adopted = undefined;
+      // The same call, already decided and recorded by claimCall: the synchronous path takes
+      // that decision instead of deciding (and recording) it a second time.
+      if (adopted.call.tool === prehashed.tool && adopted.call.argsHash === prehashed.argsHash) return adopted;
+    }
     if (this.unguarded) return this.startUnguardedCall(prehashed);
+    const shared = this.shared;
+    if (shared !== undefined && prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
-    // Calls before any model call begin round 1 (which also starts the run's clock).
-    if (this.ledger.round === 0) this.beginRound();
+    // Calls before any model call begin round 1 (which also starts the run's clock). Not
+    // logged: applying the call to a run at round 0 does the same in every replica.
+    if (this.ledger.round === 0) this.openRound(undefined);
     const facts = this.factsOf(prehashed);
     const decision = this.decide(prehashed, now, facts);
+    const ticket = this.applyStart(prehashed, decision, now, facts);
+    if (shared !== undefined) {
+      const key = shared.nextKey();
+      ticket.key = key;
+      if (decision.action === 'allow') shared.tickets.set(key, ticket);
+      shared.record({ type: 'call', key, time: now, call: prehashed, decision });
+    }
+    return ticket;
+  }
+
+  /** Records a decided call (startCall's second half; also a logged call of a shared run). */
+  private applyStart(prehashed: PrehashedToolCall, decision: CallDecision, now: number, facts: CallFacts): CallTicket {
     const ledger = this.ledger;
     const round = ledger.current;
     round.calls += 1;
@@ -315,9 +362,20 @@ export class RunGuard implements RunView {
       }
       record.inFlight += 1;
     }
-    this.hooks.callDecided(this, prehashed, decision, ledger.round);
+    if (!this.replaying) this.hooks.callDecided(this, prehashed, decision, ledger.round);
     this.touch();
     return { decision, round: ledger.round, call: prehashed, finished: false };
+  }
+
+  /**
+   * {@link startCall} for async callers (tool wrappers, integrations): with a shared store
+   * (`loopguard/redis`) the decision is claimed across processes before the call runs;
+   * without one it is startCall's. Use it wherever the caller can await.
+   */
+  claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
+    const shared = this.shared;
+    if (shared === undefined || this.ended || this.stopDecision !== undefined) return Promise.resolve(this.startCall(call));
+    return shared.claimCall(call);
   }
 
   /**
@@ -328,6 +386,26 @@ export class RunGuard implements RunView {
     if (ticket.finished || ticket.decision.action === 'refuse') return 'neutral';
     ticket.finished = true;
     if (ticket.decision.kind === 'unguarded') return 'neutral';
+    const shared = this.shared;
+    if (shared === undefined || ticket.key === undefined) return this.applyFinish(ticket, outcome);
+    // The replica may have been rebuilt since the call started: its live ticket is the one
+    // the log knows. None: the log already finished it (another process timed it out).
+    const key = ticket.key;
+    const live = shared.tickets.get(key);
+    if (live === undefined) return 'neutral';
+    shared.tickets.delete(key);
+    live.finished = true;
+    let prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes);
+    if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
+    const novelty = this.applyFinish(live, prehashed);
+    shared.record({ type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
+    shared.settle(ticket, prehashed);
+    return novelty;
+  }
+
+  /** Records an outcome (finishCall's work; also a logged outcome of a shared run). */
+  private applyFinish(ticket: CallTicket, outcome: CallOutcome | PrehashedOutcome): Novelty {
+    if (ticket.decision.action === 'refuse') return 'neutral';
     const ledger = this.ledger;
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
@@ -427,7 +505,7 @@ export class RunGuard implements RunView {
       ledger.seenResults += 1;
       tally.seen += 1;
     }
-    this.hooks.callFinished(this, ticket.call, prehashed.outcome, novelty, ticket.round);
+    if (!this.replaying) this.hooks.callFinished(this, ticket.call, prehashed.outcome, novelty, ticket.round);
     this.touch();
     return novelty;
   }
@@ -451,6 +529,11 @@ export class RunGuard implements RunView {
     } catch {
       return; // A state that cannot be serialized says nothing about progress.
     }
+    if (this.shared !== undefined && !this.replaying) this.shared.record({ type: 'state', digest });
+    this.applyState(digest);
+  }
+
+  private applyState(digest: string): void {
     if (digest === this.ledger.lastStateDigest) this.ledger.stalledRounds += 1;
     else {
       this.ledger.lastStateDigest = digest;
@@ -485,6 +568,11 @@ export class RunGuard implements RunView {
         partial,
       };
       this.stopDecision = decision;
+      if (this.shared !== undefined) {
+        // Latched for every process: each sees it at its next decision.
+        this.shared.record({ type: 'stop', decision });
+        this.shared.noteSummary({ stopReason: decision.reason });
+      }
       this.hooks.runStopped(this, decision);
       return decision;
     }
@@ -536,6 +624,10 @@ export class RunGuard implements RunView {
    */
   end(): void {
     if (this.ended) return;
+    if (this.shared !== undefined && !this.replaying && !this.unguarded && this.evictionCause === undefined) {
+      this.shared.noteSummary({ ended: true });
+      this.shared.record({ type: 'end', time: this.options.now() });
+    }
     this.closeRound();
     this.ended = true;
     this.hooks.ended?.(this);
@@ -550,7 +642,119 @@ export class RunGuard implements RunView {
     if (this.ended) return;
     this.unguarded = this.stopDecision === undefined;
     this.evictionCause = cause;
+    // Eviction frees this process's memory; the run itself goes on (in the store too).
     this.end();
+  }
+
+  /**
+   * @internal An async wrapper (instrumentTool) claimed a call with claimCall and is about to
+   * start its span: the next startCall of the same call (the span processor's, synchronous)
+   * returns this ticket. `undefined` clears a claim nobody took.
+   */
+  adoptClaim(ticket: CallTicket | undefined): void {
+    this.adopted = ticket;
+  }
+
+  // --- SharedReplica (shared-ledger/shared-run-link.ts) -----------------------------------
+
+  /** @internal */
+  get stopReason(): string | undefined {
+    return this.stopDecision?.reason;
+  }
+
+  /** @internal Applies an event from the run's shared log (see RunEvent). */
+  applyLogged(event: RunEvent): CallTicket | undefined {
+    this.replaying = true;
+    try {
+      switch (event.type) {
+        case 'round':
+          if (this.ended) return undefined;
+          this.observeTime(event.time);
+          this.openRound(event.usage);
+          return undefined;
+        case 'usage':
+          this.recordUsage(event.usage);
+          return undefined;
+        case 'call': {
+          const call = event.call;
+          this.observeTime(event.time);
+          if (this.ledger.round === 0) this.openRound(undefined);
+          const ticket = this.applyStart(call, event.decision, event.time, this.factsOf(call));
+          ticket.key = event.key;
+          return ticket;
+        }
+        case 'finish': {
+          const ticket = this.shared?.tickets.get(event.key);
+          this.shared?.tickets.delete(event.key);
+          if (ticket === undefined || ticket.finished) return undefined;
+          ticket.finished = true;
+          this.applyFinish(ticket, { ...event.outcome, endTime: event.time });
+          return ticket;
+        }
+        case 'state':
+          this.applyState(event.digest);
+          return undefined;
+        case 'stop':
+          this.stopDecision ??= event.decision;
+          return undefined;
+        case 'end':
+          // Another process ended the run: it is over here too (at its next decision).
+          if (!this.ended) {
+            this.closeRound();
+            this.ended = true;
+          }
+          return undefined;
+      }
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  /** @internal An empty ledger, before the whole shared log is applied again. */
+  resetReplica(): void {
+    this.ledger = new RunLedger();
+    this.stopDecision = undefined;
+    this.endedStop = undefined;
+    this.ended = false;
+  }
+
+  /** @internal The decision a call would get now, unrecorded (a claim proposes it to the store). */
+  decideForClaim(
+    call: ToolCall | PrehashedToolCall,
+    forced?: { reason: RefusalReason; message: string },
+  ): { call: PrehashedToolCall; decision: CallDecision; time: number } {
+    let prehashed = this.prehash(call);
+    if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+    const time = Math.max(prehashed.startTime!, this.ledger.lastObservedTime ?? -Infinity);
+    const decision: CallDecision =
+      forced === undefined || this.stopDecision !== undefined || this.ended
+        ? this.decide(prehashed, time)
+        : { action: 'refuse', reason: forced.reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message: forced.message };
+    return { call: prehashed, decision, time };
+  }
+
+  /** @internal Records a call whose decision the shared store accepted. */
+  commitClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket {
+    this.observeTime(time);
+    if (this.ledger.round === 0) this.openRound(undefined);
+    const ticket = this.applyStart(call, decision, time, this.factsOf(call));
+    ticket.key = key;
+    return ticket;
+  }
+
+  /** @internal A refusal decided here without the store (it is unreachable and the call needs it). */
+  refuseLocally(call: ToolCall | PrehashedToolCall, reason: RefusalReason, message: string): CallTicket {
+    const { call: prehashed, time } = this.decideForClaim(call);
+    const decision: CallDecision = { action: 'refuse', reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message };
+    this.observeTime(time);
+    if (this.ledger.round === 0) this.openRound(undefined);
+    const ticket = this.applyStart(prehashed, decision, time, this.factsOf(prehashed));
+    const shared = this.shared;
+    if (shared !== undefined) {
+      ticket.key = shared.nextKey();
+      shared.record({ type: 'call', key: ticket.key, time, call: prehashed, decision });
+    }
+    return ticket;
   }
 
   private startUnguardedCall(call: PrehashedToolCall): CallTicket {
@@ -706,7 +910,7 @@ export class RunGuard implements RunView {
       seen: round.seen,
     };
     if (round.usage !== undefined) summary.usage = round.usage;
-    this.hooks.roundClosed(this, summary);
+    if (!this.replaying) this.hooks.roundClosed(this, summary);
   }
 
   private partialWith(projection: RoundProjection): PartialResults {

@@ -256,7 +256,11 @@ export type RefusalReason =
   | 'budget.run_time'
   | 'run.stopped'
   /** An identical write after a timeout: it may have gone through, so check before re-running it (document 001). */
-  | 'write.outcome_unknown';
+  | 'write.outcome_unknown'
+  /** A write with a business key that was already done, by this run or another (shared store, document 001). */
+  | 'write.already_done'
+  /** The shared store cannot be reached and this call needs it (a business-key write, or `storeFailure.calls: 'closed'`). */
+  | 'store.unavailable';
 
 /** Stable machine reasons for a stop. */
 export type StopReason =
@@ -391,6 +395,11 @@ export interface LoopGuardListener {
   runEnded?(run: RunView): void;
   /** The engine evicted a run nobody ended (after its `runEnded`): count it, it now runs unguarded. */
   runEvicted?(run: RunView, cause: EvictionCause): void;
+  /**
+   * The shared store failed (`operation`: claim, append, read, business_key) for a run; the
+   * engine behaves as `storeFailure` says. Count it: it is what an SRE alerts on.
+   */
+  storeError?(operation: string, runId: string, error: unknown): void;
 }
 
 /** Read-only facts about a run, handed to listeners. */

@@ -104,6 +104,18 @@ export function instrumentTool<A, R>(
     };
     if (callOptions.callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callOptions.callId;
     if (options.recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
+    // With a shared store (loopguard/redis) the call is claimed across processes before its
+    // span starts, here where we can await; the processor, synchronous in onStart, takes that
+    // decision for the span instead of deciding on its replica alone.
+    let claimedRun: RunGuard | undefined;
+    if (processor.guard.isShared) {
+      claimedRun = options.run?.() ?? processor.runForUnrecordedSpan(parent, trace.getSpanContext(parent)?.traceId ?? '');
+      if (claimedRun !== undefined) {
+        // Arguments, not just their hash: a business-key write (idempotentWrites) reads its key from them.
+        const claimed = await claimedRun.claimCall(callOptions.callId === undefined ? { tool: name, args } : { tool: name, args, callId: callOptions.callId });
+        claimedRun.adoptClaim(claimed);
+      }
+    }
     const span = tracer.startSpan(`${OPERATION_EXECUTE_TOOL} ${name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
     const { spanId, traceId } = span.spanContext();
     let decision = processor.decisionForSpan(spanId);
@@ -118,6 +130,8 @@ export function instrumentTool<A, R>(
         decision = ownTicket.decision;
       }
     }
+    // A claim the span did not take (the processor put the span in another run) is dropped.
+    claimedRun?.adoptClaim(undefined);
     if (decision?.action === 'refuse') {
       span.end();
       return rememberRefusal(decision.message);

@@ -27,6 +27,10 @@ const ENGINE_ONLY_WHY = {
   endedRunTtlMs: 'reports and frees each run as it ends',
   maxIdleMs: 'ends each run at its last line; an idle limit would end runs by another run\'s clock',
   now: 'uses the recorded time of each call as its clock',
+  store: 'replays each file in this process, against no shared store',
+  idempotentWrites: 'never runs a tool, so there is no write to deduplicate',
+  storeFailure: 'uses no shared store',
+  claimLeaseMs: 'uses no shared store',
 } as const;
 const ENGINE_ONLY_KEYS = Object.keys(ENGINE_ONLY_WHY) as Array<keyof typeof ENGINE_ONLY_WHY>;
 

@@ -1,0 +1,173 @@
+import type { CallDecision, ModelUsage, PrehashedOutcome, PrehashedToolCall, StopDecision } from '../types.js';
+
+/**
+ * One entry of a run's shared log: everything that changes a run's ledger, in the order the
+ * store accepted it. A replica is the log applied in order, so every process that applies the
+ * same log holds the same ledger. Calls carry the decision that was made for them (a call
+ * that ran cannot be un-run); outcomes carry their fingerprints, and novelty is recomputed
+ * from the log, so "seen" means seen by any process.
+ */
+export type RunEvent =
+  | { readonly type: 'round'; readonly time: number; readonly usage?: ModelUsage }
+  | { readonly type: 'usage'; readonly usage: ModelUsage }
+  | { readonly type: 'call'; readonly key: string; readonly time: number; readonly call: PrehashedToolCall; readonly decision: CallDecision }
+  | { readonly type: 'finish'; readonly key: string; readonly time: number; readonly outcome: PrehashedOutcome }
+  | { readonly type: 'state'; readonly digest: string }
+  | { readonly type: 'stop'; readonly decision: StopDecision }
+  | { readonly type: 'end'; readonly time: number };
+
+// Compact arrays, not objects: the log is the run's memory in Redis (BENCHMARKS.md: bytes per
+// recorded call), and field names would be most of an entry. Position 0 is the type letter.
+type Encoded = [string, ...unknown[]];
+
+const ALLOW_KINDS = new Set(['new', 'repeat', 'retry', 'poll', 'reread', 'exempt', 'terminal', 'unguarded']);
+
+/** The JSON text stored for an event. */
+export function encodeRunEvent(event: RunEvent): string {
+  let encoded: Encoded;
+  switch (event.type) {
+    case 'round':
+      encoded = event.usage === undefined ? ['r', event.time] : ['r', event.time, event.usage];
+      break;
+    case 'usage':
+      encoded = ['u', event.usage];
+      break;
+    case 'call': {
+      const { call, decision } = event;
+      const flags = (call.terminal === true ? 1 : 0) | (call.observeOnly === true ? 2 : 0);
+      encoded = ['c', event.key, event.time, call.tool, call.argsHash, call.callId ?? 0, call.effect ?? 0, call.family ?? 0, flags];
+      if (decision.action === 'allow') encoded.push('a', decision.kind);
+      else encoded.push('x', decision.reason, decision.message, decision.previousCallId ?? 0, decision.previousRound ?? 0);
+      break;
+    }
+    case 'finish': {
+      const { outcome } = event;
+      const flags = (outcome.unfingerprintable === true ? 1 : 0) | (outcome.transient === true ? 2 : 0) | (outcome.transient === false ? 4 : 0);
+      encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
+      // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
+      // them, but the log cannot know which replica will find it new, so they are written.
+      const items = outcome.items;
+      if (items !== undefined && items.length > 0) encoded.push(items);
+      break;
+    }
+    case 'state':
+      encoded = ['s', event.digest];
+      break;
+    case 'stop':
+      encoded = ['t', event.decision];
+      break;
+    case 'end':
+      encoded = ['e', event.time];
+      break;
+  }
+  return JSON.stringify(encoded);
+}
+
+/** Thrown for a log entry this version cannot read (written by a newer loopguard, or not by loopguard). */
+export class RunEventDecodeError extends Error {
+  override readonly name = 'RunEventDecodeError';
+}
+
+function text(value: unknown, field: string, entry: string): string {
+  if (typeof value !== 'string') throw new RunEventDecodeError(`run log entry ${entry}: ${field} must be a string`);
+  return value;
+}
+function number(value: unknown, field: string, entry: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RunEventDecodeError(`run log entry ${entry}: ${field} must be a number`);
+  return value;
+}
+function optionalText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+function usageOf(value: unknown): ModelUsage | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { inputTokens, outputTokens } = value as ModelUsage;
+  const usage: ModelUsage = {};
+  if (typeof inputTokens === 'number') usage.inputTokens = inputTokens;
+  if (typeof outputTokens === 'number') usage.outputTokens = outputTokens;
+  return usage;
+}
+
+/**
+ * Reads an entry back. `where` names it in errors (e.g. `loopguard:{run-1}:log[12]`): a log
+ * that cannot be read must say which entry, not fail somewhere inside the engine.
+ */
+export function decodeRunEvent(json: string, where: string): RunEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new RunEventDecodeError(`run log entry ${where}: not JSON`);
+  }
+  if (!Array.isArray(value) || typeof value[0] !== 'string') throw new RunEventDecodeError(`run log entry ${where}: not a loopguard event`);
+  const v = value as unknown[];
+  switch (v[0]) {
+    case 'r': {
+      const usage = usageOf(v[2]);
+      return usage === undefined ? { type: 'round', time: number(v[1], 'time', where) } : { type: 'round', time: number(v[1], 'time', where), usage };
+    }
+    case 'u':
+      return { type: 'usage', usage: usageOf(v[1]) ?? {} };
+    case 'c': {
+      const call: PrehashedToolCall = { tool: text(v[3], 'tool', where), argsHash: text(v[4], 'argsHash', where) };
+      const callId = optionalText(v[5]);
+      if (callId !== undefined) call.callId = callId;
+      const effect = optionalText(v[6]);
+      if (effect === 'read' || effect === 'write' || effect === 'unknown') call.effect = effect;
+      const family = optionalText(v[7]);
+      if (family !== undefined) call.family = family;
+      const flags = typeof v[8] === 'number' ? v[8] : 0;
+      if (flags & 1) call.terminal = true;
+      if (flags & 2) call.observeOnly = true;
+      const time = number(v[2], 'time', where);
+      call.startTime = time;
+      let decision: CallDecision;
+      if (v[9] === 'a') {
+        const kind = text(v[10], 'kind', where);
+        if (!ALLOW_KINDS.has(kind)) throw new RunEventDecodeError(`run log entry ${where}: unknown allow kind ${JSON.stringify(kind)}`);
+        decision = { action: 'allow', kind: kind as 'new', tool: call.tool, argsHash: call.argsHash };
+      } else {
+        decision = {
+          action: 'refuse',
+          reason: text(v[10], 'reason', where) as 'repeat.run_wide',
+          tool: call.tool,
+          argsHash: call.argsHash,
+          message: text(v[11], 'message', where),
+        };
+        const previousCallId = optionalText(v[12]);
+        if (previousCallId !== undefined) decision.previousCallId = previousCallId;
+        if (typeof v[13] === 'number' && v[13] > 0) decision.previousRound = v[13];
+      }
+      return { type: 'call', key: text(v[1], 'key', where), time, call, decision };
+    }
+    case 'f': {
+      const outcomeClass = text(v[3], 'outcome', where);
+      if (!['success', 'empty', 'error', 'timeout', 'overloaded'].includes(outcomeClass)) {
+        throw new RunEventDecodeError(`run log entry ${where}: unknown outcome ${JSON.stringify(outcomeClass)}`);
+      }
+      const time = number(v[2], 'time', where);
+      const outcome: PrehashedOutcome = { outcome: outcomeClass as PrehashedOutcome['outcome'], endTime: time };
+      const resultHash = optionalText(v[4]);
+      if (resultHash !== undefined) outcome.resultHash = resultHash;
+      const flags = typeof v[5] === 'number' ? v[5] : 0;
+      if (flags & 1) outcome.unfingerprintable = true;
+      if (flags & 2) outcome.transient = true;
+      if (flags & 4) outcome.transient = false;
+      const errorType = optionalText(v[6]);
+      if (errorType !== undefined) outcome.errorType = errorType;
+      if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');
+      return { type: 'finish', key: text(v[1], 'key', where), time, outcome };
+    }
+    case 's':
+      return { type: 'state', digest: text(v[1], 'digest', where) };
+    case 't': {
+      const decision = v[1] as StopDecision;
+      if (decision === null || typeof decision !== 'object' || decision.action !== 'stop') throw new RunEventDecodeError(`run log entry ${where}: not a stop decision`);
+      return { type: 'stop', decision };
+    }
+    case 'e':
+      return { type: 'end', time: number(v[1], 'time', where) };
+    default:
+      throw new RunEventDecodeError(`run log entry ${where}: unknown event type ${JSON.stringify(v[0])} (written by a newer loopguard?)`);
+  }
+}

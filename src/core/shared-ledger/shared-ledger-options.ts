@@ -1,0 +1,196 @@
+import { canonicalJson } from '../canonical-json.js';
+import { describeConfigValue } from '../describe-config-value.js';
+import { LoopGuardConfigError } from '../errors.js';
+import { hashText } from '../hash.js';
+import type { RunStore } from './run-store.js';
+
+/** What a tool's `verify` hook found in the system of record. */
+export interface VerifiedWrite {
+  /** The write already happened (the email is in the sent folder, the order exists). */
+  done: boolean;
+}
+
+/**
+ * A write that must happen once per business key (document 001: "server-side idempotency based
+ * on a business key, especially when execution succeeded but its response was lost").
+ */
+export interface IdempotentWritePolicy {
+  /**
+   * The business key: argument paths whose values together identify the write (`['to',
+   * 'subject']`, `['order.id']`; dots go into nested objects), or a function of the arguments
+   * returning it (undefined: this call has no key and is not deduplicated).
+   */
+  key: readonly string[] | ((args: unknown) => string | undefined);
+  /** Unique across every run (`global`) or within one run (`run`). Default `'global'`. */
+  scope?: 'global' | 'run';
+  /** How long a done write is remembered, in ms. Default 86 400 000 (24 hours). */
+  ttlMs?: number;
+  /**
+   * How long a claimed write may run before its claim counts as lost (a crash, a response
+   * that never came), in ms. Default 60 000. Set it above the tool's longest honest run.
+   */
+  leaseMs?: number;
+  /**
+   * Checks the system of record for a write whose claim was lost. Without it such a write is
+   * refused (`write.outcome_unknown`) until the key expires: loopguard never repeats it blindly.
+   */
+  verify?: (args: unknown) => VerifiedWrite | Promise<VerifiedWrite>;
+}
+
+/** What to do when the store cannot be reached, is slow, or fails over. */
+export interface StoreFailurePolicy {
+  /**
+   * Ordinary calls: `'open'` decides them on this process's replica of the run (one warning,
+   * `loopguard.store.errors`), `'closed'` refuses them (`store.unavailable`). Default `'open'`.
+   */
+  calls?: 'open' | 'closed';
+  /**
+   * Writes with a business key: `'closed'` refuses them (`store.unavailable`: exactly-once
+   * cannot be promised without the store), `'open'` runs them unguarded. Default `'closed'`.
+   */
+  idempotentWrites?: 'open' | 'closed';
+}
+
+/** Engine options of the shared ledger (beside the policy in `new LoopGuard({...})`). */
+export interface SharedLedgerEngineOptions {
+  /**
+   * A store shared by every process of a run (`createRedisRunStore` from `loopguard/redis`).
+   * Without it (the default) the ledger lives in this process only.
+   */
+  store?: RunStore;
+  /** Writes that must happen once per business key, by tool name. Needs `store`. */
+  idempotentWrites?: Record<string, IdempotentWritePolicy>;
+  /** Default `{ calls: 'open', idempotentWrites: 'closed' }`. */
+  storeFailure?: StoreFailurePolicy;
+  /**
+   * A call another process started and never finished counts as timed out after this long, in
+   * ms (its process probably died), so an identical call is no longer refused as in flight.
+   * Default 120 000.
+   */
+  claimLeaseMs?: number;
+}
+
+export interface ResolvedIdempotentWrite {
+  readonly keyOf: (args: unknown) => string | undefined;
+  readonly scope: 'global' | 'run';
+  readonly ttlMs: number;
+  readonly leaseMs: number;
+  readonly verify: ((args: unknown) => VerifiedWrite | Promise<VerifiedWrite>) | undefined;
+}
+
+export interface ResolvedSharedLedger {
+  readonly store: RunStore;
+  readonly idempotentWrites: ReadonlyMap<string, ResolvedIdempotentWrite>;
+  readonly callsFailOpen: boolean;
+  readonly idempotentWritesFailOpen: boolean;
+  readonly claimLeaseMs: number;
+}
+
+const STORE_METHODS = ['appendRunEvents', 'readRunEvents', 'claimBusinessKey', 'takeOverBusinessKey', 'completeBusinessKey', 'releaseBusinessKey'] as const;
+const WRITE_KEYS = ['key', 'scope', 'ttlMs', 'leaseMs', 'verify'];
+
+function fail(field: string, message: string): never {
+  throw new LoopGuardConfigError({ field, message });
+}
+
+function positiveInteger(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail(field, `must be a positive integer (ms), got ${describeConfigValue(value)}`);
+  return value;
+}
+
+/** Reads one dotted path of the arguments; undefined when any step is missing. */
+function valueAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const step of path) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, step)) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+function keyFromPaths(paths: readonly string[]): (args: unknown) => string | undefined {
+  const split = paths.map((path) => path.split('.'));
+  return (args) => {
+    const values: unknown[] = [];
+    for (const path of split) {
+      const value = valueAt(args, path);
+      // A key with a part missing would make every such call the same write.
+      if (value === undefined) return undefined;
+      values.push(value);
+    }
+    // Hashed: the key is stored, and a business key may hold personal data (an address).
+    return hashText(canonicalJson(values));
+  };
+}
+
+/**
+ * Checks the shared-ledger options at construction (a bad one is a programming error that
+ * must surface there, naming the field) and resolves their defaults. Returns undefined when
+ * no store is configured.
+ */
+export function resolveSharedLedger(options: SharedLedgerEngineOptions): ResolvedSharedLedger | undefined {
+  const { store, idempotentWrites, storeFailure, claimLeaseMs } = options;
+  if (store === undefined) {
+    if (idempotentWrites !== undefined) {
+      fail('idempotentWrites', 'needs a shared store to keep business keys in: pass store: createRedisRunStore(...) from loopguard/redis (or createMemoryRunStore() for one process)');
+    }
+    return undefined;
+  }
+  if (typeof store !== 'object' || store === null) fail('store', `must be a RunStore such as createRedisRunStore(...) from loopguard/redis, got ${describeConfigValue(store)}`);
+  for (const method of STORE_METHODS) {
+    if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
+      fail(`store.${method}`, `must be a function: pass a RunStore such as createRedisRunStore(...) from loopguard/redis`);
+    }
+  }
+  const writes = new Map<string, ResolvedIdempotentWrite>();
+  if (idempotentWrites !== undefined) {
+    if (typeof idempotentWrites !== 'object' || idempotentWrites === null || Array.isArray(idempotentWrites)) {
+      fail('idempotentWrites', `must be an object of tool name → { key, scope?, ttlMs?, leaseMs?, verify? }, got ${describeConfigValue(idempotentWrites)}`);
+    }
+    for (const [tool, policy] of Object.entries(idempotentWrites)) {
+      const path = `idempotentWrites.${tool}`;
+      if (typeof policy !== 'object' || policy === null) fail(path, `must be an object { key, scope?, ttlMs?, leaseMs?, verify? }, got ${describeConfigValue(policy)}`);
+      for (const name of Object.keys(policy)) if (!WRITE_KEYS.includes(name)) fail(`${path}.${name}`, `is not a known option (known: ${WRITE_KEYS.join(', ')})`);
+      const key = policy.key;
+      let keyOf: (args: unknown) => string | undefined;
+      if (typeof key === 'function') {
+        keyOf = (args) => {
+          const value = key(args);
+          return value === undefined ? undefined : hashText(String(value));
+        };
+      } else if (Array.isArray(key) && key.length > 0 && key.every((part) => typeof part === 'string' && part.length > 0)) {
+        keyOf = keyFromPaths(key);
+      } else {
+        fail(`${path}.key`, `must be a non-empty list of argument paths (e.g. ['to', 'subject']) or a function of the arguments, got ${describeConfigValue(key)}`);
+      }
+      const scope = policy.scope ?? 'global';
+      if (scope !== 'global' && scope !== 'run') fail(`${path}.scope`, `must be 'global' or 'run', got ${describeConfigValue(scope)}`);
+      if (policy.verify !== undefined && typeof policy.verify !== 'function') fail(`${path}.verify`, `must be a function (args) => { done }, got ${describeConfigValue(policy.verify)}`);
+      writes.set(tool, {
+        keyOf,
+        scope,
+        ttlMs: positiveInteger(policy.ttlMs, `${path}.ttlMs`, 86_400_000),
+        leaseMs: positiveInteger(policy.leaseMs, `${path}.leaseMs`, 60_000),
+        verify: policy.verify,
+      });
+    }
+  }
+  if (storeFailure !== undefined && (typeof storeFailure !== 'object' || storeFailure === null)) {
+    fail('storeFailure', `must be an object { calls?: 'open' | 'closed', idempotentWrites?: 'open' | 'closed' }, got ${describeConfigValue(storeFailure)}`);
+  }
+  const calls = storeFailure?.calls ?? 'open';
+  const idempotent = storeFailure?.idempotentWrites ?? 'closed';
+  if (calls !== 'open' && calls !== 'closed') fail('storeFailure.calls', `must be 'open' or 'closed', got ${describeConfigValue(calls)}`);
+  if (idempotent !== 'open' && idempotent !== 'closed') fail('storeFailure.idempotentWrites', `must be 'open' or 'closed', got ${describeConfigValue(idempotent)}`);
+  for (const name of Object.keys(storeFailure ?? {})) {
+    if (name !== 'calls' && name !== 'idempotentWrites') fail(`storeFailure.${name}`, 'is not a known option (known: calls, idempotentWrites)');
+  }
+  return {
+    store,
+    idempotentWrites: writes,
+    callsFailOpen: calls === 'open',
+    idempotentWritesFailOpen: idempotent === 'open',
+    claimLeaseMs: positiveInteger(claimLeaseMs, 'claimLeaseMs', 120_000),
+  };
+}

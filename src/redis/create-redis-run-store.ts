@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { describeConfigValue } from '../core/describe-config-value.js';
+import { LoopGuardConfigError } from '../core/errors.js';
+import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
+import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
+import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
+
+/** Options of {@link createRedisRunStore}. */
+export interface RedisRunStoreOptions {
+  /**
+   * An ioredis client: `new Redis(url)` or `new Cluster(nodes)`. Give it
+   * `enableOfflineQueue: false` so a call made while Redis is down fails at once instead of
+   * waiting (and running later). Either this or `url`.
+   */
+  client?: Redis | Cluster;
+  /** A Redis URL (`redis://host:6379/0`); the store then makes and owns its client (closed by `close()`). */
+  url?: string;
+  /** Prefix of every key. Default `'loopguard'`. */
+  keyPrefix?: string;
+  /**
+   * A run's keys expire this long after its last change, in ms: ended and abandoned runs
+   * leave by themselves. Default 604 800 000 (7 days).
+   */
+  runTtlMs?: number;
+  /**
+   * A store operation that takes longer fails (the engine then follows `storeFailure`), in
+   * ms. Default 500.
+   */
+  timeoutMs?: number;
+}
+
+/** A run as `loopguard runs` lists it. */
+export interface StoredRunSummary {
+  readonly runId: string;
+  readonly created: number | undefined;
+  readonly updated: number | undefined;
+  readonly events: number;
+  readonly stopReason: string | undefined;
+  readonly ended: boolean;
+}
+
+/** The Redis store: a {@link RunStore} plus what an SRE tool needs. */
+export interface RedisRunStore extends RunStore {
+  /** Runs in the index, newest first (at most `limit`, default 100). */
+  listRuns(options?: { limit?: number }): Promise<StoredRunSummary[]>;
+  /** One run's summary, or undefined if it has no keys (never existed or expired). */
+  describeRun(runId: string): Promise<StoredRunSummary | undefined>;
+  /** The key names of one run (the documented layout; used by tests and `MEMORY USAGE`). */
+  keysOf(runId: string): { log: string; run: string };
+  /** Closes the client if the store made it (from `url`); a given client is left to its owner. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const APPEND = script(APPEND_RUN_EVENTS);
+const CLAIM = script(CLAIM_BUSINESS_KEY);
+const TAKE_OVER = script(TAKE_OVER_BUSINESS_KEY);
+const COMPLETE = script(COMPLETE_BUSINESS_KEY);
+const RELEASE = script(RELEASE_BUSINESS_KEY);
+
+/**
+ * A hash tag holds exactly the run id: braces inside an id would end the tag early and put
+ * the run's keys in different slots, so they (and the escape character) are escaped.
+ */
+function tagOf(text: string): string {
+  return `{${text.replace(/%/g, '%25').replace(/\{/g, '%7B').replace(/\}/g, '%7D')}}`;
+}
+
+/**
+ * The shared run ledger on Redis or Redis Cluster (or Valkey), for `new LoopGuard({ store })`.
+ * Key layout (README "Runs across processes"): `<prefix>:{<run>}:log` (the run's log, a
+ * list), `<prefix>:{<run>}:run` (its summary hash), `<prefix>:runs` (index of runs, a sorted
+ * set by creation time), `<prefix>:{<run>}:key:<tool>:<key>` and `<prefix>:key:{<tool>:<key>}`
+ * (business keys, run and global scope). A run's keys share its hash tag: one slot, so every
+ * script runs on one node. Every key expires.
+ *
+ * @throws LoopGuardConfigError naming the bad option.
+ */
+export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStore {
+  if (typeof options !== 'object' || options === null) {
+    throw new LoopGuardConfigError({ field: 'options', message: `must be an object { client } or { url }, got ${describeConfigValue(options)}` });
+  }
+  const { client: given, url } = options;
+  if ((given === undefined) === (url === undefined)) {
+    throw new LoopGuardConfigError({ field: 'client', message: 'pass exactly one of client (an ioredis Redis or Cluster) and url (redis://…)' });
+  }
+  if (given !== undefined && (typeof given !== 'object' || given === null || typeof (given as Redis).evalsha !== 'function')) {
+    throw new LoopGuardConfigError({ field: 'client', message: `must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describeConfigValue(given)}` });
+  }
+  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
+    throw new LoopGuardConfigError({ field: 'url', message: `must be a redis:// or rediss:// URL, got ${describeConfigValue(url)}` });
+  }
+  const prefix = options.keyPrefix ?? 'loopguard';
+  if (typeof prefix !== 'string' || prefix.length === 0 || /[{}]/.test(prefix)) {
+    throw new LoopGuardConfigError({ field: 'keyPrefix', message: `must be a non-empty string without braces, got ${describeConfigValue(prefix)}` });
+  }
+  const runTtlMs = positiveInteger(options.runTtlMs, 'runTtlMs', 7 * 86_400_000);
+  const timeoutMs = positiveInteger(options.timeoutMs, 'timeoutMs', 500);
+
+  let client: Redis | Cluster;
+  let owned = false;
+  if (given !== undefined) client = given;
+  else {
+    // Loaded only when the store makes its own client: a user passing a client may bring
+    // their own ioredis copy.
+    client = makeClient(url!);
+    owned = true;
+  }
+  const indexKey = `${prefix}:runs`;
+  const keysOf = (runId: string) => ({ log: `${prefix}:${tagOf(runId)}:log`, run: `${prefix}:${tagOf(runId)}:run` });
+  const businessKeyOf = (key: BusinessKey): string =>
+    key.scope === 'run' ? `${prefix}:${tagOf(key.runId)}:key:${key.tool}:${key.value}` : `${prefix}:key:${tagOf(`${key.tool}:${key.value}`)}`;
+
+  /** Bounded by `timeoutMs`; the timer never keeps the process alive. */
+  const bounded = <T>(operation: string, promise: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RedisStoreTimeoutError(operation, timeoutMs)), timeoutMs);
+      timer.unref?.();
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+
+  /** EVALSHA, and EVAL once when the server does not have the script (after a restart or failover). */
+  const run = async (operation: string, code: Script, keys: string[], args: Array<string | number>): Promise<unknown> => {
+    try {
+      return await bounded(operation, client.evalsha(code.sha, keys.length, ...keys, ...args) as Promise<unknown>);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return bounded(operation, client.eval(code.source, keys.length, ...keys, ...args) as Promise<unknown>);
+    }
+  };
+
+  let closed = false;
+  return {
+    keysOf,
+    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary): Promise<AppendResult> {
+      const keys = keysOf(runId);
+      const reply = (await run('append', APPEND, [keys.log, keys.run], [expectedLength, runTtlMs, summary?.stopReason ?? '', summary?.ended === true ? '1' : '', ...entries])) as unknown[];
+      const length = Number(reply[1]);
+      if (reply[0] === 1) {
+        // The index is a separate key (another slot in a cluster), so not in the script; it
+        // only serves listing, so a failure here is not the run's failure.
+        if (expectedLength === 0) void indexRun(runId).catch(() => undefined);
+        return { accepted: true, length };
+      }
+      const missing = (reply[3] as unknown[]).map(String);
+      return reply[2] === 1 ? { accepted: false, length, entries: missing, truncated: true } : { accepted: false, length, entries: missing };
+    },
+    async readRunEvents(runId: string, from: number): Promise<string[]> {
+      return bounded('read', client.lrange(keysOf(runId).log, from, -1));
+    },
+    async claimBusinessKey(key, owner, leaseMs, ttlMs): Promise<BusinessKeyState> {
+      const reply = (await run('claim', CLAIM, [businessKeyOf(key)], [owner, leaseMs, ttlMs, key.runId])) as string[];
+      switch (reply[0]) {
+        case 'claimed':
+          return { state: 'claimed' };
+        case 'done':
+          return reply[3] ? { state: 'done', runId: reply[1]!, at: Number(reply[2]), resultHash: reply[3] } : { state: 'done', runId: reply[1]!, at: Number(reply[2]) };
+        case 'pending':
+        case 'expired':
+          return { state: reply[0], owner: reply[1]!, claimedAt: Number(reply[2]), runId: reply[3]! };
+        default:
+          throw new Error(`unexpected reply from the business-key script: ${JSON.stringify(reply)}`);
+      }
+    },
+    async takeOverBusinessKey(key, previousOwner, owner, leaseMs): Promise<boolean> {
+      return Number(await run('take_over', TAKE_OVER, [businessKeyOf(key)], [previousOwner, owner, leaseMs, key.runId])) === 1;
+    },
+    async completeBusinessKey(key, owner, resultHash, ttlMs): Promise<boolean> {
+      return Number(await run('complete', COMPLETE, [businessKeyOf(key)], [owner ?? '', resultHash ?? '', ttlMs, key.runId])) === 1;
+    },
+    async releaseBusinessKey(key, owner): Promise<boolean> {
+      return Number(await run('release', RELEASE, [businessKeyOf(key)], [owner])) === 1;
+    },
+    async listRuns({ limit = 100 } = {}): Promise<StoredRunSummary[]> {
+      await bounded('index', client.zremrangebyscore(indexKey, '-inf', Date.now() - runTtlMs));
+      const ids = await bounded('index', client.zrevrange(indexKey, 0, limit - 1));
+      const runs = await Promise.all(ids.map((id) => describe(id)));
+      return runs.filter((entry): entry is StoredRunSummary => entry !== undefined);
+    },
+    describeRun: (runId) => describe(runId),
+    async close(): Promise<void> {
+      if (closed || !owned) return;
+      closed = true;
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+
+  async function indexRun(runId: string): Promise<void> {
+    await client.zadd(indexKey, Date.now(), runId);
+    await client.pexpire(indexKey, runTtlMs);
+  }
+
+  async function describe(runId: string): Promise<StoredRunSummary | undefined> {
+    const keys = keysOf(runId);
+    const [fields, events] = await Promise.all([bounded('read', client.hgetall(keys.run)), bounded('read', client.llen(keys.log))]);
+    if (events === 0 && Object.keys(fields).length === 0) return undefined;
+    return {
+      runId,
+      created: fields.created === undefined ? undefined : Number(fields.created),
+      updated: fields.updated === undefined ? undefined : Number(fields.updated),
+      events,
+      stopReason: fields.stop,
+      ended: fields.ended === '1',
+    };
+  }
+}
+
+function positiveInteger(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new LoopGuardConfigError({ field, message: `must be a positive integer (ms), got ${describeConfigValue(value)}` });
+  }
+  return value;
+}
+
+let RedisClass: (new (url: string, options: RedisOptions) => Redis) | undefined;
+
+/** Registered by the entry point (index.ts), which imports ioredis: keeps this file's import type-only. */
+export function useRedisClass(constructor: new (url: string, options: RedisOptions) => Redis): void {
+  RedisClass = constructor;
+}
+
+function makeClient(url: string): Redis {
+  if (RedisClass === undefined) throw new Error('loopguard/redis: ioredis is not loaded');
+  // No offline queue: a command sent while Redis is down fails now (and the engine follows
+  // storeFailure) instead of running minutes later, after the engine stopped waiting for it.
+  return new RedisClass(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+}

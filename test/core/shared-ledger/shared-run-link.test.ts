@@ -1,0 +1,247 @@
+// The shared ledger's semantics, on the in-process store (the same contract the Redis store
+// implements; test/redis/ runs them on real servers): several engines stand for several processes.
+import { expect } from 'chai';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
+import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from '../../../src/core/shared-ledger/run-event.js';
+import type { RunStore } from '../../../src/core/shared-ledger/run-store.js';
+import type { CallDecision, LoopGuardListener } from '../../../src/core/types.js';
+
+const quiet = { warn: () => undefined };
+const reasonOf = (decision: CallDecision): string => (decision.action === 'allow' ? 'allow' : decision.reason);
+
+describe('shared run ledger (issue 12)', () => {
+  describe('log entries', () => {
+    it('every event reads back as written', () => {
+      const events: RunEvent[] = [
+        { type: 'round', time: 1000, usage: { inputTokens: 10, outputTokens: 2 } },
+        { type: 'round', time: 1001 },
+        { type: 'usage', usage: { inputTokens: 5 } },
+        {
+          type: 'call',
+          key: 'ab.1',
+          time: 1002,
+          call: { tool: 'bash', argsHash: 'XHHDb4lrA88-0AfHT0nYqg', callId: 'call_1', effect: 'read', family: 'grep', terminal: true, startTime: 1002 },
+          decision: { action: 'allow', kind: 'reread', tool: 'bash', argsHash: 'XHHDb4lrA88-0AfHT0nYqg' },
+        },
+        {
+          type: 'call',
+          key: 'ab.2',
+          time: 1003,
+          call: { tool: 'search', argsHash: 'h2', observeOnly: true, startTime: 1003 },
+          decision: { action: 'refuse', reason: 'repeat.run_wide', tool: 'search', argsHash: 'h2', message: 'Not run: …', previousCallId: 'call_1', previousRound: 2 },
+        },
+        { type: 'finish', key: 'ab.1', time: 1004, outcome: { outcome: 'success', resultHash: 'r1', items: [1, 2 ** 52 + 3], endTime: 1004 } },
+        { type: 'finish', key: 'ab.3', time: 1005, outcome: { outcome: 'error', errorType: 'HTTP 503', transient: true, endTime: 1005 } },
+        { type: 'finish', key: 'ab.4', time: 1006, outcome: { outcome: 'error', transient: false, unfingerprintable: true, endTime: 1006 } },
+        { type: 'state', digest: 'd1' },
+        { type: 'stop', decision: { action: 'stop', reason: 'stale_rounds', detail: 'x', message: 'y', round: 3, partial: {} as never } },
+        { type: 'end', time: 1007 },
+      ];
+      for (const event of events) expect(decodeRunEvent(encodeRunEvent(event), 'test')).to.deep.equal(event);
+    });
+
+    it('an unreadable entry is an error naming where it is', () => {
+      expect(() => decodeRunEvent('{', 'loopguard:{r}:log[3]')).to.throw(RunEventDecodeError, 'loopguard:{r}:log[3]: not JSON');
+      expect(() => decodeRunEvent('["z"]', 'log[4]')).to.throw(RunEventDecodeError, /log\[4\]: unknown event type "z"/);
+      expect(() => decodeRunEvent('["c","k",1,5,"h",0,0,0,0,"a","new"]', 'log[5]')).to.throw(RunEventDecodeError, /log\[5\]: tool must be a string/);
+    });
+  });
+
+  describe('one run, many processes', () => {
+    it('a call executed in process A is a repeat in process B; stale and refused streaks are shared', async () => {
+      const store = createMemoryRunStore();
+      const a = new LoopGuard({ store, profile: 'researcher', logger: quiet });
+      const b = new LoopGuard({ store, profile: 'researcher', logger: quiet });
+      const runA = a.startRun('job');
+      runA.beginRound();
+      const first = await runA.claimCall({ tool: 'search', args: { q: 'refunds' } });
+      runA.finishCall(first, { result: ['doc-1', 'doc-2'] });
+      await a.flush();
+      const runB = await b.resumeRun('job');
+      runB.beginRound();
+      const again = await runB.claimCall({ tool: 'search', args: { q: 'refunds' } });
+      expect(reasonOf(again.decision)).to.equal('repeat.run_wide');
+      // Reworded, same documents: stale rounds count in whichever process plays them.
+      const reworded = await runB.claimCall({ tool: 'search', args: { q: 'refund policy' } });
+      runB.finishCall(reworded, { result: ['doc-2', 'doc-1'] });
+      expect(runB.staleRoundStreak).to.equal(1);
+      await b.flush();
+      runA.beginRound();
+      const third = await runA.claimCall({ tool: 'search', args: { q: 'refunds rules' } });
+      runA.finishCall(third, { result: ['doc-1'] });
+      expect(runA.staleRoundStreak, 'A counts the stale round B played').to.equal(2);
+    });
+
+    it('a stop latched in one process is seen by every other at its next decision', async () => {
+      const store = createMemoryRunStore();
+      const a = new LoopGuard({ store, logger: quiet, staleRounds: 2 });
+      const b = new LoopGuard({ store, logger: quiet, staleRounds: 2 });
+      const runA = a.startRun('job');
+      for (let round = 0; round < 3; round++) {
+        runA.beginRound();
+        const ticket = await runA.claimCall({ tool: 'search', args: { q: `q${round}` } });
+        runA.finishCall(ticket, { result: ['same'] });
+      }
+      expect(runA.shouldStop().action).to.equal('stop');
+      await a.flush();
+      const runB = b.startRun('job');
+      const next = await runB.claimCall({ tool: 'fetch', args: { url: 'x' } });
+      expect(reasonOf(next.decision)).to.equal('run.stopped');
+      expect(runB.shouldStop()).to.include({ action: 'stop', reason: 'stale_rounds' });
+    });
+
+    it('two processes claiming the same call at once: exactly one runs it, the other is refused as in flight', async () => {
+      const store = createMemoryRunStore();
+      const runs = [0, 1, 2].map(() => new LoopGuard({ store, logger: quiet, profile: 'researcher' }).startRun('job'));
+      const tickets = await Promise.all(runs.map((run) => run.claimCall({ tool: 'fetch', args: { url: 'https://example.com' } })));
+      expect(tickets.map((ticket) => reasonOf(ticket.decision)).sort()).to.deep.equal(['allow', 'repeat.in_flight', 'repeat.in_flight']);
+    });
+
+    it('the synchronous path (span processor) converges: a replica rebased after another process appended equals the log replayed', async () => {
+      const store = createMemoryRunStore();
+      const a = new LoopGuard({ store, logger: quiet });
+      const b = new LoopGuard({ store, logger: quiet });
+      const runA = a.startRun('job');
+      const runB = b.startRun('job');
+      // Both record without waiting (startCall/finishCall are synchronous), interleaved.
+      for (let index = 0; index < 5; index++) {
+        runA.beginRound();
+        runA.finishCall(runA.startCall({ tool: 'read_file', args: { path: `a${index}` } }), { result: `text ${index}` });
+        runB.beginRound();
+        runB.finishCall(runB.startCall({ tool: 'read_file', args: { path: `b${index}` } }), { result: `text ${index}` });
+      }
+      await a.flush();
+      await b.flush();
+      await a.flush();
+      const fresh = await new LoopGuard({ store, logger: quiet }).resumeRun('job');
+      const replayed = fresh.partial();
+      expect(replayed.toolCalls).to.equal(10);
+      expect(replayed.rounds).to.equal(10);
+      // B appended last after a rebase: its replica is exactly the log; A catches up at its next claim.
+      expect(runB.partial()).to.deep.equal(replayed);
+      await runA.claimCall({ tool: 'noop', args: {} });
+      await a.flush();
+      const again = await new LoopGuard({ store, logger: quiet }).resumeRun('job');
+      expect(runA.partial()).to.deep.equal(again.partial());
+    });
+
+    it('listeners hear only their own process: a call made elsewhere is not counted twice', async () => {
+      const store = createMemoryRunStore();
+      const heard: string[] = [];
+      const listener: LoopGuardListener = { callDecided: (_run, call) => heard.push(call.tool) };
+      const a = new LoopGuard({ store, logger: quiet });
+      const b = new LoopGuard({ store, logger: quiet, listeners: [listener] });
+      const runA = a.startRun('job');
+      runA.finishCall(await runA.claimCall({ tool: 'from_a', args: {} }), { result: 1 });
+      await a.flush();
+      const runB = await b.resumeRun('job');
+      runB.finishCall(await runB.claimCall({ tool: 'from_b', args: {} }), { result: 2 });
+      expect(heard).to.deep.equal(['from_b']);
+      expect(runB.partial().toolCalls).to.equal(2);
+    });
+
+    it('a call another process started and never finished stops blocking after claimLeaseMs, recorded as timed out', async () => {
+      let now = 1_000_000;
+      const clock = () => now;
+      const store = createMemoryRunStore({ now: clock });
+      const dead = new LoopGuard({ store, logger: quiet, now: clock, profile: 'researcher' }).startRun('job');
+      await dead.claimCall({ tool: 'fetch', args: { url: 'x' } }); // its process dies here
+      const live = new LoopGuard({ store, logger: quiet, now: clock, profile: 'researcher', claimLeaseMs: 60_000 }).startRun('job');
+      expect(reasonOf((await live.claimCall({ tool: 'fetch', args: { url: 'x' } })).decision)).to.equal('repeat.in_flight');
+      now += 61_000;
+      const after = await live.claimCall({ tool: 'fetch', args: { url: 'x' } });
+      expect(reasonOf(after.decision)).to.equal('allow');
+      expect(live.partial().tools.fetch).to.include({ executed: 2, failures: 1 });
+    });
+  });
+
+  describe('business-key writes', () => {
+    const policy = { idempotentWrites: { send_email: { key: ['to', 'subject'] } }, logger: quiet };
+
+    it('a second write with the same business key, from another run, is not executed and says when it was done', async () => {
+      const store = createMemoryRunStore();
+      const first = new LoopGuard({ store, ...policy }).startRun('run-1');
+      const sent = await first.claimCall({ tool: 'send_email', args: { to: 'a@example.com', subject: 'Hi', body: 'one' } });
+      expect(sent.decision.action).to.equal('allow');
+      first.finishCall(sent, { result: { id: 'msg-1' } });
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = new LoopGuard({ store, ...policy }).startRun('run-2');
+      const again = await second.claimCall({ tool: 'send_email', args: { to: 'a@example.com', subject: 'Hi', body: 'reworded' } });
+      expect(reasonOf(again.decision)).to.equal('write.already_done');
+      expect(again.decision.action === 'refuse' && again.decision.message).to.match(/already done by run "run-1" at \d{4}-/);
+      const other = await second.claimCall({ tool: 'send_email', args: { to: 'a@example.com', subject: 'Other' } });
+      expect(other.decision.action, 'another business key is another write').to.equal('allow');
+    });
+
+    it('run scope: the same key in another run is another write', async () => {
+      const store = createMemoryRunStore();
+      const options = { store, logger: quiet, idempotentWrites: { charge: { key: ['order'], scope: 'run' as const } } };
+      const one = new LoopGuard(options).startRun('a');
+      one.finishCall(await one.claimCall({ tool: 'charge', args: { order: 7 } }), { result: 'ok' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reasonOf((await one.claimCall({ tool: 'charge', args: { order: 7 } })).decision)).to.equal('write.already_done');
+      const two = new LoopGuard(options).startRun('b');
+      expect((await two.claimCall({ tool: 'charge', args: { order: 7 } })).decision.action).to.equal('allow');
+    });
+
+    it('a failed write frees its key for an honest retry; a timed-out one does not', async () => {
+      let now = 0;
+      const store = createMemoryRunStore({ now: () => now });
+      const guard = new LoopGuard({ store, logger: quiet, now: () => now, idempotentWrites: { pay: { key: ['invoice'], leaseMs: 1000 } } });
+      const run = guard.startRun('job');
+      const failed = await run.claimCall({ tool: 'pay', args: { invoice: 1 } });
+      run.finishCall(failed, { error: Object.assign(new Error('card declined'), { name: 'PaymentError' }) });
+      await guard.flush();
+      expect((await run.claimCall({ tool: 'pay', args: { invoice: 1, retry: true } })).decision.action).to.equal('allow');
+      const timedOut = await run.claimCall({ tool: 'pay', args: { invoice: 2 } });
+      run.finishCall(timedOut, { outcome: 'timeout' });
+      await guard.flush();
+      now += 2000;
+      const blind = await run.claimCall({ tool: 'pay', args: { invoice: 2 } });
+      expect(reasonOf(blind.decision)).to.equal('write.outcome_unknown');
+    });
+  });
+
+  describe('the store failing', () => {
+    function failingStore(): RunStore {
+      const fail = () => Promise.reject(new Error('ECONNREFUSED'));
+      return { appendRunEvents: fail, readRunEvents: fail, claimBusinessKey: fail, takeOverBusinessKey: fail, completeBusinessKey: fail, releaseBusinessKey: fail };
+    }
+
+    it('storeFailure.calls "closed" refuses calls; idempotent writes fail closed by default, open when asked', async () => {
+      const closed = new LoopGuard({ store: failingStore(), logger: quiet, storeFailure: { calls: 'closed' } }).startRun('job');
+      expect(reasonOf((await closed.claimCall({ tool: 'search', args: {} })).decision)).to.equal('store.unavailable');
+      const open = new LoopGuard({ store: failingStore(), logger: quiet, idempotentWrites: { send: { key: ['to'] } } }).startRun('job');
+      expect(reasonOf((await open.claimCall({ tool: 'search', args: {} })).decision)).to.equal('allow');
+      expect(reasonOf((await open.claimCall({ tool: 'send', args: { to: 'x' } })).decision)).to.equal('store.unavailable');
+      const writesOpen = new LoopGuard({ store: failingStore(), logger: quiet, idempotentWrites: { send: { key: ['to'] } }, storeFailure: { idempotentWrites: 'open' } }).startRun('job');
+      expect(reasonOf((await writesOpen.claimCall({ tool: 'send', args: { to: 'x' } })).decision)).to.equal('allow');
+    });
+  });
+
+  describe('configuration', () => {
+    const field = (options: object): string => {
+      try {
+        new LoopGuard(options as never);
+      } catch (error) {
+        if (error instanceof LoopGuardConfigError) return error.field;
+        throw error;
+      }
+      return 'no error';
+    };
+
+    it('rejects bad shared-ledger options naming the field', () => {
+      expect(field({ idempotentWrites: { send: { key: ['to'] } } })).to.equal('idempotentWrites');
+      expect(field({ store: {} })).to.equal('store.appendRunEvents');
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: [] } } })).to.equal('idempotentWrites.send.key');
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], scope: 'tenant' } } })).to.equal('idempotentWrites.send.scope');
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], leaseMs: 0 } } })).to.equal('idempotentWrites.send.leaseMs');
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], verfy: () => ({ done: true }) } } })).to.equal('idempotentWrites.send.verfy');
+      expect(field({ store: createMemoryRunStore(), storeFailure: { calls: 'maybe' } })).to.equal('storeFailure.calls');
+      expect(field({ store: createMemoryRunStore(), claimLeaseMs: -1 })).to.equal('claimLeaseMs');
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], verify: async () => ({ done: false }) } } })).to.equal('no error');
+    });
+  });
+});
