@@ -9,6 +9,31 @@ import { bufferOut, judge, printIntro, printLedger, printRound, printScenarioHea
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
 
+/**
+ * One short offline scenario per framework integration (a loop that gets stopped, an honest
+ * run left alone), through each framework's real package: `npm run demo -- mcp` runs one.
+ * Each returns true when loopguard behaved as expected.
+ */
+const INTEGRATION_DEMOS: Record<string, () => Promise<(out: (line: string) => void) => Promise<boolean>>> = {
+  // Imported on demand: a demo of one integration loads only that framework.
+  mcp: async () => (await import('./integrations/mcp.js')).runMcpDemo,
+  'claude-agent-sdk': async () => (await import('./integrations/claude-agent-sdk.js')).runClaudeAgentSdkDemo,
+  langchain: async () => (await import('./integrations/langchain.js')).runLangchainDemo,
+};
+
+async function runIntegrationDemos(names: string[], out: (line: string) => void): Promise<boolean> {
+  let ok = true;
+  for (const name of names) {
+    out('');
+    out(`── integration: ${name} ${'─'.repeat(Math.max(0, 60 - name.length))}`);
+    const demo = await INTEGRATION_DEMOS[name]!();
+    const behaved = await demo(out);
+    out(behaved ? `   ✔ ${name}: loopguard behaved as expected` : `   ✘ ${name}: loopguard did NOT behave as expected`);
+    ok &&= behaved;
+  }
+  return ok;
+}
+
 interface DemoTelemetry {
   listenerFor(guard: import('../../src/core/loop-guard.js').LoopGuard): void;
   shutdown(): Promise<void>;
@@ -35,10 +60,18 @@ async function main(): Promise<void> {
   const started = performance.now();
   // `npm run demo -- reworded-search polling` runs only those scenarios.
   const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-  const unknown = wanted.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id));
+  const integrations = Object.keys(INTEGRATION_DEMOS);
+  const unknown = wanted.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id) && !integrations.includes(id));
   if (unknown.length > 0) {
-    process.stderr.write(`unknown scenario: ${unknown.join(', ')}; choose from ${SCENARIOS.map((scenario) => scenario.id).join(', ')}\n`);
+    process.stderr.write(`unknown scenario: ${unknown.join(', ')}; choose from ${[...SCENARIOS.map((scenario) => scenario.id), ...integrations].join(', ')}\n`);
     process.exitCode = 2;
+    return;
+  }
+  const wantedIntegrations = wanted.length === 0 ? integrations : integrations.filter((name) => wanted.includes(name));
+  if (wanted.length > 0 && wanted.every((id) => integrations.includes(id))) {
+    // Only integration demos asked for: no AI SDK scenario table.
+    const ok = await runIntegrationDemos(wantedIntegrations, streamOut(process.stdout));
+    if (!ok) process.exitCode = 1;
     return;
   }
   const scenarios = wanted.length === 0 ? SCENARIOS : SCENARIOS.filter((scenario) => wanted.includes(scenario.id));
@@ -70,7 +103,8 @@ async function main(): Promise<void> {
   out();
   printTotals(out, results, verdicts, performance.now() - started);
   await telemetry?.shutdown();
-  if (verdicts.some((verdict) => !verdict.ok)) process.exitCode = 1;
+  const integrationsOk = await runIntegrationDemos(wantedIntegrations, out);
+  if (verdicts.some((verdict) => !verdict.ok) || !integrationsOk) process.exitCode = 1;
 }
 
 await main();

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Profile } from '../core/types.js';
 import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
+import { runMcpProxyCommand } from './mcp-proxy-command.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
 
 /**
@@ -10,14 +11,17 @@ import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let exitCode = 0;
   const program = new Command('loopguard')
-    .description('Stops AI agents that loop on tool calls. `replay` tunes the guard against your own recorded runs.')
+    .description(
+      'Stops AI agents that loop on tool calls. `replay` tunes the guard against your own recorded runs; ' +
+        '`mcp-proxy` guards any stdio MCP server; `runs` shows runs kept in Redis.',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
       // Usage errors echo the argument given (`unknown option '…'`): it may carry escapes.
       writeErr: (text) => void io.stderr.write(escapeControlKeepingLines(text)),
     })
-    .showHelpAfterError('(run `loopguard replay --help` for usage)');
+    .showHelpAfterError('(run `loopguard <command> --help` for usage)');
 
   program
     .command('replay')
@@ -46,6 +50,32 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         },
         io,
       );
+    });
+
+  program.enablePositionalOptions(); // lets `mcp-proxy` pass the server's own options through
+  program
+    .command('mcp-proxy')
+    .description(
+      'Run an MCP server behind loopguard: a stdio MCP server that starts the real one as a child, ' +
+        'forwards every message, and guards its tool calls',
+    )
+    .usage('[options] -- <server command> [args...]')
+    .argument('<command>', 'the MCP server to start (after --)')
+    .argument('[args...]', 'its arguments')
+    .option('--policy <file>', 'the library options object as JSON (per-tool policies included)')
+    .option(
+      '--round-gap-ms <ms>',
+      'a quiet gap this long between tool calls starts a new round; 0: one round per call (default 1000)',
+      (value: string) => {
+        const ms = Number(value);
+        if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0');
+        return ms;
+      },
+    )
+    .passThroughOptions()
+    .exitOverride()
+    .action(async (command: string, args: string[], options: { policy?: string; roundGapMs?: number }) => {
+      exitCode = await runMcpProxyCommand({ command, args, policy: options.policy, roundGapMs: options.roundGapMs }, io);
     });
 
   if (argv.length === 0) {

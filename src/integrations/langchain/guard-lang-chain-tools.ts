@@ -1,0 +1,137 @@
+import { diag } from '@opentelemetry/api';
+import type { CallTicket, RunGuard } from '../../core/run-guard.js';
+import type { CallOutcome } from '../../core/types.js';
+import { recordDeliveredRefusal } from '../delivered-refusals.js';
+import { failOpen } from '../fail-open.js';
+import { claimCallOrFailOpen } from './claim-call-or-fail-open.js';
+
+export interface GuardLangChainToolsOptions {
+  /** The run these tool calls belong to (`guard.startRun(...)`). */
+  run: RunGuard;
+}
+
+/** Marks a guarded tool with its run, so the middleware does not claim its calls a second time. */
+export const GUARDED_TOOL_RUN: unique symbol = Symbol.for('loopguard.langchain.guardedToolRun');
+
+/** The part of a LangChain `StructuredTool` the wrapper relies on. */
+interface ToolInternals {
+  name: string;
+  responseFormat?: string;
+  _call(args: unknown, runManager: unknown, config: unknown): unknown;
+}
+
+/**
+ * Guarded copies of LangChain tools (`tool()`, `StructuredTool`, `DynamicStructuredTool`,
+ * `DynamicTool`): loopguard claims each call before it runs and records what it returned.
+ * Use them anywhere LangChain runs tools: a LangGraph `ToolNode`, `createAgent`, your own loop.
+ *
+ * - A refused call never runs: its "result" is loopguard's message, which LangChain wraps in
+ *   the call's ToolMessage like any result, so the model reads why it was not run and what to
+ *   do instead.
+ * - A call that throws is recorded as failed and the error is rethrown untouched, so the
+ *   ToolNode's `handleToolErrors` (or your code) deals with it exactly as without loopguard.
+ * - Arguments are those the tool runs with (after its schema parsed them, defaults filled in),
+ *   so `{ query }` and `{ query, limit: 10 }` with a default limit of 10 are the same call.
+ *   Arguments that fail the schema never reach the tool and are not counted.
+ *
+ * Each copy has the original tool as its prototype and overrides only `_call`: its name,
+ * description, schema, `returnDirect`, `responseFormat`, callbacks and metadata are the
+ * original's, read live. Tools without `_call` are passed through unguarded: a provider's
+ * built-in tool (it runs at the provider), and a `RunnableToolLike` from `asTool()` (with a
+ * warning on `diag`).
+ *
+ * A refused call of a `returnDirect` tool still ends the graph (LangGraph decides that from the
+ * tool's name, not from the result): its refusal is then the last message.
+ */
+export function guardLangChainTools<TOOL extends object>(tools: readonly TOOL[], options: GuardLangChainToolsOptions): TOOL[] {
+  return tools.map((tool) => guardLangChainTool(tool, options.run));
+}
+
+function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOOL {
+  const internals = tool as unknown as ToolInternals;
+  const original = internals._call;
+  if (typeof original !== 'function') {
+    // A provider's built-in tool (a plain object such as `{ type: 'web_search' }`) runs at the
+    // provider, out of loopguard's sight; a runnable without `_call` is worth a warning.
+    if (typeof (tool as { invoke?: unknown }).invoke === 'function') {
+      diag.warn(`loopguard: tool ${JSON.stringify(internals.name)} is not a LangChain StructuredTool (no _call); it runs unguarded. Build it with tool() or a StructuredTool subclass.`);
+    }
+    return tool;
+  }
+  // A copy, not a mutation: the same tool may serve unguarded agents or another run.
+  const guarded = Object.create(tool) as TOOL & ToolInternals;
+  Object.defineProperty(guarded, GUARDED_TOOL_RUN, { value: run, enumerable: false });
+  Object.defineProperty(guarded, '_call', {
+    configurable: true,
+    writable: true,
+    value: async function guardedCall(this: ToolInternals, args: unknown, runManager: unknown, config: unknown): Promise<unknown> {
+      const name = this.name;
+      const ticket = await claimCallOrFailOpen(run, { tool: name, args, callId: toolCallIdOf(config) });
+      if (ticket?.decision.action === 'refuse') {
+        recordDeliveredRefusal(run, ticket);
+        // content_and_artifact tools return [content, artifact]; LangChain rejects anything else.
+        return this.responseFormat === 'content_and_artifact' ? [ticket.decision.message, undefined] : ticket.decision.message;
+      }
+      const finish = (outcome: CallOutcome): void => finishOrFailOpen(run, ticket, name, outcome);
+      let raw: unknown;
+      try {
+        // The original runs as itself: state a tool keeps on `this` stays on the tool.
+        raw = await original.call(tool, args, runManager, config);
+      } catch (error) {
+        finish({ error });
+        throw error;
+      }
+      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat);
+      finish({ result: contentOf(raw, this.responseFormat) });
+      return raw;
+    },
+  });
+  return guarded;
+}
+
+function finishOrFailOpen(run: RunGuard, ticket: CallTicket | undefined, name: string, outcome: CallOutcome): void {
+  if (ticket === undefined) return;
+  failOpen(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
+}
+
+/** `invoke(toolCall)` puts the model's tool call on the config LangChain hands to `_call`. */
+function toolCallIdOf(config: unknown): string | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const toolCall = (config as { toolCall?: { id?: unknown } }).toolCall;
+  const id = toolCall?.id ?? (config as { toolCallId?: unknown }).toolCallId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The model reads the content; an artifact (`content_and_artifact`) is for code, not the model. */
+function contentOf(raw: unknown, responseFormat: string | undefined): unknown {
+  return responseFormat === 'content_and_artifact' && Array.isArray(raw) && raw.length === 2 ? raw[0] : raw;
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { next?: unknown }).next === 'function' && Symbol.asyncIterator in value;
+}
+
+/**
+ * Streaming tools (`async function*`) yield events and return the result: LangChain uses the
+ * generator's return value as the tool's output, so that is what loopguard records.
+ */
+async function* recordStreamedResult(
+  generator: AsyncGenerator<unknown, unknown>,
+  finish: (outcome: CallOutcome) => void,
+  responseFormat: string | undefined,
+): AsyncGenerator<unknown, unknown> {
+  let finished = false;
+  try {
+    const result = yield* generator;
+    finished = true;
+    finish({ result: contentOf(result, responseFormat) });
+    return result;
+  } catch (error) {
+    finished = true;
+    finish({ error });
+    throw error;
+  } finally {
+    // Abandoned before it returned (aborted): the call is not in flight any more.
+    if (!finished) finish({ error: new Error('the streaming tool call was abandoned before it finished') });
+  }
+}

@@ -1,0 +1,122 @@
+import { diag } from '@opentelemetry/api';
+import type { LoopGuard } from '../../core/loop-guard.js';
+import type { CallTicket, RunGuard } from '../../core/run-guard.js';
+import type { CallOutcome, RunDecision, ToolAnnotations } from '../../core/types.js';
+import { recordDeliveredRefusal } from '../delivered-refusals.js';
+import { failOpen } from '../fail-open.js';
+import { effectFromMcpAnnotations } from './effect-from-mcp-annotations.js';
+import { meaningOfToolResult, refusalToolResult, stopToolResult, type McpCallToolResult } from './mcp-call-tool-result.js';
+
+/** What to do with one `tools/call`. */
+export type McpCallStart =
+  /** Refused, or the run has stopped: answer with `result`; the server never sees the call. */
+  | { action: 'answer'; result: McpCallToolResult }
+  /** Run it; pass the outcome to {@link McpToolCallGuard.finish}. `nudge`: add it to the result. */
+  | { action: 'forward'; ticket: CallTicket | undefined; nudge?: string };
+
+export interface McpToolCallGuardOptions {
+  guard: LoopGuard;
+  run: RunGuard;
+  /**
+   * How rounds are counted. `undefined`: by the caller (`run.beginRound()` before each model
+   * call, `run.shouldStop()` after). A number (ms, ≥ 0): a call that arrives when no call is
+   * running and at least this long after the last one finished opens a new round, after
+   * `shouldStop()` judged the one before. 0: every call that finds none running is a round.
+   */
+  roundGapMs?: number;
+}
+
+/**
+ * The guard behind both MCP fronts (the stdio proxy and `guardMcpClient`): tool annotations
+ * from `tools/list` feed each call's effect, rounds come from the caller or from quiet gaps,
+ * refusals and the stop become error results, and results are recorded by what they mean.
+ * Fails open: a bug here lets the call through and goes to `diag`.
+ */
+export class McpToolCallGuard {
+  readonly run: RunGuard;
+  private readonly guard: LoopGuard;
+  private readonly roundGapMs: number | undefined;
+  private readonly annotations = new Map<string, ToolAnnotations | undefined>();
+  private inFlight = 0;
+  private lastFinishedAt: number | undefined;
+  private toolListSeen = false;
+
+  constructor(options: McpToolCallGuardOptions) {
+    this.guard = options.guard;
+    this.run = options.run;
+    this.roundGapMs = options.roundGapMs;
+  }
+
+  /** A `tools/list` result (one page) was seen. */
+  get hasToolList(): boolean {
+    return this.toolListSeen;
+  }
+
+  /** Records the annotations of a `tools/list` result page. Never throws. */
+  recordToolList(result: unknown): void {
+    failOpen('tools/list', () => {
+      const tools = (result as { tools?: unknown } | undefined)?.tools;
+      if (!Array.isArray(tools)) return;
+      this.toolListSeen = true;
+      for (const tool of tools) {
+        if (typeof tool !== 'object' || tool === null) continue;
+        const { name, annotations } = tool as { name?: unknown; annotations?: unknown };
+        if (typeof name !== 'string') continue;
+        this.annotations.set(name, typeof annotations === 'object' && annotations !== null ? (annotations as ToolAnnotations) : undefined);
+      }
+    }, undefined);
+  }
+
+  /** Decides one `tools/call` (and, with quiet-gap rounds, opens a round first). */
+  async start(name: string, args: unknown, callId: string | undefined): Promise<McpCallStart> {
+    const run = this.run;
+    let nudge: string | undefined;
+    if (this.roundGapMs !== undefined && run.stopped === undefined && this.opensRound()) {
+      // The engine's order: judge the round that just ended, then open the next.
+      const next = failOpen<RunDecision | undefined>('shouldStop', () => run.shouldStop(), undefined);
+      if (next?.action === 'continue') {
+        nudge = next.nudge;
+        failOpen('beginRound', () => run.beginRound(), undefined);
+      }
+    }
+    const declared = failOpen('policy', () => (Object.hasOwn(this.guard.options.tools, name) ? this.guard.options.tools[name] : undefined), undefined);
+    const effect = effectFromMcpAnnotations(this.annotations.get(name), declared);
+    let ticket: CallTicket | undefined;
+    try {
+      ticket = await run.claimCall({ tool: name, args, ...(callId !== undefined ? { callId } : {}), ...(effect !== undefined ? { effect } : {}) });
+    } catch (error) {
+      diag.warn(`loopguard: claimCall(${name}) failed; continuing without the guard for this call`, error);
+      ticket = undefined;
+    }
+    const decision = ticket?.decision;
+    if (decision?.action === 'refuse') {
+      failOpen('record refusal', () => recordDeliveredRefusal(run, ticket!), undefined);
+      this.lastFinishedAt = this.now();
+      // After a stop every call gets the stop message (tools are over), not a per-call reason.
+      const stopped = run.stopped;
+      const result = stopped !== undefined && decision.reason === 'run.stopped' ? stopToolResult(stopped) : refusalToolResult(decision);
+      return { action: 'answer', result };
+    }
+    this.inFlight += 1;
+    return nudge === undefined ? { action: 'forward', ticket } : { action: 'forward', ticket, nudge };
+  }
+
+  /** Records what a forwarded call returned (`{ result }`: the CallToolResult) or how it failed. */
+  finish(ticket: CallTicket | undefined, outcome: CallOutcome): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    this.lastFinishedAt = this.now();
+    if (ticket === undefined) return;
+    const recorded: CallOutcome = outcome.error !== undefined || !('result' in outcome) ? outcome : { result: meaningOfToolResult(outcome.result) };
+    failOpen(`finishCall(${ticket.call.tool})`, () => this.run.finishCall(ticket, recorded), undefined);
+  }
+
+  private opensRound(): boolean {
+    if (this.inFlight > 0) return false;
+    if (this.run.round === 0 || this.lastFinishedAt === undefined) return true;
+    return this.now() - this.lastFinishedAt >= (this.roundGapMs as number);
+  }
+
+  private now(): number {
+    return this.guard.options.now();
+  }
+}

@@ -1,0 +1,112 @@
+// guardLangChainTools on real @langchain/core tools, invoked the way ToolNode invokes them
+// (with a ToolCall), and as plain tools.
+import { expect } from 'chai';
+import { StructuredTool, tool } from '@langchain/core/tools';
+import { ToolMessage } from '@langchain/core/messages';
+import { z } from 'zod';
+
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { guardLangChainTools } from '../../../src/integrations/langchain/index.js';
+
+const toolCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'search_docs', args, type: 'tool_call' as const });
+
+describe('guardLangChainTools', () => {
+  it('keeps the tool as LangChain sees it: class, name, description, schema, returnDirect, responseFormat', () => {
+    const schema = z.object({ query: z.string() });
+    const original = tool(async () => 'x', { name: 'search_docs', description: 'Search the docs', schema, returnDirect: true });
+    const [guarded] = guardLangChainTools([original], { run: new LoopGuard().startRun() });
+    expect(guarded).to.not.equal(original);
+    expect(guarded).to.be.instanceOf(StructuredTool);
+    expect(guarded.name).to.equal('search_docs');
+    expect(guarded.description).to.equal('Search the docs');
+    expect(guarded.schema).to.equal(schema);
+    expect(guarded.returnDirect).to.equal(true);
+    expect(guarded.responseFormat).to.equal('content');
+  });
+
+  it('a refused call never runs and its ToolMessage carries the refusal; the original stays unguarded', async () => {
+    const executions: string[] = [];
+    const original = tool(async ({ query }) => (executions.push(query), JSON.stringify([{ id: 'a' }])), {
+      name: 'search_docs',
+      description: 'Search',
+      schema: z.object({ query: z.string(), limit: z.number().default(10) }),
+    });
+    const run = new LoopGuard({ tools: { search_docs: { readOnly: true } } }).startRun();
+    const [guarded] = guardLangChainTools([original], { run });
+
+    const first = await guarded.invoke(toolCall('c1', { query: 'retention' }));
+    // The same call once the schema filled the default in.
+    const second = await guarded.invoke(toolCall('c2', { query: 'retention', limit: 10 }));
+
+    expect(executions).to.deep.equal(['retention']);
+    expect(first).to.be.instanceOf(ToolMessage);
+    expect((second as ToolMessage).tool_call_id).to.equal('c2');
+    expect((second as ToolMessage).text).to.match(/^Not run: search_docs was already called with these same arguments in this run \(call c1, round 1\)/);
+    await original.invoke(toolCall('c3', { query: 'retention' }));
+    expect(executions).to.have.length(2);
+  });
+
+  it('records content of content_and_artifact tools and returns the [content, artifact] pair on refusal', async () => {
+    const original = tool(async ({ query }) => [`found ${query}`, { raw: query }] as [string, unknown], {
+      name: 'search_docs',
+      description: 'Search',
+      schema: z.object({ query: z.string() }),
+      responseFormat: 'content_and_artifact',
+    });
+    const run = new LoopGuard({ tools: { search_docs: { readOnly: true } } }).startRun();
+    const [guarded] = guardLangChainTools([original], { run });
+
+    const first = (await guarded.invoke(toolCall('c1', { query: 'q' }))) as ToolMessage;
+    const refused = (await guarded.invoke(toolCall('c2', { query: 'q' }))) as ToolMessage;
+
+    expect(first.artifact).to.deep.equal({ raw: 'q' });
+    expect(refused.text).to.match(/^Not run:/);
+    expect(refused.artifact).to.equal(undefined);
+  });
+
+  it('records errors and rethrows them untouched; works for StructuredTool subclasses', async () => {
+    class FetchDoc extends StructuredTool {
+      name = 'fetch_doc';
+      description = 'Fetch a document';
+      schema = z.object({ id: z.string() });
+      attempts = 0;
+      async _call({ id }: { id: string }): Promise<string> {
+        this.attempts += 1;
+        throw new Error(`document ${id} not found (404)`);
+      }
+    }
+    const original = new FetchDoc();
+    const run = new LoopGuard().startRun();
+    const [guarded] = guardLangChainTools([original], { run });
+
+    for (const id of ['c1', 'c2']) {
+      const error = await guarded.invoke({ id, name: 'fetch_doc', args: { id: 'gdpr' }, type: 'tool_call' }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect((error as Error).message).to.equal('document gdpr not found (404)');
+    }
+    const refused = (await guarded.invoke({ id: 'c3', name: 'fetch_doc', args: { id: 'gdpr' }, type: 'tool_call' })) as ToolMessage;
+
+    expect(original.attempts).to.equal(2);
+    expect(refused.text).to.match(/^Not run: fetch_doc with these arguments failed 2 times in a row with the same error/);
+    expect(run.partial().tools.fetch_doc.failures).to.equal(2);
+  });
+
+  it('records the return value of a streaming tool', async () => {
+    const original = tool(
+      async function* ({ query }: { query: string }) {
+        yield { progress: 0.5 };
+        return `result for ${query}`;
+      },
+      { name: 'search_docs', description: 'Search', schema: z.object({ query: z.string() }) },
+    );
+    const run = new LoopGuard({ tools: { search_docs: { readOnly: true } } }).startRun();
+    const [guarded] = guardLangChainTools([original], { run });
+
+    const first = (await guarded.invoke(toolCall('c1', { query: 'q' }))) as ToolMessage;
+    expect(first.text).to.equal('result for q');
+    expect(run.inFlight).to.equal(0);
+    expect(run.partial().newFacts).to.equal(1);
+  });
+});

@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { guardMcpClient } from '../../../src/integrations/mcp/index.js';
+import { connectInMemoryServer, type InMemoryServer } from './in-memory-mcp-server.js';
+import { FILESYSTEM_SERVER, metaOf, temporaryFolder, textOf } from './mcp-proxy-helpers.js';
+
+describe('guardMcpClient over the real server-filesystem (stdio)', function () {
+  this.timeout(30_000);
+  let folder: { dir: string; remove(): Promise<void> };
+  let client: Client;
+
+  beforeEach(async () => {
+    folder = await temporaryFolder();
+    await writeFile(join(folder.dir, 'a.md'), 'refund window is 30 days\n');
+    client = new Client({ name: 'loopguard-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [FILESYSTEM_SERVER, folder.dir], stderr: 'ignore' }));
+  });
+  afterEach(async () => {
+    await client.close();
+    await folder.remove();
+  });
+
+  it('a looping agent: the repeated listing is refused as isError content, the loop\'s shouldStop stops it, later calls get the stop message', async () => {
+    const guarded = guardMcpClient(client, { guard: new LoopGuard() });
+    const { run } = guarded;
+    const results: CallToolResult[] = [];
+    let stop = run.shouldStop();
+    for (let turn = 0; turn < 10 && stop.action === 'continue'; turn++, stop = run.shouldStop()) {
+      run.beginRound(); // the agent's model call
+      results.push((await guarded.client.callTool({ name: 'list_directory', arguments: { path: folder.dir } })) as CallToolResult);
+    }
+    expect(textOf(results[0])).to.contain('[FILE] a.md');
+    for (const result of results.slice(1)) {
+      expect(result.isError).to.equal(true);
+      expect(metaOf(result, 'loopguard/refusal')).to.deep.include({ reason: 'repeat.run_wide' });
+    }
+    expect(stop).to.include({ action: 'stop', reason: 'refused_rounds' });
+    expect(results).to.have.length(4);
+    const after = (await guarded.client.callTool({ name: 'read_text_file', arguments: { path: join(folder.dir, 'a.md') } })) as CallToolResult;
+    expect(after.isError).to.equal(true);
+    expect(metaOf(after, 'loopguard/stop')).to.deep.equal({ reason: 'refused_rounds' });
+    const outcome = guarded.end();
+    expect(outcome.stopReason).to.equal('refused_rounds');
+    expect(outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide', 'repeat.run_wide', 'repeat.run_wide', 'run.stopped']);
+  });
+
+  it('an honest agent: read, write, read again, another file — nothing refused, no stop', async () => {
+    const guarded = guardMcpClient(client, { guard: new LoopGuard() });
+    const a = join(folder.dir, 'a.md');
+    const b = join(folder.dir, 'b.md');
+    const script: Array<[string, Record<string, unknown>]> = [
+      ['read_text_file', { path: a }],
+      ['write_file', { path: a, content: 'refund window is 45 days\n' }],
+      ['read_text_file', { path: a }],
+      ['write_file', { path: b, content: 'b\n' }],
+      ['list_directory', { path: folder.dir }],
+      ['read_text_file', { path: b }],
+    ];
+    const texts: string[] = [];
+    for (const [name, args] of script) {
+      guarded.run.beginRound();
+      const result = (await guarded.client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError, textOf(result)).to.not.equal(true);
+      texts.push(textOf(result));
+      expect(guarded.run.shouldStop().action).to.equal('continue');
+    }
+    expect(texts[2]).to.contain('45 days');
+    expect(guarded.end()).to.include({ stopReason: undefined }).and.to.have.property('refusals').that.is.empty;
+  });
+});
+
+describe('guardMcpClient over an in-memory McpServer', () => {
+  let server: InMemoryServer;
+  beforeEach(async () => (server = await connectInMemoryServer()));
+  afterEach(() => server.close());
+
+  const callTool = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  it('readOnlyHint makes a tool a read: its identical repeat is refused and never reaches the server (tools listed once by the guard)', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard() });
+    expect(textOf(await callTool(guarded.client, 'lookup', { key: 'k' }))).to.equal('value of k');
+    const repeat = await callTool(guarded.client, 'lookup', { key: 'k' });
+    expect(metaOf(repeat, 'loopguard/refusal')).to.deep.include({ reason: 'repeat.run_wide' });
+    expect(server.served.lookup).to.equal(1);
+    expect(server.toolLists()).to.equal(1);
+  });
+
+  it('without annotations a tool is unknown: repeats run until the same outcome came back twice (server _meta ignored)', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard() });
+    await guarded.client.listTools();
+    const results = [];
+    for (let index = 0; index < 4; index++) results.push(await callTool(guarded.client, 'probe', { key: 'k' }));
+    // Each answer carries a different _meta.servedAt; by meaning they are the same.
+    expect(results.slice(0, 2).map((result) => result.isError)).to.deep.equal([undefined, undefined]);
+    expect(metaOf(results[2], 'loopguard/refusal')).to.deep.include({ reason: 'repeat.unchanged' });
+    expect(server.served.probe).to.equal(2);
+    expect(server.toolLists()).to.equal(1);
+  });
+
+  it('the app\'s declared policy wins over the server\'s hints', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard({ tools: { lookup: { writes: true } } }) });
+    await callTool(guarded.client, 'lookup', { key: 'k' });
+    const second = await callTool(guarded.client, 'lookup', { key: 'k' });
+    expect(second.isError).to.not.equal(true);
+    expect(server.served.lookup).to.equal(2);
+  });
+
+  it('a write annotation (readOnlyHint false) lets earlier reads run again', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard() });
+    await callTool(guarded.client, 'lookup', { key: 'k' });
+    await callTool(guarded.client, 'record_note', { text: 'x' });
+    const again = await callTool(guarded.client, 'lookup', { key: 'k' });
+    expect(again.isError).to.not.equal(true);
+    expect(server.served.lookup).to.equal(2);
+  });
+
+  it('an isError result is a failure: the same deterministic error a third time is refused', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard() });
+    const results = [];
+    for (let index = 0; index < 3; index++) results.push(await callTool(guarded.client, 'broken', { key: 'k' }));
+    expect(textOf(results[1])).to.equal('configuration missing: set BROKEN_URL');
+    expect(metaOf(results[2], 'loopguard/refusal')).to.deep.include({ reason: 'repeat.same_error' });
+    expect(server.served.broken).to.equal(2);
+  });
+
+  it('with roundGapMs the guard counts rounds itself: the stop comes without a loop of yours', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard(), roundGapMs: 0 });
+    const results = [];
+    for (let index = 0; index < 8; index++) results.push(await callTool(guarded.client, 'lookup', { key: index % 2 === 0 ? 'k' : 'k ' }));
+    // 'k' and 'k ' are two calls with different answers; after them everything is a refused repeat.
+    const stopIndex = results.findIndex((result) => metaOf(result, 'loopguard/stop') !== undefined);
+    expect(stopIndex).to.equal(5);
+    expect(server.served.lookup).to.equal(2);
+  });
+
+  it('is the same client for everything else (ping, instanceof), and refuses after end()', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard() });
+    expect(guarded.client).to.be.instanceOf(Client);
+    expect(await guarded.client.ping()).to.deep.equal({});
+    expect(guarded.client.getServerVersion()).to.include({ name: 'in-memory' });
+    guarded.end();
+    const after = await callTool(guarded.client, 'lookup', { key: 'k' });
+    expect(after.isError).to.equal(true);
+    expect(server.served.lookup).to.equal(0);
+  });
+
+  it('rejects a bad roundGapMs naming the field', () => {
+    expect(() => guardMcpClient(server.client, { guard: new LoopGuard(), roundGapMs: -1 })).to.throw(/roundGapMs: must be a number of milliseconds/);
+  });
+});
