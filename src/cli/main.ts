@@ -3,6 +3,7 @@ import type { Profile } from '../core/types.js';
 import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
 import { runMcpProxyCommand } from './mcp-proxy-command.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
+import { runRunsCommand } from './runs-command.js';
 
 /**
  * Entry point of the `loopguard` binary (bin/loopguard.js). Returns the exit code instead of
@@ -76,6 +77,35 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .exitOverride()
     .action(async (command: string, args: string[], options: { policy?: string; roundGapMs?: number }) => {
       exitCode = await runMcpProxyCommand({ command, args, policy: options.policy, roundGapMs: options.roundGapMs }, io);
+    });
+
+  program
+    .command('runs')
+    .description(
+      'List the runs stored in Redis by loopguard/redis engines, or print one run\'s ledger for an SRE: ' +
+        'rounds, calls, refusals, stop, and a per-round timeline of decisions and outcomes. Only reads.',
+    )
+    .argument('[run]', 'a run id: print that run instead of the list')
+    .requiredOption('--redis <url>', 'the Redis URL: redis://[user:password@]host:6379[/db], rediss:// for TLS; any node of a cluster')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--key-prefix <prefix>', 'the keyPrefix the engines\' store was given (default loopguard)')
+    .option('--limit <n>', 'runs listed, newest first (default 100); with a run, only its last n rounds', (value: string) => {
+      const n = Number(value);
+      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
+      return n;
+    })
+    .option('--policy <file>', 'with a run: the library options as JSON (as for replay), so novelty is judged as the run judged it')
+    .option('--timeout-ms <ms>', 'connecting, and each read, must answer within this (default 2000)', (value: string) => {
+      const ms = Number(value);
+      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1) throw new InvalidArgumentError('must be a whole number of milliseconds ≥ 1');
+      return ms;
+    })
+    .exitOverride()
+    .action(async (run: string | undefined, options: { redis: string; format: 'text' | 'json'; keyPrefix?: string; limit?: number; policy?: string; timeoutMs?: number }) => {
+      exitCode = await runRunsCommand(
+        { redis: options.redis, run, format: options.format, keyPrefix: options.keyPrefix, limit: options.limit, policy: options.policy, timeoutMs: options.timeoutMs },
+        io,
+      );
     });
 
   if (argv.length === 0) {

@@ -133,8 +133,23 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       );
     });
 
+  // A client the store made is still connecting, and without an offline queue its first
+  // commands would fail at once: they wait for it to be ready (within timeoutMs) instead.
+  let connecting: Promise<void> | undefined = owned ? readyOrTimeout(client as Redis, timeoutMs) : undefined;
+  const ready = async (): Promise<void> => {
+    if (connecting === undefined) return;
+    try {
+      await connecting;
+      connecting = undefined;
+    } catch (error) {
+      connecting = readyOrTimeout(client as Redis, timeoutMs);
+      throw error;
+    }
+  };
+
   /** EVALSHA, and EVAL once when the server does not have the script (after a restart or failover). */
   const run = async (operation: string, code: Script, keys: string[], args: Array<string | number>): Promise<unknown> => {
+    await ready();
     try {
       return await bounded(operation, client.evalsha(code.sha, keys.length, ...keys, ...args) as Promise<unknown>);
     } catch (error) {
@@ -160,6 +175,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       return reply[2] === 1 ? { accepted: false, length, entries: missing, truncated: true } : { accepted: false, length, entries: missing };
     },
     async readRunEvents(runId: string, from: number): Promise<string[]> {
+      await ready();
       return bounded('read', client.lrange(keysOf(runId).log, from, -1));
     },
     async claimBusinessKey(key, owner, leaseMs, ttlMs): Promise<BusinessKeyState> {
@@ -186,12 +202,16 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       return Number(await run('release', RELEASE, [businessKeyOf(key)], [owner])) === 1;
     },
     async listRuns({ limit = 100 } = {}): Promise<StoredRunSummary[]> {
+      await ready();
       await bounded('index', client.zremrangebyscore(indexKey, '-inf', Date.now() - runTtlMs));
       const ids = await bounded('index', client.zrevrange(indexKey, 0, limit - 1));
       const runs = await Promise.all(ids.map((id) => describe(id)));
       return runs.filter((entry): entry is StoredRunSummary => entry !== undefined);
     },
-    describeRun: (runId) => describe(runId),
+    describeRun: async (runId) => {
+      await ready();
+      return describe(runId);
+    },
     async close(): Promise<void> {
       if (closed || !owned) return;
       closed = true;
@@ -238,5 +258,25 @@ function makeClient(url: string): Redis {
   if (RedisClass === undefined) throw new Error('loopguard/redis: ioredis is not loaded');
   // No offline queue: a command sent while Redis is down fails now (and the engine follows
   // storeFailure) instead of running minutes later, after the engine stopped waiting for it.
-  return new RedisClass(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  const client = new RedisClass(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  // Connection errors reach the engine as rejected commands (one warning per outage); without
+  // a listener ioredis would also print each reconnect attempt's error with its stack.
+  client.on('error', () => undefined);
+  return client;
+}
+
+function readyOrTimeout(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      reject(new RedisStoreTimeoutError('connect', timeoutMs));
+    }, timeoutMs);
+    timer.unref?.();
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('ready', onReady);
+  });
 }

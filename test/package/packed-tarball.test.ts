@@ -4,7 +4,7 @@
 // without skipLibCheck (nodenext and bundler), ESM import and CommonJS require guarding calls,
 // the CLI, the missing-peer error of loopguard/telemetry, and the well-kept checkers
 // (@arethetypeswrong/cli, publint) on the tarball itself.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -167,6 +167,65 @@ await setup.shutdown();
   ...tsconfigs(['index.ts'], ['node']),
 };
 
+/**
+ * One consumer per framework entry, each with only its own SDK installed: an entry that
+ * imported another SDK (or the OpenTelemetry SDK) would fail to type-check here.
+ */
+const INTEGRATION_CONSUMERS: Record<string, { packages: string[]; code: string }> = {
+  redis: {
+    packages: ['ioredis', '@types/node'],
+    code: `
+import { Redis } from 'ioredis';
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/redis';
+import { createRedisRunStore, type RedisRunStore } from 'loopguard/redis';
+export function guardWith(url: string): LoopGuard {
+  const store: RedisRunStore = createRedisRunStore({ client: new Redis(url, { enableOfflineQueue: false }) });
+  return new LoopGuard({ store, idempotentWrites: { send_email: { key: ['to'] } } });
+}
+export const used = entry;
+`,
+  },
+  mcp: {
+    packages: ['@modelcontextprotocol/sdk', 'zod', '@types/node'],
+    code: `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/mcp';
+import { guardMcpClient, type GuardedMcpClient } from 'loopguard/mcp';
+export function guard(client: Client): GuardedMcpClient<Client> {
+  return guardMcpClient(client, { guard: new LoopGuard() });
+}
+export const used = entry;
+`,
+  },
+  'claude-agent-sdk': {
+    packages: ['@anthropic-ai/claude-agent-sdk', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'zod', '@types/node'],
+    code: `
+import type { Options } from '@anthropic-ai/claude-agent-sdk';
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/claude-agent-sdk';
+import { createLoopGuardHooks } from 'loopguard/claude-agent-sdk';
+const guarded = createLoopGuardHooks({ guard: new LoopGuard() });
+export const options: Options = { hooks: guarded.hooks };
+export const used = entry;
+`,
+  },
+  langchain: {
+    packages: ['@langchain/core', 'zod', '@types/node'],
+    code: `
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/langchain';
+import { createGuardedAgentRun } from 'loopguard/langchain';
+const search = tool(async ({ q }: { q: string }) => q, { name: 'search', description: 'search', schema: z.object({ q: z.string() }) });
+export const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [search] });
+export const used = entry;
+`,
+  },
+};
+
 describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc, node, attw, publint)', function () {
   this.timeout(300_000);
   let work: string;
@@ -195,6 +254,13 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
     writeFiles(core, CORE_FILES);
     writeFiles(aiSdk, AI_SDK_FILES);
     writeFiles(telemetry, TELEMETRY_FILES);
+    for (const [name, consumer] of Object.entries(INTEGRATION_CONSUMERS)) {
+      writeFiles(join(work, name), {
+        'package.json': JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }),
+        'index.ts': consumer.code,
+        ...tsconfigs(['index.ts'], undefined),
+      });
+    }
     const install = (dir: string, packages: string[]): Promise<Run> =>
       run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...packages], dir);
     const api = `@opentelemetry/api@${installed('@opentelemetry/api')}`;
@@ -203,11 +269,13 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
     const otelPeers = Object.keys(JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')).peerDependenciesMeta as object)
       .filter((name) => name.startsWith('@opentelemetry/'))
       .map((name) => `${name}@${installed(name)}`);
-    const [coreInstall, aiInstall, telemetryInstall] = await Promise.all([
+    const [coreInstall, aiInstall, telemetryInstall, ...integrationInstalls] = await Promise.all([
       install(core, [api]),
       install(aiSdk, [api, `ai@${installed('ai')}`, types, '@types/json-schema@^7.0.15']),
       install(telemetry, [api, types, ...otelPeers]),
+      ...Object.entries(INTEGRATION_CONSUMERS).map(([name, consumer]) => install(join(work, name), [api, ...consumer.packages.map((pkg) => `${pkg}@${installed(pkg)}`)])),
     ]);
+    integrationInstalls.forEach((result, index) => expectSuccess(result, `npm install (${Object.keys(INTEGRATION_CONSUMERS)[index]} consumer)`));
     expectSuccess(coreInstall, 'npm install (core consumer)');
     expectSuccess(aiInstall, 'npm install (AI SDK consumer)');
     expectSuccess(telemetryInstall, 'npm install (telemetry consumer)');
@@ -266,6 +334,57 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
       expectSuccess(await node([TSC, '-p', `tsconfig.${mode}.json`], telemetry), `tsc (${mode}, telemetry)`);
     });
   }
+
+  for (const [name, consumer] of Object.entries(INTEGRATION_CONSUMERS)) {
+    it(`type-checks loopguard/${name} with only its own SDK installed (nodenext and bundler)`, async () => {
+      const dir = join(work, name);
+      const others = ['ai', '@openai/agents', 'ioredis', '@modelcontextprotocol/sdk', '@anthropic-ai/claude-agent-sdk', '@langchain/core', '@langchain/langgraph', 'langchain'].filter(
+        (other) => !consumer.packages.includes(other),
+      );
+      for (const other of others) expect(existsSync(join(dir, 'node_modules', other)), `${name} consumer must not have ${other}`).to.equal(false);
+      for (const mode of ['nodenext', 'bundler']) expectSuccess(await node([TSC, '-p', `tsconfig.${mode}.json`], dir), `tsc (${mode}, ${name})`);
+    });
+  }
+
+  it('npx loopguard mcp-proxy from the installed package guards a real MCP server (no MCP package installed)', async () => {
+    expect(existsSync(join(core, 'node_modules/@modelcontextprotocol'))).to.equal(false);
+    const folder = join(work, 'mcp-folder');
+    writeFiles(folder, { 'notes.md': 'refunds: 30 days' });
+    const server = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    const proxy = spawn(process.execPath, [join(core, 'node_modules/.bin/loopguard'), 'mcp-proxy', '--round-gap-ms', '0', '--', process.execPath, server, folder], { cwd: core, stdio: ['pipe', 'pipe', 'pipe'] });
+    const replies = new Map<number, { result?: { isError?: boolean; content?: Array<{ text?: string }> } }>();
+    let buffered = '';
+    proxy.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const message = JSON.parse(line) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } };
+        if (typeof message.id === 'number') replies.set(message.id, message);
+      }
+    });
+    const reply = async (id: number, message: object) => {
+      proxy.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...message })}\n`);
+      for (let waited = 0; !replies.has(id); waited += 20) {
+        if (waited > 20_000 || proxy.exitCode !== null) throw new Error(`no reply to ${id}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return replies.get(id)!;
+    };
+    await reply(1, { method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'consumer', version: '1' } } });
+    proxy.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    await reply(2, { method: 'tools/list', params: {} });
+    const read = { method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(folder, 'notes.md') } } };
+    const first = await reply(3, read);
+    const second = await reply(4, read);
+    const exited = new Promise<number | null>((resolve) => proxy.once('exit', resolve));
+    proxy.stdin.end();
+    expect(await exited).to.equal(0);
+    expect(first.result?.isError ?? false).to.equal(false);
+    expect(first.result?.content?.[0]?.text).to.equal('refunds: 30 days');
+    expect(second.result?.isError).to.equal(true);
+    expect(second.result?.content?.[0]?.text).to.match(/^Not run: read_text_file was already called with these same arguments/);
+  });
 
   it('guards a repeated call from an ES module and from CommonJS require()', async () => {
     for (const script of ['guard.mjs', 'guard.cjs']) {

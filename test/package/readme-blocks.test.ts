@@ -100,7 +100,12 @@ describe('README TypeScript blocks against the packed tarball (tsc --strict, no 
     // Agents JS (when installed here), the OpenTelemetry peers loopguard/telemetry declares.
     const peers = Object.keys((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies)
       .filter((name) => name !== '@openai/agents' || agentsInstalled);
-    const packages = [...peers, 'zod', '@types/node'].map((name) => `${name}@${installedVersion(name)}`);
+    // Plus any other package a block or its prelude imports (`langchain` for createAgent), and the
+    // Claude Agent SDK's own peer its declarations need, at this checkout's versions.
+    const imported = blocks
+      .flatMap((block) => [...moduleText(block).matchAll(/from '((?:@[^/']+\/)?[^/']+)[^']*'/g)].map((match) => match[1]!))
+      .filter((name) => !name.startsWith('loopguard') && !name.startsWith('node:') && isInstalled(name));
+    const packages = [...new Set([...peers, ...imported, '@anthropic-ai/sdk', 'zod', '@types/node'])].map((name) => `${name}@${installedVersion(name)}`);
     const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...packages, '@types/json-schema@^7.0.15'], consumer);
     expect(install.code, `npm install failed:\n${install.stdout}\n${install.stderr}`).to.equal(0);
     tsc = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], consumer);

@@ -334,6 +334,24 @@ for (const makeTopology of [singleServer, cluster]) {
       expect(seen.partial().toolCalls).to.equal(6);
     });
 
+    it('a store made from a URL waits for its connection: the first claim is not a store failure', async function () {
+      const url = topology.connection().url;
+      if (url === undefined) this.skip(); // `url` is one server; a cluster is given as a Cluster client
+      const warnings: string[] = [];
+      const store = createRedisRunStore({ url, keyPrefix: prefix });
+      const guard = new LoopGuard({ store, logger: { warn: (message) => warnings.push(message) } });
+      const run = guard.startRun('from-url');
+      const ticket = await run.claimCall({ tool: 'search', args: { q: 'x' } });
+      run.finishCall(ticket, { result: ['a'] });
+      await guard.flush();
+      await store.close();
+      await store.close(); // idempotent
+      expect(warnings).to.deep.equal([]);
+      expect(ticket.decision.action).to.equal('allow');
+      const client = await topology.client();
+      expect(await client.llen(store.keysOf('from-url').log)).to.equal(2);
+    });
+
     it('keeps one run in one slot, and every key expires', async () => {
       const client = await topology.client();
       const store = createRedisRunStore({ client, keyPrefix: prefix, runTtlMs: 3_600_000 });

@@ -1,0 +1,180 @@
+import { LoopGuard } from '../core/loop-guard.js';
+import type { LoopGuardOptions } from '../core/types.js';
+import { createRedisRunStore, type RedisRunStore } from '../redis/create-redis-run-store.js';
+import { escapeControl } from '../replay/escape-terminal.js';
+import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-policy.js';
+import { printStoredRun } from './print-stored-run.js';
+import { printStoredRunList } from './print-stored-run-list.js';
+import { EXIT_BAD_INPUT, EXIT_OK, type CliIo } from './replay-command.js';
+import { connectRunsRedis, type RunsRedisConnection } from './runs-connect-redis.js';
+import { redactRedisUrl } from './runs-redact-url.js';
+import { RunsRedisError } from './runs-redis-error.js';
+import { createSnapshotRunStore } from './runs-snapshot-store.js';
+import { buildRunTimeline } from './runs-timeline.js';
+
+/** Exit code of `loopguard runs` when Redis cannot be reached or read (0 done, 2 bad input or no such run). */
+export const EXIT_REDIS_UNAVAILABLE = 1;
+
+export interface RunsCommandOptions {
+  /** The Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS); a Cluster node's URL works too. */
+  redis: string;
+  /** One run to print; without it the stored runs are listed. */
+  run?: string;
+  format: 'text' | 'json';
+  /** The key prefix the engines were given (createRedisRunStore's keyPrefix). Default `'loopguard'`. */
+  keyPrefix?: string;
+  /** Runs listed, newest first (default 100); with `run`, only the last this many rounds of its timeline (default all). */
+  limit?: number;
+  /**
+   * The library's options as JSON (as for `loopguard replay --policy`): the ledger is rebuilt
+   * under it. Decisions are in the log whatever the policy; novelty (new facts, seen results)
+   * and streaks are judged by the engine that applies the log. Default: the library defaults.
+   */
+  policy?: string;
+  /** Connecting, and each read, must answer within this many ms. Default 2000. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 2000;
+const DEFAULT_LIST_LIMIT = 100;
+
+/**
+ * `loopguard runs --redis URL [RUN]`: lists the runs stored in Redis, or prints one run's
+ * ledger, stop and per-round timeline for an SRE. Only reads: the ledger is rebuilt by
+ * resuming the run on a fresh engine over a read-only snapshot of its log, exactly as a
+ * process joining the run would. Returns 0, 2 for bad input or a run that is not stored, or
+ * 1 when Redis cannot be reached or read (within about `timeoutMs`; a message, no stack).
+ */
+export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
+  // Run ids, tool names, key prefixes and server errors are all data: escaped before printing.
+  const say = (text: string): void => void io.stderr.write(`${escapeControl(text)}\n`);
+  const redisUrl = options.redis;
+  if (typeof redisUrl !== 'string' || !/^rediss?:\/\/./.test(redisUrl)) {
+    say(`loopguard runs: --redis must be a redis:// or rediss:// URL (redis://host:6379), got ${JSON.stringify(typeof redisUrl === 'string' ? redactRedisUrl(redisUrl) : String(redisUrl))}`);
+    return EXIT_BAD_INPUT;
+  }
+  const shownUrl = redactRedisUrl(redisUrl);
+  const keyPrefix = options.keyPrefix ?? 'loopguard';
+  // The store's own rule, checked before connecting: a typo should not wait on the network.
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}]/.test(keyPrefix)) {
+    say(`loopguard runs: --key-prefix must be a non-empty prefix without braces (the keyPrefix the engines were given), got ${JSON.stringify(String(keyPrefix))}`);
+    return EXIT_BAD_INPUT;
+  }
+  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
+    say(`loopguard runs: --limit must be a whole number ≥ 1, got ${String(options.limit)}`);
+    return EXIT_BAD_INPUT;
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1)) {
+    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds ≥ 1, got ${String(options.timeoutMs)}`);
+    return EXIT_BAD_INPUT;
+  }
+  if (options.format !== 'text' && options.format !== 'json') {
+    say(`loopguard runs: --format must be text or json, got ${JSON.stringify(String(options.format))}`);
+    return EXIT_BAD_INPUT;
+  }
+  if (options.run !== undefined && (typeof options.run !== 'string' || options.run.length === 0)) {
+    say('loopguard runs: the run id is empty; leave it out to list the stored runs');
+    return EXIT_BAD_INPUT;
+  }
+  let policy: LoopGuardOptions = {};
+  if (options.run !== undefined && options.policy !== undefined) {
+    try {
+      policy = await loadReplayPolicy(options.policy, undefined);
+    } catch (error) {
+      if (error instanceof ReplayPolicyError) {
+        say(`loopguard runs: ${error.message}`);
+        return EXIT_BAD_INPUT;
+      }
+      throw error;
+    }
+  }
+
+  let connection: RunsRedisConnection;
+  try {
+    connection = await connectRunsRedis(redisUrl, timeoutMs);
+  } catch (error) {
+    if (error instanceof RunsRedisError) {
+      say(`loopguard runs: ${error.message}`);
+      return EXIT_REDIS_UNAVAILABLE;
+    }
+    throw error;
+  }
+  try {
+    const store = createRedisRunStore({ client: connection.client, keyPrefix, timeoutMs });
+    const read = async <T>(what: string, promise: Promise<T>): Promise<T> => {
+      try {
+        return await promise;
+      } catch (error) {
+        // Redis errors only (refused, timed out, MOVED, WRONGTYPE…): a bug elsewhere still throws.
+        throw new RunsRedisError(`reading ${what} from Redis at ${shownUrl} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+
+    if (options.run === undefined) {
+      const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+      const runs = await read('the run index', store.listRuns({ limit }));
+      io.stdout.write(printStoredRunList(runs, { redis: shownUrl, keyPrefix, limit }, options.format));
+      return EXIT_OK;
+    }
+    return await printOneRun(store, read, options.run, policy, say);
+  } catch (error) {
+    if (error instanceof RunsRedisError) {
+      say(`loopguard runs: ${error.message}`);
+      return EXIT_REDIS_UNAVAILABLE;
+    }
+    throw error;
+  } finally {
+    connection.close();
+  }
+
+  async function printOneRun(
+    store: RedisRunStore,
+    read: <T>(what: string, promise: Promise<T>) => Promise<T>,
+    runId: string,
+    engineOptions: LoopGuardOptions,
+    warn: (text: string) => void,
+  ): Promise<number> {
+    const summary = await read(`run ${JSON.stringify(runId)}`, store.describeRun(runId));
+    if (summary === undefined) {
+      warn(
+        `loopguard runs: no run ${JSON.stringify(runId)} under key prefix ${JSON.stringify(keyPrefix)} at ${shownUrl}: ` +
+          'it never existed there, or it expired (a run\'s keys expire runTtlMs after its last change). ' +
+          'Check --key-prefix; `loopguard runs --redis URL` lists the stored runs.',
+      );
+      return EXIT_BAD_INPUT;
+    }
+    // Read once: the ledger and the timeline are built from the same entries, even while the
+    // run is live and other processes append.
+    const entries = await read(`the log of run ${JSON.stringify(runId)}`, store.readRunEvents(runId, 0));
+    const engineWarnings: string[] = [];
+    const guard = new LoopGuard({
+      ...engineOptions,
+      store: createSnapshotRunStore(runId, entries),
+      logger: { warn: (message) => engineWarnings.push(message) },
+    });
+    const run = await guard.resumeRun(runId);
+    // Nothing more is done with `run`: shouldStop() or end() would log a stop or an end.
+    const timeline = buildRunTimeline(entries, runId);
+    io.stdout.write(
+      printStoredRun(
+        {
+          runId,
+          redis: shownUrl,
+          keyPrefix,
+          summary,
+          ledger: run.partial(),
+          stop: run.stopped,
+          ended: run.isEnded,
+          timeline,
+          policy: options.policy,
+          ...(options.limit === undefined ? {} : { lastRounds: options.limit }),
+        },
+        options.format,
+      ),
+    );
+    // Unreadable entries are listed with the timeline; anything else the engine said is news.
+    for (const message of engineWarnings) if (!message.startsWith('run log entry ')) warn(`loopguard runs: ${message}`);
+    return EXIT_OK;
+  }
+}

@@ -1,0 +1,106 @@
+import type { Cluster, Redis } from 'ioredis';
+import { redactRedisUrl } from './runs-redact-url.js';
+import { RunsRedisError } from './runs-redis-error.js';
+
+/** A connected client for `loopguard runs`, and how to let go of it. */
+export interface RunsRedisConnection {
+  readonly client: Redis | Cluster;
+  /** `cluster` when the URL named a node of a Redis Cluster (the client then follows slots). */
+  readonly topology: 'server' | 'cluster';
+  /** Drops the connection at once: the command only read, so there is nothing to flush. */
+  close(): void;
+}
+
+/**
+ * Connects to the Redis (or to the Redis Cluster one of whose nodes) `url` names, and resolves
+ * once commands can be sent: a client with no offline queue rejects every command sent while
+ * it is still connecting, so the first one must wait for `ready`. Fails with a
+ * {@link RunsRedisError} saying why (refused, timed out, authentication) within about
+ * `timeoutMs`: no reconnect attempts, no offline queue, no stack trace.
+ */
+export async function connectRunsRedis(url: string, timeoutMs: number): Promise<RunsRedisConnection> {
+  const shown = redactRedisUrl(url);
+  let ioredis: Pick<typeof import('ioredis'), 'Redis' | 'Cluster'>;
+  try {
+    // Loaded only here: ioredis is an optional peer dependency, and `loopguard replay` must
+    // work without it.
+    ioredis = await import('ioredis');
+  } catch (error) {
+    throw new RunsRedisError(`loopguard runs needs the ioredis package (npm install ioredis): ${messageOf(error)}`);
+  }
+
+  const server = new ioredis.Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    // One attempt: an SRE tool should say "unreachable" now, not retry in the background.
+    retryStrategy: () => null,
+  });
+  let lastError: unknown;
+  // Without a listener ioredis prints "[ioredis] Unhandled error event" with a stack.
+  server.on('error', (error: unknown) => (lastError = error));
+  try {
+    await within(server.connect(), timeoutMs, `connecting took longer than ${timeoutMs} ms`);
+    const info = await within(server.info('cluster'), timeoutMs, `INFO took longer than ${timeoutMs} ms`);
+    // ioredis selects the URL's database after `ready` and only emits a failure (a database
+    // out of range): its reply precedes INFO's, so it is known here. Listing database 0
+    // instead would be a wrong answer, not an error.
+    if (lastError !== undefined) throw lastError;
+    if (!/^cluster_enabled:1/m.test(info)) return { client: server, topology: 'server', close: () => server.disconnect() };
+  } catch (error) {
+    server.disconnect();
+    // connect() itself rejects with "Connection is closed."; the error event says why.
+    throw new RunsRedisError(`cannot reach Redis at ${shown}: ${messageOf(lastError ?? error)}`);
+  }
+
+  // A cluster node: a plain client would get MOVED for every run not in this node's slots.
+  const { host, port, username, password, tls } = server.options;
+  server.disconnect();
+  const cluster = new ioredis.Cluster([{ host, port }], {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: () => null,
+    slotsRefreshTimeout: timeoutMs,
+    redisOptions: { username, password, tls, connectTimeout: timeoutMs, maxRetriesPerRequest: 1 },
+  });
+  let clusterError: unknown;
+  cluster.on('error', (error: unknown) => (clusterError = error));
+  try {
+    const ready = new Promise<void>((resolve, reject) => {
+      cluster.once('ready', () => resolve());
+      cluster.once('end', () => reject(clusterError ?? new Error('the cluster closed the connection')));
+    });
+    await within(ready, timeoutMs, `the cluster was not ready within ${timeoutMs} ms`);
+  } catch (error) {
+    cluster.disconnect();
+    throw new RunsRedisError(`cannot reach the Redis Cluster at ${shown}: ${messageOf(clusterError ?? error)}`);
+  }
+  return { client: cluster, topology: 'cluster', close: () => cluster.disconnect() };
+}
+
+/** `promise`, or a rejection with `message` after `ms` (the timer never holds the process). */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    // An AggregateError (every address of a host refused) says nothing in its own message.
+    if (error.message === '' && error instanceof AggregateError) return error.errors.map(messageOf).join('; ');
+    return error.message;
+  }
+  return String(error);
+}
