@@ -4,6 +4,7 @@ import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './volatile-field
 import type { EffectPolicy } from './world-state/resolve-call-effect.js';
 import {
   WELL_KNOWN_EDITOR_TOOLS,
+  WELL_KNOWN_LABEL_ARGUMENTS,
   WELL_KNOWN_READ_TOOLS,
   WELL_KNOWN_SHELL_TOOLS,
   WELL_KNOWN_TERMINAL_TOOLS,
@@ -87,7 +88,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       retries: policy.retries ?? threshold,
       retriesDeclared: policy.retries !== undefined,
       timeoutMs: policy.timeoutMs,
-      volatileArgs: new Set([...volatileArgs, ...(policy.volatileArgs ?? [])]),
+      volatileArgs: new Set([...volatileArgs, ...(policy.volatileArgs ?? []), ...((name !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(name)) || [])]),
       volatileResult: resultFields,
       volatileResultPattern: volatileFieldPattern(resultFields),
     };
@@ -97,11 +98,12 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   for (const [name, policy] of Object.entries(tools)) perTool.set(name, build(policy, name));
   // Well-known tool names (general profile) resolve once, on first use, and are cached with
   // the configured ones: the per-call path stays one Map lookup.
-  const wellKnown = general ? new Map<string, ResolvedToolPolicy>() : undefined;
+  // Label arguments (Claude Code's Bash `description`) are identity, not effect: every profile.
+  const wellKnown = new Map<string, ResolvedToolPolicy>();
   const lookup = (name: string): ResolvedToolPolicy => {
     const configured = perTool.get(name);
     if (configured !== undefined) return configured;
-    if (wellKnown === undefined || !isWellKnownTool(name)) return defaultTool;
+    if (!(general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name))) return defaultTool;
     let resolved = wellKnown.get(name);
     if (resolved === undefined) wellKnown.set(name, (resolved = build({}, name)));
     return resolved;
@@ -152,7 +154,8 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_READ_TOOLS.has(name) ||
     WELL_KNOWN_WRITE_TOOLS.has(name) ||
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
-    WELL_KNOWN_TERMINAL_TOOLS.has(name)
+    WELL_KNOWN_TERMINAL_TOOLS.has(name) ||
+    WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }
 

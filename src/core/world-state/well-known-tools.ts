@@ -29,7 +29,9 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
 /** Tools that read and cannot write. */
 export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   // Claude Code
-  'Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'BashOutput', 'NotebookRead',
+  // (Not BashOutput: it polls a background shell whose output grows, so an identical poll is
+  // not a repeat; it stays unknown and repeats until its own outcomes stop changing.)
+  'Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead',
   // gemini-cli
   'read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'google_web_search', 'web_fetch',
   // MCP reference filesystem server
@@ -57,6 +59,19 @@ export const WELL_KNOWN_EDITOR_TOOLS: ReadonlySet<string> = new Set([
   'str_replace_editor',
   'str_replace_based_edit_tool',
   'text_editor',
+]);
+
+/**
+ * Arguments that are labels for the person watching, not part of what the call does: Claude
+ * Code's Bash `description` ("List files in current directory", written anew by the model on
+ * every call) and the Task / Agent tool's short `description` of the prompt it carries. Left
+ * in, `ls` run five times under five wordings would be five different calls and never a
+ * repeat. Dropped from call identity in every profile, live (hooks, spans) and in replay alike.
+ */
+export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['Bash', ['description']],
+  ['Task', ['description']],
+  ['Agent', ['description']],
 ]);
 
 /** Tools that submit or finish the task; some protocols call them twice by design. */

@@ -18,7 +18,6 @@ import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
-import { claudeCodeCallArguments } from './claude-code-call-arguments.js';
 import { newClaudeCodeAgentState, type ClaudeCodeAgentState } from './claude-code-agent-state.js';
 import { failOpenAsync } from './fail-open-async.js';
 import { toolFailureOutcome, toolResponseOutcome } from './tool-response-outcome.js';
@@ -128,7 +127,7 @@ export function createLoopGuardHooks(options: CreateLoopGuardHooksOptions): Loop
     failOpen('PreToolUse (round)', () => openRound(state), undefined);
     const ticket = await failOpenAsync<CallTicket | undefined>(
       `claimCall(${input.tool_name})`,
-      () => run.claimCall({ tool: input.tool_name, args: claudeCodeCallArguments(input.tool_name, input.tool_input), callId: input.tool_use_id }),
+      () => run.claimCall({ tool: input.tool_name, args: input.tool_input, callId: input.tool_use_id }),
       undefined,
     );
     if (ticket === undefined) return {};

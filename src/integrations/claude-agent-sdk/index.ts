@@ -7,7 +7,6 @@ export {
   type CreateLoopGuardHooksOptions,
   type LoopGuardHooks,
 } from './create-loop-guard-hooks.js';
-export { claudeCodeCallArguments } from './claude-code-call-arguments.js';
 export { toolFailureOutcome, toolResponseOutcome } from './tool-response-outcome.js';
 export { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 export type { DeliveredRefusal } from '../delivered-refusals.js';

@@ -104,6 +104,27 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
     expect(chat[1]!.decisions[0]).to.include({ action: 'allow' });
   });
 
+  it("Claude Code's BashOutput polls a background shell: an identical poll is not a read repeat", () => {
+    const polls = playRounds(newRun(), [
+      [{ tool: 'BashOutput', args: { bash_id: 'b1' }, outcome: { result: 'compiling…' } }],
+      [{ tool: 'BashOutput', args: { bash_id: 'b1' }, outcome: { result: 'compiling… 40%' } }],
+      [{ tool: 'BashOutput', args: { bash_id: 'b1' }, outcome: { result: 'done' } }],
+    ]);
+    expect(polls.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+
+  it("Claude Code's Bash / Task description is a label, not identity, in every profile (live and in replay)", () => {
+    for (const profile of ['general', 'researcher', 'chat'] as const) {
+      const guard = new LoopGuard({ profile });
+      expect(guard.argsHash('Bash', { command: 'ls', description: 'List files' }), profile).to.equal(guard.argsHash('Bash', { command: 'ls', description: 'Show the folder' }));
+      expect(guard.argsHash('Task', { prompt: 'p', description: 'a' }), profile).to.equal(guard.argsHash('Task', { prompt: 'p', description: 'b' }));
+      expect(guard.argsHash('Bash', { command: 'ls' }), profile).not.to.equal(guard.argsHash('Bash', { command: 'ls -a' }));
+    }
+    // Only Claude Code's names: another agent's `description` argument may be what the call does.
+    const other = new LoopGuard();
+    expect(other.argsHash('create_ticket', { description: 'a' })).not.to.equal(other.argsHash('create_ticket', { description: 'b' }));
+  });
+
   it('never refuses a terminal tool called twice by its protocol (SWE-agent submit), as a tool or as a shell line', () => {
     const asTool = playRounds(newRun(), [
       [{ tool: 'submit', args: {}, outcome: { result: 'Review checklist: ...' } }],
