@@ -77,6 +77,10 @@ async function main(): Promise<void> {
   const scenarios = wanted.length === 0 ? SCENARIOS : SCENARIOS.filter((scenario) => wanted.includes(scenario.id));
 
   const telemetry = await startTelemetry();
+  // With LOOPGUARD_REDIS_URL (docker compose's redis://localhost:6379), the guarded runs are kept
+  // in Redis through loopguard/redis: `npx loopguard runs --redis $LOOPGUARD_REDIS_URL` lists them.
+  const redisUrl = process.env.LOOPGUARD_REDIS_URL;
+  const store = redisUrl ? (await import('../../src/redis/index.js')).createRedisRunStore({ url: redisUrl }) : undefined;
   const out = streamOut(process.stdout);
   if (telemetry) out(`exporting telemetry to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}`);
 
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
   const details = bufferOut();
   for (const [index, scenario] of scenarios.entries()) {
     const result = await runScenario(scenario, {
+      ...(store ? { store } : {}),
       telemetry: telemetry !== undefined,
       onGuard: (guard) => telemetry?.listenerFor(guard),
     });
@@ -102,6 +107,10 @@ async function main(): Promise<void> {
   for (const line of details.lines) out(line);
   out();
   printTotals(out, results, verdicts, performance.now() - started);
+  if (store) {
+    out(`runs kept in Redis: npx loopguard runs --redis ${redisUrl}`);
+    await store.close();
+  }
   await telemetry?.shutdown();
   const integrationsOk = await runIntegrationDemos(wantedIntegrations, out);
   if (verdicts.some((verdict) => !verdict.ok) || !integrationsOk) process.exitCode = 1;

@@ -2,7 +2,9 @@
 // loopguard, and returns what each run cost and what loopguard did.
 import { generateText, stepCountIs, type ToolSet } from 'ai';
 
+import { randomUUID } from 'node:crypto';
 import { LoopGuard } from '../../src/core/loop-guard.js';
+import type { RunStore } from '../../src/core/shared-ledger/run-store.js';
 import type { CallDecision, LoopGuardListener, OutcomeClass, RoundSummary } from '../../src/core/types.js';
 import { createGuardedAgentSettings } from '../../src/integrations/ai-sdk/index.js';
 import type { LoopGuardOutcome } from '../../src/integrations/get-loop-guard-outcome.js';
@@ -53,6 +55,8 @@ export interface RunScenarioOptions {
   telemetry?: boolean;
   /** Called with the scenario's engine before the guarded run (telemetry subscribes here). */
   onGuard?: (guard: LoopGuard) => void;
+  /** A shared store (LOOPGUARD_REDIS_URL): the guarded runs are kept there, for `loopguard runs`. */
+  store?: RunStore;
 }
 
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
@@ -90,9 +94,11 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       pending = summary;
     },
   };
-  const guard = new LoopGuard({ ...scenario.policy, now: clock.now, listeners: [progress, ...(options.listeners ?? [])] });
+  const guard = new LoopGuard({ ...scenario.policy, now: clock.now, listeners: [progress, ...(options.listeners ?? [])], ...(options.store ? { store: options.store } : {}) });
   options.onGuard?.(guard);
-  const guarded = createGuardedAgentSettings({ guard, tools, runId: `demo-${scenario.id}` });
+  // In a shared store a run id is one run until it expires: each demo run gets its own.
+  const runId = options.store === undefined ? `demo-${scenario.id}` : `demo-${scenario.id}-${randomUUID().slice(0, 8)}`;
+  const guarded = createGuardedAgentSettings({ guard, tools, runId });
   const model = scriptedAgentModel(scenario.script, clock);
 
   const result = await generateText({
@@ -118,6 +124,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   });
   const outcome = guarded.end();
   flush({ nudge: false, disabled: [], stop: false });
+  await guard.flush();
 
   return {
     scenario,

@@ -6,6 +6,7 @@
 // not the other. The dashboard, the alert rules and the README quote the Prometheus names.
 
 import type { CallDecision, EvictionCause, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
+import type { StoreOperation } from '../core/shared-ledger/shared-run-link.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_REFUSAL_REASON,
@@ -29,6 +30,13 @@ export const METRIC_RUNS_STARTED = 'loopguard.runs.started';
  * fails open: its later calls run unguarded. Labels: cause, profile.
  */
 export const METRIC_RUNS_EVICTED = 'loopguard.runs.evicted';
+/**
+ * Counter: failed operations of the shared run store (`loopguard/redis`): unreachable, slow
+ * past its timeout, failing over. The engine then follows `storeFailure` (ordinary calls fail
+ * open, business-key writes closed, by default), so this is the one signal that runs are no
+ * longer shared. Labels: operation. No profile: the store is the process's, not a policy's.
+ */
+export const METRIC_STORE_ERRORS = 'loopguard.store.errors';
 /** Counter: runs the guard stopped. Labels: stop reason, profile. */
 export const METRIC_RUN_STOPS = 'loopguard.run.stops';
 /** Counter: executed tool calls whose result had already been seen in the run. Labels: tool. */
@@ -50,10 +58,17 @@ export const LABEL_PROFILE = 'loopguard.profile';
 export const LABEL_REFUSAL_REASON = ATTR_REFUSAL_REASON;
 export const LABEL_STOP_REASON = ATTR_STOP_REASON;
 export const LABEL_VERDICT = 'loopguard.round.verdict';
+/** Which store operation failed: claim, append, read or business_key (`STORE_OPERATIONS`). */
+export const LABEL_STORE_OPERATION = 'loopguard.store.operation';
 
 /** Log record `eventName`s. */
 export const EVENT_RUN_STOP = 'loopguard.run.stop';
 export const EVENT_TOOL_REFUSED = 'loopguard.tool.refused';
+/**
+ * A store failure, at most one record per `storeErrorEventIntervalMs`: a Redis outage fails
+ * every call, and one log record per call would flood the log pipeline exactly when it matters.
+ */
+export const EVENT_STORE_ERROR = 'loopguard.store.error';
 
 /**
  * Metric the Collector's count connector derives from `loopguard.run.stop` log records
@@ -79,6 +94,7 @@ export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freez
   [METRIC_RUNS_STARTED]: prometheusName(METRIC_RUNS_STARTED, 'counter'),
   [METRIC_RUN_STOPS]: prometheusName(METRIC_RUN_STOPS, 'counter'),
   [METRIC_RUNS_EVICTED]: prometheusName(METRIC_RUNS_EVICTED, 'counter'),
+  [METRIC_STORE_ERRORS]: prometheusName(METRIC_STORE_ERRORS, 'counter'),
   [METRIC_WASTED_CALLS]: prometheusName(METRIC_WASTED_CALLS, 'counter'),
   [METRIC_WASTED_TOKENS]: prometheusName(METRIC_WASTED_TOKENS, 'counter'),
   [METRIC_RUNS_OPEN]: prometheusName(METRIC_RUNS_OPEN, 'gauge'),
@@ -116,7 +132,15 @@ export const REFUSAL_REASONS = Object.keys({
   'budget.run_time': 1,
   'run.stopped': 1,
   'write.outcome_unknown': 1,
+  'write.already_done': 1,
+  'store.unavailable': 1,
 } satisfies Record<RefusalReason, 1>) as RefusalReason[];
+/**
+ * What the engine reports in `storeError(operation, ...)`: a claim (one call's
+ * compare-and-append), an append (the background flush), a read (joining or catching up with
+ * a run), a business key (claiming or settling an idempotent write).
+ */
+export const STORE_OPERATIONS = Object.keys({ claim: 1, append: 1, read: 1, business_key: 1 } satisfies Record<StoreOperation, 1>) as StoreOperation[];
 export const ROUND_VERDICTS = Object.keys({ new: 1, stale: 1, refused: 1, neutral: 1, empty: 1 } satisfies Record<RoundVerdict, 1>) as RoundVerdict[];
 /** `would_refuse`: decided refuse on a call that only was watched (observe-only spans), so it ran. */
 export const DECISIONS = ['allow', 'refuse', 'would_refuse'] as const;

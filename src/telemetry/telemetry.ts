@@ -36,11 +36,13 @@ import {
 } from '../otel/attributes.js';
 import {
   EVENT_RUN_STOP,
+  EVENT_STORE_ERROR,
   EVENT_TOOL_REFUSED,
   LABEL_DECISION,
   LABEL_PROFILE,
   LABEL_REFUSAL_REASON,
   LABEL_STOP_REASON,
+  LABEL_STORE_OPERATION,
   LABEL_TOOL,
   LABEL_VERDICT,
   METRIC_REFUSALS,
@@ -50,6 +52,7 @@ import {
   METRIC_RUNS_OPEN,
   METRIC_RUNS_STARTED,
   METRIC_RUNS_EVICTED,
+  METRIC_STORE_ERRORS,
   EVICTION_CAUSES,
   LABEL_EVICTION_CAUSE,
   METRIC_TOOL_CALLS,
@@ -61,7 +64,9 @@ import {
   REFUSAL_REASONS,
   ROUND_VERDICTS,
   STOP_REASONS,
+  STORE_OPERATIONS,
 } from './names.js';
+import { LoopGuardConfigError } from '../core/errors.js';
 import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } from './logs-api.js';
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
@@ -94,6 +99,14 @@ export interface LoopGuardTelemetryOptions {
   /** Emit `loopguard.run.stop` log events. Default true. */
   stopEvents?: boolean;
   /**
+   * Emit `loopguard.store.error` log events when the shared store fails. Default true. At most
+   * one per `storeErrorEventIntervalMs`, carrying how many failures it stands for: during an
+   * outage every call fails, and the counter (`loopguard.store.errors`) already counts each.
+   */
+  storeErrorEvents?: boolean;
+  /** Least time between two `loopguard.store.error` events, in ms. Default 60 000. */
+  storeErrorEventIntervalMs?: number;
+  /**
    * Tool names whose per-tool series start at 0 as soon as metrics are set up rather than at
    * the tool's first call. A series born non-zero loses its first events to rate() and
    * increase(), so a tool whose very first calls are a burst of refusals would go unseen by
@@ -125,6 +138,7 @@ interface Instruments {
   rounds: Counter;
   runsStarted: Counter;
   runsEvicted: Counter;
+  storeErrors: Counter;
   runStops: Counter;
   wastedCalls: Counter;
   wastedTokens: Counter;
@@ -143,19 +157,29 @@ interface Instruments {
 const WASTED_VERDICTS: ReadonlySet<string> = new Set(['stale', 'refused']);
 
 const DEFAULT_MAX_TOOL_NAMES = 200;
+const DEFAULT_STORE_ERROR_EVENT_INTERVAL_MS = 60_000;
+/** Longest error message a store-error event carries (a client error can quote a whole script). */
+const MAX_ERROR_MESSAGE_CHARS = 500;
+const KNOWN_STORE_OPERATIONS: ReadonlySet<string> = new Set(STORE_OPERATIONS);
 /** Label value for tools past {@link LoopGuardTelemetryOptions.maxToolNames}. */
 export const OTHER_TOOL = '_other';
+/** Label value for a store operation the engine does not document (never expected). */
+const OTHER_STORE_OPERATION = '_other';
 
 /**
  * Turns the engine's decisions into OpenTelemetry metrics and log events.
  *
  * Metrics (Prometheus names in README "Telemetry"): tool calls by decision/tool/profile,
  * refusals by reason/tool, rounds by verdict, runs started, stops by reason, wasted calls and
- * tokens, and the open / at-risk gauges. No run ids or arguments are ever labels.
+ * tokens, shared-store errors by operation, and the open / at-risk gauges. No run ids or
+ * arguments are ever labels.
  * Events: `loopguard.run.stop` and `loopguard.tool.refused` log records, emitted in the active
- * context so they carry the trace and span ids of the agent run.
+ * context so they carry the trace and span ids of the agent run, and rate-limited
+ * `loopguard.store.error` records.
  *
  * Listener methods never throw: failures go to `diag`.
+ *
+ * @throws LoopGuardConfigError naming `storeErrorEventIntervalMs` when it is not a number >= 0.
  */
 export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}): LoopGuardTelemetry {
   const { guard, meterProvider, loggerProvider } = options;
@@ -163,6 +187,14 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   const stopEvents = options.stopEvents ?? true;
   const knownTools = options.toolNames ?? Object.keys(guard?.options?.tools ?? {});
   const maxToolNames = options.maxToolNames ?? DEFAULT_MAX_TOOL_NAMES;
+  const storeErrorEvents = options.storeErrorEvents ?? true;
+  const storeErrorEventIntervalMs = options.storeErrorEventIntervalMs ?? DEFAULT_STORE_ERROR_EVENT_INTERVAL_MS;
+  if (typeof storeErrorEventIntervalMs !== 'number' || !(storeErrorEventIntervalMs >= 0)) {
+    throw new LoopGuardConfigError({ field: 'storeErrorEventIntervalMs', message: `must be a number of ms >= 0, got ${String(storeErrorEventIntervalMs)}` });
+  }
+  /** When the last store-error event went out, and the failures counted since (not yet reported). */
+  let lastStoreErrorEventAt = -Infinity;
+  let storeErrorsSinceEvent = 0;
   let current: Instruments | undefined;
   let closed = false;
   let warnedToolCap = false;
@@ -218,6 +250,28 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
   };
 
   const listener: LoopGuardListener = {
+    storeError: guarded('storeError', (operation: string, runId: string, error: unknown) => {
+      // The engine passes one of STORE_OPERATIONS; anything else is folded into one value so
+      // the label stays bounded whatever a future or custom caller reports.
+      const label = KNOWN_STORE_OPERATIONS.has(operation) ? operation : OTHER_STORE_OPERATION;
+      instruments()?.storeErrors.add(1, { [LABEL_STORE_OPERATION]: label });
+      if (!storeErrorEvents || closed) return;
+      storeErrorsSinceEvent += 1;
+      const now = Date.now();
+      if (now - lastStoreErrorEventAt < storeErrorEventIntervalMs) return;
+      lastStoreErrorEventAt = now;
+      const failures = storeErrorsSinceEvent;
+      storeErrorsSinceEvent = 0;
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_MESSAGE_CHARS);
+      emit(EVENT_STORE_ERROR, SEVERITY.WARN, `the shared store failed (${operation}): ${message}`, {
+        [LABEL_STORE_OPERATION]: label,
+        [ATTR_RUN_ID]: runId,
+        'error.type': error instanceof Error ? error.name : typeof error,
+        // This record stands for every failure since the previous one (itself included).
+        'loopguard.store.errors': failures,
+      });
+    }),
+
     runStarted: guarded('runStarted', (run: RunView) => {
       instruments()?.runsStarted.add(1, { [LABEL_PROFILE]: run.profile });
     }),
@@ -316,6 +370,10 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
 
 /** Starts the counters whose label values are all known up front at 0 (why: see names.ts). */
 function startAtZero(inst: Instruments): void {
+  // Started for every app, with a store or not: the first failure of an outage must count in
+  // rate() (it is often the only one before the client gives up reconnecting), and an app
+  // without a store honestly has 0 store errors.
+  for (const operation of STORE_OPERATIONS) inst.storeErrors.add(0, { [LABEL_STORE_OPERATION]: operation });
   for (const profile of PROFILES) {
     inst.runsStarted.add(0, { [LABEL_PROFILE]: profile });
     for (const cause of EVICTION_CAUSES) inst.runsEvicted.add(0, { [LABEL_EVICTION_CAUSE]: cause, [LABEL_PROFILE]: profile });
@@ -327,7 +385,7 @@ function startAtZero(inst: Instruments): void {
 
 /**
  * Starts a tool's series at 0 the first time the tool is seen, so its first refusal or wasted
- * call is counted by rate(). Bounded: 3 decisions + 15 refusal reasons + 1 per tool.
+ * call is counted by rate(). Bounded: 3 decisions + 17 refusal reasons + 1 per tool.
  */
 function startToolAtZero(inst: Instruments, tool: string, profile: string): void {
   const key = `${tool}\u0000${profile}`;
@@ -364,6 +422,10 @@ function createInstruments(provider: MeterProvider): Instruments {
     runsEvicted: meter.createCounter(METRIC_RUNS_EVICTED, {
       description: 'Agent runs the loop guard evicted (open-run cap or idle limit); their later calls run unguarded.',
       unit: '{run}',
+    }),
+    storeErrors: meter.createCounter(METRIC_STORE_ERRORS, {
+      description: 'Failed operations of the shared run store (claim, append, read, business_key); meanwhile the engine follows storeFailure (calls decided locally, business-key writes refused, by default).',
+      unit: '{error}',
     }),
     runStops: meter.createCounter(METRIC_RUN_STOPS, {
       description: 'Agent runs the loop guard stopped, by stop reason.',

@@ -1,13 +1,14 @@
 // The compose stack, the Collector config and the Grafana provisioning cannot run here (no
 // Docker engine), so they are checked for what breaks them in practice: references to services,
 // ports, pipeline components and datasource uids that do not exist.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 
-import { prometheusName, METRIC_RUN_STOP_EVENTS, METRIC_RUNS_EVICTED, PROMETHEUS_METRICS } from '../../src/telemetry/names.js';
+import { prometheusName, METRIC_RUN_STOP_EVENTS, METRIC_RUNS_EVICTED, METRIC_STORE_ERRORS, PROMETHEUS_METRICS } from '../../src/telemetry/names.js';
+import { freePort } from '../helpers/redis-servers.js';
 import {
   ROOT,
   alertExpressions,
@@ -95,7 +96,7 @@ describe('telemetry configs', () => {
   describe('docker-compose.yml', () => {
     it('has the collector, Prometheus, Jaeger and Grafana with pinned image tags', () => {
       const images = Object.values(services).map((s: any) => String(s.image));
-      for (const repo of ['otel/opentelemetry-collector-contrib', 'prom/prometheus', 'jaegertracing/', 'grafana/grafana']) {
+      for (const repo of ['otel/opentelemetry-collector-contrib', 'prom/prometheus', 'jaegertracing/', 'grafana/grafana', 'redis:']) {
         expect(images.some((i) => i.startsWith(repo)), repo).to.equal(true);
       }
       for (const image of images) {
@@ -124,6 +125,56 @@ describe('telemetry configs', () => {
       expect(containerPorts('prometheus')).to.include(9090);
       expect(containerPorts('grafana')).to.include(3000);
       expect(containerPorts('jaeger')).to.include(16686);
+    });
+
+    it('runs Redis for the shared run ledger: append-only with an fsync per write, on a named volume, health-checked, on loopback', () => {
+      const redis = services.redis;
+      expect(redis, 'a redis service').to.be.an('object');
+      expect(String(redis.image)).to.match(/^redis:7\.\d+\.\d+$/);
+      const command: string[] = redis.command;
+      const flag = (name: string): string | undefined => command[command.indexOf(name) + 1];
+      expect(command[0]).to.equal('redis-server');
+      // "Restart loses nothing recorded" holds only with every write fsynced to the append-only file.
+      expect(flag('--appendonly')).to.equal('yes');
+      expect(flag('--appendfsync')).to.equal('always');
+      // The official image writes its append-only file under /data: a named volume keeps it
+      // across `docker compose down` / `up` (a bind mount of a repo path would be a file that exists).
+      const [volume, target] = String(redis.volumes[0]).split(':');
+      expect(target).to.equal('/data');
+      expect(compose.volumes ?? {}, `top-level volume ${volume}`).to.have.property(volume!);
+      expect(redis.healthcheck.test).to.deep.equal(['CMD', 'redis-cli', 'ping']);
+      // No password: published on the host's loopback only, where the demo's
+      // LOOPGUARD_REDIS_URL=redis://localhost:6379 reaches it.
+      expect(redis.ports).to.deep.equal(['127.0.0.1:6379:6379']);
+    });
+
+    it('the Redis command line is one a real redis-server accepts, with the persistence it asks for', async function () {
+      this.timeout(20_000);
+      const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+      if (probe.error) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does this)');
+      const port = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), 'loopguard-compose-redis-'));
+      // The compose service's arguments, plus where this test lets it listen and write.
+      const [binary, ...args] = services.redis.command as string[];
+      const child = spawn(binary!, [...args, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''], { stdio: 'ignore' });
+      const cli = (...command: string[]): string => spawnSync('redis-cli', ['-p', String(port), ...command], { encoding: 'utf8' }).stdout.trim();
+      try {
+        const deadline = Date.now() + 10_000;
+        while (cli('ping') !== 'PONG') {
+          if (child.exitCode !== null) throw new Error(`redis-server rejected the compose command line (exit ${child.exitCode})`);
+          if (Date.now() > deadline) throw new Error('redis-server did not answer PING within 10 s');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(cli('config', 'get', 'appendonly').split('\n')).to.deep.equal(['appendonly', 'yes']);
+        expect(cli('config', 'get', 'appendfsync').split('\n')).to.deep.equal(['appendfsync', 'always']);
+        // What the healthcheck runs.
+        expect(cli('ping')).to.equal('PONG');
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('hands each service the config file this repo ships', () => {
@@ -393,7 +444,8 @@ describe('telemetry configs', () => {
       for (const title of [
         'Refusal rate', 'Stale-round rate', 'Stops by reason', 'Stop rate', 'Runs at risk', 'Wasted calls and tokens',
         'Top looping tools', 'Tool calls by decision', 'Would refuse', 'Runs evicted', 'Runs evicted by cause',
-        'Tool call latency p95 by tool', 'Stopped runs',
+        'Tool call latency p95 by tool', 'Stopped runs', 'Shared store errors', 'Idempotent writes prevented',
+        'Refused: store unavailable',
       ]) {
         expect(text, title).to.include(`"title": "${title}`);
       }
@@ -402,6 +454,10 @@ describe('telemetry configs', () => {
       expect(text).to.include('${jaeger_url}/search?service=${service}');
       // would_refuse is shown as its own series, never summed into refusals.
       expect(text).to.include('loopguard_decision=\\"would_refuse\\"');
+      // The shared-store panels read the new counter by operation and the two new refusal reasons.
+      expect(text).to.include(`sum by (loopguard_store_operation) (rate(${prometheusName(METRIC_STORE_ERRORS, 'counter')}{job=\\"$service\\"}`);
+      expect(text).to.include('loopguard_refusal_reason=\\"write.already_done\\"');
+      expect(text).to.include('loopguard_refusal_reason=\\"store.unavailable\\"');
     });
 
     it('alert rules are complete, per service, and link to a runbook and to the panel of their signal', () => {
@@ -409,7 +465,7 @@ describe('telemetry configs', () => {
       const panels = new Map<number, any>(allPanels(dash.panels).map((p) => [p.id, p]));
       const known = knownSeries();
       const rules = alertRules().map((r) => r.rule);
-      expect(rules.map((r) => r.uid)).to.include.members(['loopguard-stalled-runs', 'loopguard-stop-rate-spike', 'loopguard-refusal-rate-spike']);
+      expect(rules.map((r) => r.uid)).to.include.members(['loopguard-stalled-runs', 'loopguard-stop-rate-spike', 'loopguard-refusal-rate-spike', 'loopguard-store-errors']);
       for (const r of rules) {
         for (const k of ['summary', 'description', 'runbook_url', '__dashboardUid__', '__panelId__']) {
           expect(r.annotations?.[k], `${r.uid} ${k}`).to.be.a('string').and.not.empty;
@@ -526,6 +582,46 @@ describe('telemetry configs', () => {
       }
     });
 
+    it('promtool unit test: the store-error rule fires per job for a sustained outage, not for a failover blip or a trickle', function () {
+      // One sample a minute for 30 minutes. `down`: 6 failures a minute throughout (an outage
+      // under traffic). `blip`: 40 failures in one minute, then none (a failover). `trickle`:
+      // 1 failure a minute (a slow command now and then). `fine`: none.
+      const values = { down: '0+6x30', blip: '0x10 40x20', trickle: '0+1x30', fine: '0x30' };
+      const rule = alertRules().find((r) => r.rule.uid === 'loopguard-store-errors')!.rule;
+      const tests = {
+        rule_files: ['rules.yml'],
+        evaluation_interval: '1m',
+        tests: [
+          {
+            interval: '1m',
+            input_series: Object.entries(values).map(([job, v]) => ({ series: `loopguard_store_errors_total{job="${job}", loopguard_store_operation="claim"}`, values: v })),
+            alert_rule_test: [
+              // The blip's 2-minute window is above the threshold at 11–12 m, pending, never for 5 minutes.
+              { eval_time: '12m', alertname: 'loopguard-store-errors', exp_alerts: [{ exp_labels: { job: 'down', ...rule.labels } }] },
+              // A window longer than `for` (7 minutes) would have the blip firing here.
+              { eval_time: '16m', alertname: 'loopguard-store-errors', exp_alerts: [{ exp_labels: { job: 'down', ...rule.labels } }] },
+              { eval_time: '20m', alertname: 'loopguard-store-errors', exp_alerts: [{ exp_labels: { job: 'down', ...rule.labels } }] },
+              // Before `for` has passed, nothing fires, the outage included.
+              { eval_time: '4m', alertname: 'loopguard-store-errors', exp_alerts: [] },
+            ],
+          },
+        ],
+      };
+      const tmp = mkdtempSync(join(tmpdir(), 'loopguard-rules-'));
+      try {
+        writeFileSync(join(tmp, 'rules.yml'), JSON.stringify({ groups: [prometheusRuleGroup({ name: 'loopguard', interval: '1m' })] }));
+        writeFileSync(join(tmp, 'tests.yml'), JSON.stringify(tests));
+        const probe = spawnSync('promtool', ['test', 'rules', 'tests.yml'], { encoding: 'utf8', cwd: tmp });
+        if (probe.error) {
+          if (process.env.CI) throw new Error('promtool is missing (it comes with the prometheus package .ci/run installs)');
+          this.skip();
+        }
+        expect(probe.status, probe.stdout + probe.stderr).to.equal(0);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+
     it('expressions use only loopguard series that the code or the collector produces', () => {
       const known = knownSeries();
       const all = [...dashboardExpressions(), ...alertExpressions()];
@@ -533,7 +629,7 @@ describe('telemetry configs', () => {
       for (const e of all) {
         for (const name of e.expr.match(/\b(?:loopguard|traces)_[a-z_]+/g) ?? []) {
           // Label names (loopguard_stop_reason, ...) also start with loopguard_; metric names are followed by [ { ) , or end.
-          if (/_(reason|decision|verdict|profile|cause)$/.test(name)) continue;
+          if (/_(reason|decision|verdict|profile|cause|operation)$/.test(name)) continue;
           expect(known.has(name), `${e.where}: ${name}`).to.equal(true);
         }
       }

@@ -3,7 +3,9 @@
 // Prometheus scrapes both on loopback as two jobs. Every PromQL expression shipped in grafana/
 // must return data for the service it is filtered to and none for another. The alert rules run
 // in Prometheus' own rule engine: each fires per service (`job`), and the rate rules stay quiet
-// below their minimum volume even when the share is above the threshold.
+// below their minimum volume even when the share is above the threshold. A third service shares
+// its runs through a real redis-server (loopguard/redis): idempotent writes prevented, then
+// Redis crashed under it, for the shared-store panels and the store-error rule.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,15 +18,19 @@ import { MeterProvider } from '@opentelemetry/sdk-metrics';
 
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { LoopGuardEngineOptions, RunGuard } from '../../src/core/loop-guard.js';
+import { createRedisRunStore } from '../../src/redis/index.js';
 import { createLoopGuardTelemetry } from '../../src/telemetry/telemetry.js';
 import type { LoopGuardTelemetry } from '../../src/telemetry/telemetry.js';
 import { alertExpressions, dashboardExpressions, prometheusRuleGroup, substituteGrafanaVariables, thresholdExpr } from './artifacts.js';
 import type { FoundExpr } from './artifacts.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
 
 const SCRAPE_SECONDS = 1;
 /** Service A: a few runs (below the alert volumes). Service B: the busy one. */
 const A = 'loopguard-app';
 const B = 'busy-app';
+/** Service C: runs shared through Redis (loopguard/redis), with a business-key write. */
+const C = 'shared-app';
 const GRAFANA_VARS = { range: '5m', rateInterval: '1m' };
 /** Series only the Collector produces (spanmetrics connector): no data on the scrape path. */
 const COLLECTOR_ONLY = /\btraces_span_metrics_/;
@@ -63,7 +69,7 @@ interface App {
   telemetry: LoopGuardTelemetry;
 }
 
-async function startApp(job: string, options: LoopGuardEngineOptions): Promise<App> {
+async function startApp(job: string, options: LoopGuardEngineOptions, extraToolNames: string[] = []): Promise<App> {
   const port = await freePort();
   const exporter = new PrometheusExporter({ host: '127.0.0.1', port, preventServerStart: true });
   await exporter.startServer();
@@ -71,7 +77,7 @@ async function startApp(job: string, options: LoopGuardEngineOptions): Promise<A
   const guard = new LoopGuard({ logger: { warn: () => {} }, ...options });
   // The tools are named up front, so their series exist at 0 before the first call and rate()
   // counts every call (the README's advice for tools not named in the policy).
-  const telemetry = createLoopGuardTelemetry({ guard, meterProvider, toolNames: ['search', 'fetch_page', 'lookup'] });
+  const telemetry = createLoopGuardTelemetry({ guard, meterProvider, toolNames: ['search', 'fetch_page', 'lookup', ...extraToolNames] });
   return { job, port, guard, meterProvider, telemetry };
 }
 
@@ -101,6 +107,10 @@ describe('dashboard and alert rules against a real Prometheus', function () {
   const apps: App[] = [];
   let a: App;
   let b: App;
+  let c: App;
+  let redis: RedisServer | undefined;
+  /** Set while the test has Redis down, so `after` starts it again before stopping it. */
+  let redisCrashed = false;
 
   async function api(path: string, params: Record<string, string | string[]>): Promise<any> {
     const qs = new URLSearchParams();
@@ -202,7 +212,11 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     a = await startApp(A, { profile: 'researcher', staleRounds: 3, escalation: { enabled: false } });
     // B caps open runs at 4, so holding runs open evicts the idlest.
     b = await startApp(B, { profile: 'researcher', staleRounds: 3, escalation: { enabled: false }, maxOpenRuns: 4 });
-    apps.push(a, b);
+    // C shares its runs through a real Redis; its store gives up on a command after 300 ms.
+    redis = await startRedisServer({ appendOnly: true });
+    const store = createRedisRunStore({ client: await redis.client(), keyPrefix: 'prometheus-test', timeoutMs: 300 });
+    c = await startApp(C, { profile: 'researcher', store, idempotentWrites: { send_email: { key: ['to', 'subject'] } } }, ['send_email']);
+    apps.push(a, b, c);
 
     tmp = mkdtempSync(join(tmpdir(), 'loopguard-prom-'));
     const promPort = await freePort();
@@ -262,6 +276,10 @@ describe('dashboard and alert rules against a real Prometheus', function () {
       if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
     }
     for (const app of apps) await app.meterProvider.shutdown();
+    if (redis) {
+      if (redisCrashed) await redis.restart();
+      await redis.stop();
+    }
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -296,7 +314,7 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     expect(await firingFor('loopguard-refusal-rate-spike')).to.deep.equal([]);
 
     // The stalled-run rule is per service too, and quiet while only healthy runs are open.
-    expect(await ruleQuery('loopguard-stalled-runs')).to.deep.equal({ [A]: 0, [B]: 0 });
+    expect(await ruleQuery('loopguard-stalled-runs')).to.deep.equal({ [A]: 0, [B]: 0, [C]: 0 });
     expect(await firingFor('loopguard-stalled-runs')).to.deep.equal([]);
   });
 
@@ -348,6 +366,7 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     const share = await ruleQuery('loopguard-refusal-rate-spike');
     expect(Object.keys(share).sort()).to.deep.equal([A, B].sort());
     expect(share[B]).to.equal(0);
+    expect(share[C], 'C has too few calls yet').to.equal(undefined);
   });
 
   it('observe-only refusals show as would_refuse, apart from refusals; evictions show by cause', async () => {
@@ -397,6 +416,80 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     expect(Number((await instant(evicted!) as any[])[0].value[1])).to.be.at.least(3.9);
   });
 
+  it('the shared-store panels show the idempotent writes prevented and a Redis outage by operation; the store-error rule fires for that service only', async () => {
+    const panel = (title: string): FoundExpr[] => dashboardExpressions().filter((e) => e.where.includes(`panel "${title}"`));
+    /** A panel query as Grafana sends it for `service`, over the last 5 minutes, as label value -> number. */
+    const panelValues = async (title: string, service: string, label: string): Promise<Record<string, number>> => {
+      const [found] = panel(title);
+      expect(found, `panel "${title}"`).to.not.equal(undefined);
+      const expr = substituteGrafanaVariables(found!.expr.replaceAll('$__rate_interval', '5m'), { ...GRAFANA_VARS, service });
+      const result = (await query(expr)).result as { metric: Record<string, string>; value: [number, string] }[];
+      return Object.fromEntries(result.map((r) => [r.metric[label] ?? '', Number(r.value[1])]));
+    };
+
+    // Three workers' runs send the same email (reworded): it goes out once, twice it is prevented.
+    const email = { to: 'customer@example.com', subject: 'Your refund' };
+    const decisions: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = c.guard.startRun(`mailer-${i}`);
+      run.beginRound();
+      const ticket = await run.claimCall({ tool: 'send_email', args: { ...email, body: `wording ${i}` } });
+      decisions.push(ticket.decision.action === 'refuse' ? ticket.decision.reason : ticket.decision.action);
+      run.finishCall(ticket, { result: { messageId: `m-${i}` } });
+      await c.guard.flush();
+      c.guard.endRun(`mailer-${i}`);
+    }
+    expect(decisions).to.deep.equal(['allow', 'write.already_done', 'write.already_done']);
+
+    // Then Redis crashes under C: its calls fail open (decided locally), a new email fails closed.
+    await redis!.crash();
+    redisCrashed = true;
+    const during = c.guard.startRun('during-outage');
+    for (let i = 0; i < 12; i++) {
+      during.beginRound();
+      const ticket = await during.claimCall({ tool: 'search', args: { q: `outage ${i}` } });
+      expect(ticket.decision.action, 'ordinary calls fail open').to.equal('allow');
+      during.finishCall(ticket, { result: [`doc-${i}`] });
+    }
+    const write = await during.claimCall({ tool: 'send_email', args: { to: 'ops@example.com', subject: 'Outage' } });
+    expect(write.decision.action === 'refuse' && write.decision.reason, 'business-key writes fail closed').to.equal('store.unavailable');
+    await c.guard.flush();
+
+    // Prometheus' rule engine fires the store-error rule for C, not for A or B (their series are 0).
+    expect(await waitFiring('loopguard-store-errors', C), 'fires for the service whose Redis is down').to.deep.equal([C]);
+    const perMinute = await ruleQuery('loopguard-store-errors');
+    expect(perMinute[A]).to.equal(0);
+    expect(perMinute[B]).to.equal(0);
+    expect(perMinute[C]).to.be.greaterThan(2);
+    await moreScrapes(2);
+
+    // "Shared store errors": C's failures by operation; every operation is a series from the start.
+    const errorsC = await panelValues('Shared store errors', C, 'loopguard_store_operation');
+    expect(Object.keys(errorsC).sort()).to.deep.equal(['append', 'business_key', 'claim', 'read']);
+    expect(errorsC.claim, 'one failed claim per call').to.be.greaterThan(0);
+    expect(errorsC.business_key, 'the email\'s key claim').to.be.greaterThan(0);
+    expect(Object.values(await panelValues('Shared store errors', A, 'loopguard_store_operation'))).to.deep.equal([0, 0, 0, 0]);
+
+    // "Idempotent writes prevented": the two duplicate emails, on the tool that made them.
+    const prevented = await panelValues('Idempotent writes prevented', C, 'gen_ai_tool_name');
+    expect(prevented.send_email, 'both duplicates counted (the series started at 0)').to.be.within(1.9, 2.3);
+    expect(prevented.search).to.equal(0);
+    expect(Object.values(await panelValues('Idempotent writes prevented', B, 'gen_ai_tool_name')).every((v) => v === 0)).to.equal(true);
+
+    // "Refused: store unavailable": the email the outage refused.
+    const unavailable = await panelValues('Refused: store unavailable', C, 'gen_ai_tool_name');
+    expect(unavailable.send_email).to.be.within(0.9, 1.2);
+    expect(unavailable.search, 'ordinary calls failed open, none refused').to.equal(0);
+
+    // As Grafana asks for the time series panels, each returns data for C.
+    for (const title of ['Shared store errors', 'Idempotent writes prevented', 'Refused: store unavailable']) {
+      expect(await evaluate(panel(title)[0]!, C), title).to.be.greaterThan(0);
+    }
+
+    await redis!.restart();
+    redisCrashed = false;
+  });
+
   it('every dashboard expression returns data for its service and none for another; every alert expression returns data', async () => {
     await moreScrapes(3);
     const dashboard = dashboardExpressions().filter((e) => !e.where.endsWith('variable $service'));
@@ -429,6 +522,9 @@ describe('dashboard and alert rules against a real Prometheus', function () {
     const evictions: string[] = await api('/api/v1/label/loopguard_eviction_cause/values', { 'match[]': `loopguard_runs_evicted_total{job="${B}"}` });
     // Both causes exist from the start (counters start at 0), whatever has happened yet.
     expect(evictions).to.deep.equal(['max_idle', 'max_open_runs']);
+    // The store-error counter exists for every operation in an app without a store too (A).
+    const operations: string[] = await api('/api/v1/label/loopguard_store_operation/values', { 'match[]': `loopguard_store_errors_total{job="${A}"}` });
+    expect(operations).to.deep.equal(['append', 'business_key', 'claim', 'read']);
     const labels: string[] = await api('/api/v1/labels', { 'match[]': '{__name__=~"loopguard_.*"}' });
     for (const forbidden of ['loopguard_run_id', 'gen_ai_tool_call_arguments', 'gen_ai_tool_call_id']) expect(labels).to.not.include(forbidden);
   });
