@@ -96,6 +96,10 @@ export class LoopGuard {
         if (!this.storeDown) return;
         this.storeDown = false;
         this.logger.warn('the shared store is reachable again');
+        // What every run recorded during the outage goes in now, not at its next change
+        // (a run that ended or went quiet would otherwise never reach the log).
+        for (const run of this.openRuns.values()) run.shared?.storeIsBack();
+        for (const { run } of this.endedRuns.values()) run.shared?.storeIsBack();
       },
       warn: (message) => this.logger.warn(message),
     };
@@ -148,6 +152,15 @@ export class LoopGuard {
     const run = this.startRun(id, attributes);
     await run.shared?.refresh();
     return run;
+  }
+
+  /**
+   * Lets go of a run in this process only: like endRun, but with a shared store no end is
+   * logged, so the run goes on in the other processes (a span processor shutting down for a
+   * redeploy). Without a store it is endRun.
+   */
+  releaseRun(id: string): void {
+    this.openRuns.get(id)?.endLocally();
   }
 
   /**

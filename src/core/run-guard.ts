@@ -178,6 +178,8 @@ export class RunGuard implements RunView, SharedReplica {
   private replaying = false;
   /** A call claimed across processes by an async wrapper, for the span processor's startCall of its span. */
   private adopted: CallTicket | undefined;
+  /** end() without logging an end (endLocally). */
+  private endsLocally = false;
 
   constructor(
     id: string,
@@ -287,7 +289,11 @@ export class RunGuard implements RunView, SharedReplica {
     }
     if (this.unguarded) return this.startUnguardedCall(prehashed);
     const shared = this.shared;
-    if (shared !== undefined && prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+    if (shared !== undefined) {
+      // The synchronous path also lets a dead process's calls go after their lease.
+      shared.expireAbandonedCalls();
+      if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+    }
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
     // Calls before any model call begin round 1 (which also starts the run's clock). Not
@@ -374,7 +380,8 @@ export class RunGuard implements RunView, SharedReplica {
    */
   claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
     const shared = this.shared;
-    if (shared === undefined || this.ended || this.stopDecision !== undefined) return Promise.resolve(this.startCall(call));
+    // An evicted run still goes through the store: a business key decides its write.
+    if (shared === undefined || (!this.unguarded && (this.ended || this.stopDecision !== undefined))) return Promise.resolve(this.startCall(call));
     return shared.claimCall(call);
   }
 
@@ -385,21 +392,26 @@ export class RunGuard implements RunView, SharedReplica {
   finishCall(ticket: CallTicket, outcome: CallOutcome | PrehashedOutcome): Novelty {
     if (ticket.finished || ticket.decision.action === 'refuse') return 'neutral';
     ticket.finished = true;
-    if (ticket.decision.kind === 'unguarded') return 'neutral';
     const shared = this.shared;
+    if (ticket.decision.kind === 'unguarded') {
+      // An evicted run's write can still hold a business key: settle it.
+      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes));
+      return 'neutral';
+    }
     if (shared === undefined || ticket.key === undefined) return this.applyFinish(ticket, outcome);
     // The replica may have been rebuilt since the call started: its live ticket is the one
     // the log knows. None: the log already finished it (another process timed it out).
     const key = ticket.key;
+    let prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes);
+    if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
+    // Its business key learns the outcome even if the log already finished the call.
+    shared.settle(ticket, prehashed);
     const live = shared.tickets.get(key);
     if (live === undefined) return 'neutral';
     shared.tickets.delete(key);
     live.finished = true;
-    let prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes);
-    if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
     const novelty = this.applyFinish(live, prehashed);
     shared.record({ type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
-    shared.settle(ticket, prehashed);
     return novelty;
   }
 
@@ -624,7 +636,7 @@ export class RunGuard implements RunView, SharedReplica {
    */
   end(): void {
     if (this.ended) return;
-    if (this.shared !== undefined && !this.replaying && !this.unguarded && this.evictionCause === undefined) {
+    if (this.shared !== undefined && !this.replaying && !this.unguarded && this.evictionCause === undefined && !this.endsLocally) {
       this.shared.noteSummary({ ended: true });
       this.shared.record({ type: 'end', time: this.options.now() });
     }
@@ -639,7 +651,11 @@ export class RunGuard implements RunView, SharedReplica {
    * into refusals (issue 10 #2).
    */
   evict(cause: EvictionCause): void {
-    if (this.ended) return;
+    if (this.ended) {
+      // Ended elsewhere (a shared run's end arrived through its log): let the engine drop it.
+      this.hooks.ended?.(this);
+      return;
+    }
     this.unguarded = this.stopDecision === undefined;
     this.evictionCause = cause;
     // Eviction frees this process's memory; the run itself goes on (in the store too).
@@ -702,6 +718,9 @@ export class RunGuard implements RunView, SharedReplica {
           if (!this.ended) {
             this.closeRound();
             this.ended = true;
+            // The engine lets go of it (it is idempotent): otherwise a run ended by another
+            // process would stay among the open runs and could never be evicted.
+            this.hooks.ended?.(this);
           }
           return undefined;
       }
@@ -733,28 +752,32 @@ export class RunGuard implements RunView, SharedReplica {
     return { call: prehashed, decision, time };
   }
 
-  /** @internal Records a call whose decision the shared store accepted. */
-  commitClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket {
-    this.observeTime(time);
-    if (this.ledger.round === 0) this.openRound(undefined);
-    const ticket = this.applyStart(call, decision, time, this.factsOf(call));
-    ticket.key = key;
-    return ticket;
+  /** @internal Applies a claimed call now, telling no listener yet (the claim may be taken back). */
+  applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket {
+    this.replaying = true;
+    try {
+      this.observeTime(time);
+      if (this.ledger.round === 0) this.openRound(undefined);
+      const ticket = this.applyStart(call, decision, time, this.factsOf(call));
+      ticket.key = key;
+      return ticket;
+    } finally {
+      this.replaying = false;
+    }
   }
 
-  /** @internal A refusal decided here without the store (it is unreachable and the call needs it). */
-  refuseLocally(call: ToolCall | PrehashedToolCall, reason: RefusalReason, message: string): CallTicket {
-    const { call: prehashed, time } = this.decideForClaim(call);
-    const decision: CallDecision = { action: 'refuse', reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message };
-    this.observeTime(time);
-    if (this.ledger.round === 0) this.openRound(undefined);
-    const ticket = this.applyStart(prehashed, decision, time, this.factsOf(prehashed));
-    const shared = this.shared;
-    if (shared !== undefined) {
-      ticket.key = shared.nextKey();
-      shared.record({ type: 'call', key: ticket.key, time, call: prehashed, decision });
-    }
-    return ticket;
+  /** @internal The claim stands: the listeners hear its decision (or the one given), once. */
+  announceClaim(ticket: CallTicket, decision: CallDecision = ticket.decision): void {
+    this.hooks.callDecided(this, ticket.call, decision, ticket.round);
+  }
+
+  /**
+   * @internal Ends the run in this process only (a span processor shutting down, a redeploy):
+   * with a shared store the run goes on in the others, so no end is logged.
+   */
+  endLocally(): void {
+    this.endsLocally = true;
+    this.end();
   }
 
   private startUnguardedCall(call: PrehashedToolCall): CallTicket {

@@ -148,8 +148,10 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     }
   }
 
+  /** With a shared store: resolves once this process's changes are in it (a serverless hand-off). */
   forceFlush(): Promise<void> {
-    return Promise.resolve();
+    // Never rejects into the SDK: store failures are reported by the engine.
+    return this.guard.flush().catch((error: unknown) => diag.error('loopguard: flushing the shared store failed', error));
   }
 
   /** Idempotent. Ends every open run so listeners see them end. */
@@ -157,7 +159,11 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     if (this.isShutdown) return Promise.resolve();
     this.isShutdown = true;
     try {
-      for (const id of [...this.ownRuns]) this.guard.endRun(id);
+      // With a shared store the runs go on in other processes: this one only lets go of them.
+      for (const id of [...this.ownRuns]) {
+        if (this.guard.isShared) this.guard.releaseRun(id);
+        else this.guard.endRun(id);
+      }
       this.unsubscribe();
       this.ownRuns.clear();
       this.traceOfRun.clear();
@@ -169,7 +175,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     } catch (error) {
       diag.error('loopguard: span processor shutdown failed', error);
     }
-    return Promise.resolve();
+    return this.forceFlush();
   }
 
   /**

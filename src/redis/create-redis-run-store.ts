@@ -68,6 +68,9 @@ const RELEASE = script(RELEASE_BUSINESS_KEY);
  * the run's keys in different slots, so they (and the escape character) are escaped.
  */
 function tagOf(text: string): string {
+  // An empty tag `{}` is no tag: Redis would hash each whole key, splitting the run (%00 is
+  // not what any escaped id can be: a real "%" is written %25).
+  if (text === '') return '{%00}';
   return `{${text.replace(/%/g, '%25').replace(/\{/g, '%7B').replace(/\}/g, '%7D')}}`;
 }
 

@@ -23,8 +23,10 @@ while i <= #ARGV do
 end
 local t = redis.call('TIME')
 local now = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-redis.call('HSETNX', KEYS[2], 'created', now)
-redis.call('HSET', KEYS[2], 'updated', now, 'events', length + count)
+-- Only what changed: 'created' once, 'stop' and 'ended' when given (the entry count is LLEN).
+-- Each HSET is server time on every call (bench/redis.ts: 10.0 -> 6.4 us per append).
+if expected == 0 then redis.call('HSETNX', KEYS[2], 'created', now) end
+redis.call('HSET', KEYS[2], 'updated', now)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], 'stop', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'ended', '1') end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])

@@ -371,6 +371,11 @@ for (const makeTopology of [singleServer, cluster]) {
       expect(slots.size, 'braces inside a run id must not split its keys').to.equal(1);
       const summary = await store.describeRun('tenant{7}/job');
       expect(summary).to.include({ runId: 'tenant{7}/job', events: 3, ended: false });
+      // An empty id would make the empty tag `{}`, which is no tag (review #14).
+      const empty = store.keysOf('');
+      const emptySlots = new Set([empty.log, empty.run].map((key) => Number(spawnSync('redis-cli', ['cluster', 'keyslot', key], { encoding: 'utf8' }).stdout.trim() || 'NaN')));
+      if (!Number.isNaN([...emptySlots][0])) expect(emptySlots.size).to.equal(1);
+      expect(empty.log).to.equal(`${prefix}:{%00}:log`);
     });
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { refusalMessage } from '../messages.js';
+import { isTransientErrorType } from '../result-fingerprint.js';
 import type { CallTicket } from '../run-guard.js';
 import type { CallDecision, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
@@ -16,11 +17,11 @@ export interface SharedReplica {
   resetReplica(): void;
   /** The decision a call would get now (or `forced`), without recording it. */
   decideForClaim(call: ToolCall | PrehashedToolCall, forced?: { reason: RefusalReason; message: string }): { call: PrehashedToolCall; decision: CallDecision; time: number };
-  /** Records a call whose decision the store accepted. */
-  commitClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket;
+  /** Applies a claimed call to the replica now, telling no listener yet (see announceClaim). */
+  applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket;
+  /** The claim is in the log (or decided without it): tell the listeners, once. */
+  announceClaim(ticket: CallTicket, decision?: CallDecision): void;
   startCall(call: ToolCall | PrehashedToolCall): CallTicket;
-  /** A refusal made here without the store (fail closed), recorded like any other. */
-  refuseLocally(call: ToolCall | PrehashedToolCall, reason: RefusalReason, message: string): CallTicket;
   readonly stopReason: string | undefined;
   readonly isEnded: boolean;
 }
@@ -44,32 +45,52 @@ interface HeldKey {
 /** Claims retried this often against other processes' appends before deciding locally. */
 const MAX_CLAIM_ATTEMPTS = 8;
 /**
- * Own events kept for a store that cannot be reached. Past it the oldest are dropped with a
- * warning: memory stays bounded, and the local replica (which has them all) keeps deciding.
+ * Own events kept for a store that cannot be reached (beside a batch being sent). Past it the
+ * oldest not being sent are dropped with a warning: memory stays bounded, and the local
+ * replica (which has them all) keeps deciding.
  */
 const MAX_PENDING_EVENTS = 10_000;
+/** Retries of a failed background append: from 1 s, doubling, at most every 30 s. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
-const FAILED_WRITE_RELEASED: ReadonlySet<string> = new Set(['error', 'overloaded']);
+/** Thrown inside the link when a read of the log failed (so a claim can fail open or closed). */
+class StoreReadError extends Error {
+  constructor(readonly failure: unknown) {
+    super('read of the run log failed');
+  }
+}
 
 /**
  * One run's connection to the shared store: keeps the run's replica in step with the log and
  * puts this process's events into it.
  *
- * The replica is the log applied in order (`confirmed` entries) plus this process's own
- * events not yet accepted (`pending`). Claims (`claimCall`, the async path) are decided on a
- * complete view: the call's entry goes in by compare-and-append behind exactly the entries the
- * decision saw, so two processes racing for the same call cannot both run it. The synchronous
- * path (the span processor) decides on the replica as it is and appends in the background; if
- * another process appended first, the replica is rebuilt from the log with this process's
- * events after the other's (a rebase), so every replica converges on the log's order.
+ * Invariant: the replica is the log's first `confirmed` entries applied in order, then this
+ * process's `pending` entries, in order. Every change, a claimed call included, is applied to
+ * the replica when it is made and appended behind exactly the entries the replica holds
+ * (compare-and-append), so the log's order is the replica's. A claim (`claimCall`, the async
+ * path) goes in before its call runs: if another process appended first, the claim is taken
+ * back (the replica is rebuilt from the log without it) and the call is decided again, so two
+ * processes racing for the same call cannot both run it. The synchronous path (the span
+ * processor) appends in the background; when another process appended first, the replica is
+ * rebuilt from the log with this process's entries after the other's (a rebase).
  */
 export class SharedRunLink {
   /** Distinguishes this process's call keys from every other's in the run's log. */
   readonly linkId = randomBytes(6).toString('base64url');
   private confirmed = 0;
   private pending: string[] = [];
+  /** Entries at the front of `pending` being appended now (never dropped by the cap). */
+  private sending = 0;
+  /**
+   * An append whose reply never came (a timeout): it may be in the log. Resolved by reading
+   * the log at `at` before the next append, so its entries land exactly once.
+   */
+  private uncertain: { at: number; entries: readonly string[] } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private flushQueued = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryDelay = RETRY_FIRST_MS;
   private sequence = 0;
   /** Calls started and not finished, by key, from every process (the log's open calls). */
   readonly tickets = new Map<string, CallTicket>();
@@ -77,6 +98,12 @@ export class SharedRunLink {
   private summary: RunLogSummary | undefined;
   /** Business keys being completed or released, so `flushed()` can wait for them. */
   private readonly settling = new Set<Promise<unknown>>();
+  /** Claims queued or running: each carries the pending events, so a background flush waits. */
+  private claimsWaiting = 0;
+  /** When foreign in-flight calls were last checked against their lease (see expireAbandonedCalls). */
+  private lastExpiryScan = -Infinity;
+  private warnedContention = false;
+  private warnedCap = false;
 
   constructor(
     private readonly replica: SharedReplica,
@@ -100,11 +127,7 @@ export class SharedRunLink {
 
   /** A change made on the synchronous path: logged in the background, in order. */
   record(event: RunEvent): void {
-    this.pending.push(encodeRunEvent(event));
-    if (this.pending.length > MAX_PENDING_EVENTS) {
-      this.pending.splice(0, this.pending.length - MAX_PENDING_EVENTS);
-      this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: more than ${MAX_PENDING_EVENTS} events waiting for the store; the oldest are dropped from the shared log (this process still has them)`);
-    }
+    this.push(encodeRunEvent(event));
     this.scheduleFlush();
   }
 
@@ -114,48 +137,58 @@ export class SharedRunLink {
     await Promise.all(this.settling);
   }
 
+  /** The store answered again: append what waited (the engine calls it for every run). */
+  storeIsBack(): void {
+    if (this.pending.length > 0 || this.uncertain !== undefined) this.scheduleFlush();
+  }
+
   /** Brings the replica up to date with the log (a process joining a run, an SRE tool). */
   refresh(): Promise<void> {
     return this.exclusive(async () => {
       await this.flush();
       try {
-        const entries = await this.shared.store.readRunEvents(this.replica.id, this.confirmed);
-        this.reporter.storeRecovered(this.replica.id);
-        if (this.pending.length === 0) this.applyEntries(entries, this.confirmed);
+        const entries = await this.read(this.confirmed);
+        if (this.pending.length === 0 && this.uncertain === undefined) this.applyEntries(entries, this.confirmed);
         else await this.rebuild();
       } catch (error) {
-        this.reporter.storeFailed(this.replica.id, 'read', error);
+        this.reporter.storeFailed(this.replica.id, 'read', error instanceof StoreReadError ? error.failure : error);
       }
     });
   }
 
   /** The async path: a call decided on the whole log and claimed in one round trip. */
   claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
-    return this.exclusive(() => this.claim(call));
+    this.claimsWaiting += 1;
+    return this.exclusive(() => this.claim(call)).finally(() => {
+      this.claimsWaiting -= 1;
+      // Recorded while the claim was in flight (after its batch was taken): not carried.
+      if (this.pending.length > 0) this.scheduleFlush();
+    });
   }
 
-  /** A ticket of this process finished: settle its business key, if it holds one. */
+  /**
+   * A ticket of this process finished (or was finished for it): settle its business key, if it
+   * holds one. `outcome` undefined: the log had already finished it (timed out as abandoned).
+   */
   settle(ticket: CallTicket, outcome: PrehashedOutcome): void {
     const key = ticket.key;
     if (key === undefined) return;
     const held = this.heldKeys.get(key);
     if (held === undefined) return;
     this.heldKeys.delete(key);
-    const store = this.shared.store;
-    // A timeout leaves the claim pending: the write may have happened (document 001), and
-    // the lease running out sends the next attempt to `verify`.
+    // Only a failure that proves the write did nothing frees its key for an honest retry: a
+    // service that turned the call away, or a deterministic error. A timeout or a transient
+    // error (a connection reset after the mail server accepted the mail) may have written:
+    // the claim stays pending, and its lease running out sends the next attempt to `verify`
+    // (document 001).
     if (outcome.outcome === 'timeout') return;
-    // A failure the tool reported (an error, an overloaded service) means it did not write:
-    // the key is free for an honest retry.
-    const settled = FAILED_WRITE_RELEASED.has(outcome.outcome)
-      ? store.releaseBusinessKey(held.key, held.owner)
-      : store.completeBusinessKey(held.key, held.owner, outcome.resultHash, held.policy.ttlMs);
-    const tracked = settled.then(
-      () => this.reporter.storeRecovered(this.replica.id),
-      (error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error),
+    if (outcome.outcome === 'error' && isTransientFailure(outcome)) return;
+    const store = this.shared.store;
+    this.track(
+      outcome.outcome === 'error' || outcome.outcome === 'overloaded'
+        ? store.releaseBusinessKey(held.key, held.owner)
+        : store.completeBusinessKey(held.key, held.owner, outcome.resultHash, held.policy.ttlMs),
     );
-    this.settling.add(tracked);
-    void tracked.then(() => this.settling.delete(tracked));
   }
 
   /** Summary fields written beside the log with the next append. */
@@ -163,7 +196,59 @@ export class SharedRunLink {
     this.summary = { ...this.summary, ...summary };
   }
 
+  /**
+   * Calls of other processes in flight longer than their lease are finished as timed out
+   * (their process probably died): a timeout, because such a call may have run (document
+   * 001). The lease is judged by this process's clock against the call's recorded start.
+   */
+  expireAbandonedCalls(): void {
+    if (this.tickets.size === 0) return;
+    const now = this.now();
+    // A walk over the open calls, at most every 100 ms: leases are seconds long, and a claim
+    // loop with many calls in flight must not pay the walk on every claim.
+    if (now - this.lastExpiryScan < 100) return;
+    this.lastExpiryScan = now;
+    const expired: string[] = [];
+    for (const [key, ticket] of this.tickets) {
+      if (key.startsWith(`${this.linkId}.`)) continue;
+      const started = ticket.call.startTime;
+      // A business-key write declares how long it may run (its lease); other calls get the
+      // engine's claimLeaseMs.
+      const lease = this.shared.idempotentWrites.get(ticket.call.tool)?.leaseMs ?? this.shared.claimLeaseMs;
+      if (started !== undefined && started <= now - lease) expired.push(key);
+    }
+    for (const key of expired) {
+      const event: RunEvent = { type: 'finish', key, time: now, outcome: { outcome: 'timeout', errorType: 'abandoned' } };
+      this.replica.applyLogged(event);
+      this.push(encodeRunEvent(event));
+    }
+    if (expired.length > 0) this.scheduleFlush();
+  }
+
   // -------------------------------------------------------------------------------------
+
+  private push(entry: string): void {
+    this.pending.push(entry);
+    // Entries being sent do not count: they leave when the append returns.
+    const excess = this.pending.length - this.sending - MAX_PENDING_EVENTS;
+    if (excess <= 0) return;
+    // The oldest entries not being sent go: the log will miss them (this replica keeps them).
+    this.pending.splice(this.sending, excess);
+    this.uncertain = undefined;
+    if (!this.warnedCap) {
+      this.warnedCap = true;
+      this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: more than ${MAX_PENDING_EVENTS} events waiting for the store; the oldest are dropped from the shared log (this process still has them)`);
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.then(
+      () => this.reporter.storeRecovered(this.replica.id),
+      (error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error),
+    );
+    this.settling.add(tracked);
+    void tracked.then(() => this.settling.delete(tracked));
+  }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const result = this.queue.then(task);
@@ -179,57 +264,111 @@ export class SharedRunLink {
     this.flushQueued = true;
     // On the next macrotask, not now: every event recorded until then goes in one append
     // (the pipelining of outcomes), and a claim made in the meantime carries them in its own
-    // append, so a call costs one round trip, not two (bench/redis.ts: 2.9x -> see
-    // BENCHMARKS.md, a bare SET round trip being 1x).
+    // append, so a call costs one round trip, not two (bench/redis.ts).
     setImmediate(() => {
       void this.exclusive(async () => {
         this.flushQueued = false;
+        // A claim behind this one carries the pending events in its own append: flushing them
+        // first would be a second round trip per call (bench/redis.ts: 1.5 appends per guarded
+        // call before this check, 1.0 after).
+        if (this.claimsWaiting > 0) return;
         await this.flush();
       });
     });
   }
 
-  private append(entries: readonly string[]): Promise<AppendResult> {
-    const summary = this.summary;
-    return this.shared.store.appendRunEvents(this.replica.id, this.confirmed, entries, summary);
+  /** After a failed append: try again later by itself, so an outage's events reach the log. */
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.scheduleFlush();
+    }, this.retryDelay);
+    // A retry must never keep the process alive.
+    this.retryTimer.unref?.();
+    this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
+  }
+
+  private async read(from: number): Promise<string[]> {
+    try {
+      const entries = await this.shared.store.readRunEvents(this.replica.id, from);
+      this.reporter.storeRecovered(this.replica.id);
+      return entries;
+    } catch (error) {
+      throw new StoreReadError(error);
+    }
+  }
+
+  /**
+   * Appends `pending` behind the `confirmed` entries. An earlier append of unknown fate is
+   * settled first: if its entries are in the log at the place they were sent to, they count
+   * as appended (sending them again would apply them twice everywhere).
+   */
+  private async append(): Promise<{ result: AppendResult; sent: number }> {
+    if (this.uncertain !== undefined) {
+      const { at, entries } = this.uncertain;
+      const logged = await this.read(at);
+      this.uncertain = undefined;
+      if (at === this.confirmed && logged.length >= entries.length && entries.every((entry, index) => logged[index] === entry)) {
+        this.pending.splice(0, entries.length);
+        this.confirmed = at + entries.length;
+      }
+    }
+    const batch = this.pending.slice();
+    this.sending = batch.length;
+    try {
+      const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary);
+      this.reporter.storeRecovered(this.replica.id);
+      this.retryDelay = RETRY_FIRST_MS;
+      return { result, sent: batch.length };
+    } catch (error) {
+      // It may have run: settled before the next append.
+      this.uncertain = { at: this.confirmed, entries: batch };
+      throw error;
+    } finally {
+      this.sending = 0;
+    }
   }
 
   private async flush(): Promise<void> {
-    for (let attempt = 0; this.pending.length > 0 && attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-      const batch = this.pending.slice();
-      let result: AppendResult;
-      try {
-        result = await this.append(batch);
-      } catch (error) {
-        // Kept: the next change or claim tries again.
-        this.reporter.storeFailed(this.replica.id, 'append', error);
+    for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
+      if (attempt === MAX_CLAIM_ATTEMPTS) {
+        this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; trying again shortly`);
+        this.scheduleRetry();
         return;
       }
-      this.reporter.storeRecovered(this.replica.id);
-      if (result.accepted) {
-        this.pending.splice(0, batch.length);
-        this.confirmed = result.length;
-        continue;
+      try {
+        const { result, sent } = await this.append();
+        if (result.accepted) {
+          this.pending.splice(0, sent);
+          this.confirmed = result.length;
+          continue;
+        }
+        await this.rebuild(result);
+      } catch (error) {
+        // Kept: appended by the retry timer, the next change or claim, or when the store is back.
+        this.reporter.storeFailed(this.replica.id, error instanceof StoreReadError ? 'read' : 'append', error instanceof StoreReadError ? error.failure : error);
+        this.scheduleRetry();
+        return;
       }
-      await this.rebuild(result);
     }
   }
 
   private async claim(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
     const replica = this.replica;
-    if (replica.isUnguarded) return replica.startCall(call);
     const tool = call.tool;
     const write = this.shared.idempotentWrites.get(tool);
     let held: HeldKey | undefined;
     let forced: { reason: RefusalReason; message: string } | undefined;
+    // The business key first, even for a run the engine evicted: exactly-once is the key's
+    // promise, not the run's.
     if (write !== undefined && 'args' in call) {
       const outcome = await this.claimBusinessKey(call as ToolCall, write);
-      if (outcome === 'store_down') {
-        return replica.refuseLocally(call, 'store.unavailable', storeUnavailableMessage(tool));
-      }
-      if ('refuse' in outcome) forced = outcome.refuse;
+      if (outcome === 'store_down') forced = { reason: 'store.unavailable', message: storeUnavailableMessage(tool) };
+      else if ('refuse' in outcome) forced = outcome.refuse;
       else held = outcome.held;
     }
+    if (replica.isUnguarded) return this.unguardedClaim(call, forced, held);
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       this.expireAbandonedCalls();
       const proposed = replica.decideForClaim(call, forced);
@@ -240,48 +379,95 @@ export class SharedRunLink {
       if (held !== undefined && decision.action === 'refuse' && (decision.reason === 'repeat.in_flight' || decision.reason === 'write.outcome_unknown')) {
         decision = { action: 'allow', kind: 'retry', tool: decision.tool, argsHash: decision.argsHash };
       }
+      // Applied now, so the replica's order is the log's: anything this process records while
+      // the append is in flight comes after the claim here as it will in the log.
       const key = this.nextKey();
+      const ticket = replica.applyClaim(prehashed, decision, time, key);
+      if (decision.action === 'allow') this.tickets.set(key, ticket);
       const entry = encodeRunEvent({ type: 'call', key, time, call: prehashed, decision });
-      const batch = [...this.pending, entry];
+      this.pending.push(entry);
       let result: AppendResult;
+      let sent: number;
       try {
-        result = await this.append(batch);
+        ({ result, sent } = await this.append());
+        if (!result.accepted) {
+          // Another process appended first: the claim is taken back (the replica rebuilt from
+          // the log without it) and the call decided again on the complete view.
+          await this.rebuild(result, entry);
+          continue;
+        }
       } catch (error) {
-        this.reporter.storeFailed(replica.id, 'claim', error);
-        if (!this.shared.callsFailOpen) {
-          if (held !== undefined) this.releaseQuietly(held);
-          return replica.refuseLocally(call, 'store.unavailable', storeUnavailableMessage(tool));
-        }
-        // Fail open: decided on this replica, logged when the store is back. A business key
-        // already claimed (its node is up) still makes the write exactly-once: it stays held.
-        const ticket = replica.startCall(forced === undefined ? call : prehashed);
-        if (held !== undefined) {
-          if (ticket.decision.action === 'allow' && ticket.key !== undefined) this.heldKeys.set(ticket.key, held);
-          else this.releaseQuietly(held);
-        }
-        return ticket;
+        return this.claimWithoutStore(error, ticket, decision, held);
       }
-      this.reporter.storeRecovered(replica.id);
-      if (result.accepted) {
-        this.pending.splice(0, batch.length - 1);
-        this.confirmed = result.length;
-        const ticket = replica.commitClaim(prehashed, decision, time, key);
-        if (decision.action === 'allow') this.tickets.set(key, ticket);
-        if (held !== undefined) {
-          if (decision.action === 'allow') this.heldKeys.set(key, held);
-          else this.releaseQuietly(held); // refused for another reason (the run stopped): the write never ran
-        }
-        return ticket;
-      }
-      await this.rebuild(result);
+      this.pending.splice(0, sent);
+      this.confirmed = result.length;
+      this.keep(ticket, decision, held);
+      replica.announceClaim(ticket);
+      return ticket;
     }
-    this.reporter.warn(`run ${JSON.stringify(replica.id)}: ${MAX_CLAIM_ATTEMPTS} claims in a row lost to other processes; deciding this call on the local replica`);
+    if (!this.warnedContention) {
+      this.warnedContention = true;
+      this.reporter.warn(`run ${JSON.stringify(replica.id)}: ${MAX_CLAIM_ATTEMPTS} claims in a row lost to other processes; such calls are decided on this process's replica (said once per run)`);
+    }
+    // Decided here, logged in the background (the synchronous path's guarantee).
+    const proposed = replica.decideForClaim(call, forced);
+    const key = this.nextKey();
+    const ticket = replica.applyClaim(proposed.call, proposed.decision, proposed.time, key);
+    if (proposed.decision.action === 'allow') this.tickets.set(key, ticket);
+    this.push(encodeRunEvent({ type: 'call', key, time: proposed.time, call: proposed.call, decision: proposed.decision }));
+    this.scheduleFlush();
+    this.keep(ticket, proposed.decision, held);
+    replica.announceClaim(ticket);
+    return ticket;
+  }
+
+  /** A claimed business key stays with an allowed call, to be settled when it finishes. */
+  private keep(ticket: CallTicket, decision: CallDecision, held: HeldKey | undefined): void {
+    if (held === undefined) return;
+    if (decision.action === 'allow' && ticket.key !== undefined) this.heldKeys.set(ticket.key, held);
+    else this.releaseQuietly(held); // refused for another reason (the run stopped): the write never ran
+  }
+
+  /**
+   * The claim's append or read failed. Its entry stays applied and pending (appended when the
+   * store is back, exactly once). Fail open: the call goes ahead on this replica's decision.
+   * Fail closed: an allowed call is refused `store.unavailable`, and its entry is followed by
+   * an outcome saying it did not run (turned away), so no replica waits for it.
+   */
+  private claimWithoutStore(error: unknown, ticket: CallTicket, decision: CallDecision, held: HeldKey | undefined): CallTicket {
+    const replica = this.replica;
+    this.reporter.storeFailed(replica.id, error instanceof StoreReadError ? 'read' : 'claim', error instanceof StoreReadError ? error.failure : error);
+    this.scheduleRetry();
+    if (decision.action === 'refuse' || this.shared.callsFailOpen) {
+      this.keep(ticket, decision, held);
+      replica.announceClaim(ticket);
+      return ticket;
+    }
     if (held !== undefined) this.releaseQuietly(held);
-    return replica.startCall(call);
+    const key = ticket.key!;
+    const turnedAway: RunEvent = { type: 'finish', key, time: this.now(), outcome: { outcome: 'overloaded', errorType: 'store.unavailable' } };
+    replica.applyLogged(turnedAway);
+    this.push(encodeRunEvent(turnedAway));
+    const refusal: CallDecision = { action: 'refuse', reason: 'store.unavailable', tool: decision.tool, argsHash: decision.argsHash, message: storeUnavailableMessage(decision.tool) };
+    replica.announceClaim(ticket, refusal);
+    return { decision: refusal, round: ticket.round, call: ticket.call, finished: false };
+  }
+
+  /** An evicted run is not guarded any more, but a business key still decides its write. */
+  private unguardedClaim(call: ToolCall | PrehashedToolCall, forced: { reason: RefusalReason; message: string } | undefined, held: HeldKey | undefined): CallTicket {
+    const ticket = this.replica.startCall(call);
+    if (forced !== undefined) {
+      return { decision: { action: 'refuse', reason: forced.reason, tool: ticket.call.tool, argsHash: ticket.call.argsHash, message: forced.message }, round: ticket.round, call: ticket.call, finished: false };
+    }
+    if (held !== undefined) {
+      ticket.key = this.nextKey();
+      this.heldKeys.set(ticket.key, held);
+    }
+    return ticket;
   }
 
   private releaseQuietly(held: HeldKey): void {
-    this.shared.store.releaseBusinessKey(held.key, held.owner).catch((error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error));
+    this.track(this.shared.store.releaseBusinessKey(held.key, held.owner));
   }
 
   /**
@@ -359,26 +545,6 @@ export class SharedRunLink {
     }
   }
 
-  /**
-   * Calls of other processes in flight longer than the claim lease are finished as timed out
-   * (their process probably died): a timeout, because such a call may have run (document 001).
-   */
-  private expireAbandonedCalls(): void {
-    if (this.tickets.size === 0) return;
-    const now = this.now();
-    for (const [key, ticket] of this.tickets) {
-      if (key.startsWith(`${this.linkId}.`)) continue;
-      const started = ticket.call.startTime;
-      // A business-key write declares how long it may run (its lease); other calls get the
-      // engine's claimLeaseMs.
-      const lease = this.shared.idempotentWrites.get(ticket.call.tool)?.leaseMs ?? this.shared.claimLeaseMs;
-      if (started === undefined || started > now - lease) continue;
-      const event: RunEvent = { type: 'finish', key, time: now, outcome: { outcome: 'timeout', errorType: 'abandoned' } };
-      this.replica.applyLogged(event);
-      this.pending.push(encodeRunEvent(event));
-    }
-  }
-
   /** Applies log entries in order (a replica with nothing pending just catches up). */
   private applyEntries(entries: readonly string[], from: number): void {
     for (let index = 0; index < entries.length; index++) {
@@ -402,31 +568,39 @@ export class SharedRunLink {
   }
 
   /**
-   * Another process appended first. With nothing of ours pending, catching up is applying
-   * its entries. Otherwise our events were applied before its, which the log will not say:
-   * the replica is rebuilt from the whole log, and our events applied after it (a rebase).
+   * Another process appended first. With nothing of ours unlogged, catching up is applying its
+   * entries (unless `always`: a claim applied then taken back needs the replica rebuilt).
+   * Otherwise our entries were applied before its, which the log will not say: the replica is
+   * rebuilt from the whole log, and our entries applied after it (a rebase). The log is read
+   * before anything is reset, so a failed read leaves the replica as it was.
    */
-  private async rebuild(result?: AppendResult): Promise<void> {
-    if (result !== undefined && !result.accepted && !result.truncated && this.pending.length === 0) {
+  private async rebuild(result?: AppendResult, withdrawn?: string): Promise<void> {
+    if (result?.accepted === true) return;
+    if (result !== undefined && withdrawn === undefined && !result.truncated && this.pending.length === 0) {
       this.applyEntries(result.entries, this.confirmed);
       return;
     }
     let entries: readonly string[];
-    if (result !== undefined && !result.accepted && (this.confirmed === 0 || result.truncated === true)) {
+    if (result !== undefined && (this.confirmed === 0 || result.truncated === true)) {
       entries = result.entries;
-      if (result.truncated === true) {
+      if (result.truncated) {
         this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: its shared log is shorter than this process saw (expired, or the store lost data); rebuilt from what the store has`);
       }
     } else {
-      entries = await this.shared.store.readRunEvents(this.replica.id, 0);
+      entries = await this.read(0);
     }
+    // Taken back only now that the log is read: a failed read leaves the claim in place.
+    if (withdrawn !== undefined) this.pending.splice(this.pending.lastIndexOf(withdrawn), 1);
     const own = this.pending;
     this.replica.resetReplica();
     this.tickets.clear();
     this.applyEntries(entries, 0);
     for (const entry of own) this.applyEntry(entry, -1);
-    if (result !== undefined && !result.accepted && result.truncated === true) this.confirmed = entries.length;
   }
+}
+
+function isTransientFailure(outcome: PrehashedOutcome): boolean {
+  return outcome.transient === true || (outcome.transient === undefined && outcome.errorType !== undefined && isTransientErrorType(outcome.errorType));
 }
 
 function safeKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined {
@@ -446,4 +620,3 @@ function alreadyDoneMessage(tool: string, at: number, byRun: string, thisRun: st
   const where = byRun === thisRun ? 'in this run' : `by run ${JSON.stringify(byRun)}`;
   return `Not run: this ${tool} (same business key) was already done ${where} at ${when}${verified ? ' (checked in the records)' : ''}. It was not sent again. Continue from that result.`;
 }
-
