@@ -333,7 +333,10 @@ export class SharedRunLink {
   private async flush(): Promise<void> {
     for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
       if (attempt === MAX_CLAIM_ATTEMPTS) {
-        this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; trying again shortly`);
+        if (!this.warnedContention) {
+          this.warnedContention = true;
+          this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; this process's entries go in on a later try (said once per run)`);
+        }
         this.scheduleRetry();
         return;
       }
