@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { redactRedisUrl } from './runs-redact-url.js';
 import { RunsRedisError } from './runs-redis-error.js';
+import { rejectAfter } from '../redis/reject-after.js';
 
 /** A connected client for `loopguard runs`, and how to let go of it. */
 export interface RunsRedisConnection {
@@ -78,22 +79,8 @@ export async function connectRunsRedis(url: string, timeoutMs: number): Promise<
   return { client: cluster, topology: 'cluster', close: () => cluster.disconnect() };
 }
 
-/** `promise`, or a rejection with `message` after `ms` (the timer never holds the process). */
 function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(message)), ms);
-    timer.unref?.();
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return rejectAfter(promise, ms, () => new Error(message));
 }
 
 function messageOf(error: unknown): string {

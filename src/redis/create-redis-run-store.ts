@@ -4,6 +4,7 @@ import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
+import { rejectAfter } from './reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
 
 /** Options of {@link createRedisRunStore}. */
@@ -121,20 +122,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
 
   /** Bounded by `timeoutMs`; the timer never keeps the process alive. */
   const bounded = <T>(operation: string, promise: Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisStoreTimeoutError(operation, timeoutMs)), timeoutMs);
-      timer.unref?.();
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    rejectAfter(promise, timeoutMs, () => new RedisStoreTimeoutError(operation, timeoutMs));
 
   // A client the store made is still connecting, and without an offline queue its first
   // commands would fail at once: they wait for it to be ready (within timeoutMs) instead.

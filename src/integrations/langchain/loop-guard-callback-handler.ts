@@ -2,7 +2,7 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
-import type { RefuseDecision } from '../../core/types.js';
+import type { DeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
@@ -12,14 +12,7 @@ export interface LoopGuardCallbackHandlerOptions {
 }
 
 /** A call loopguard would have refused; it ran anyway, since a callback cannot stop it. */
-export interface WouldRefuseDecision {
-  round: number;
-  tool: string;
-  callId: string | undefined;
-  reason: RefuseDecision['reason'];
-  message: string;
-  previousCallId?: string;
-}
+export type WouldRefuseDecision = DeliveredRefusal;
 
 /**
  * Observe only: a LangChain callback handler that feeds loopguard's ledger from the events of
