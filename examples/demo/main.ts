@@ -105,6 +105,8 @@ async function main(): Promise<void> {
   printIntro(out);
   printSummary(out, results, verdicts);
   for (const line of details.lines) out(line);
+  // The framework integrations, before the totals (the last lines are the totals).
+  const integrationsOk = await runIntegrationDemos(wantedIntegrations, out);
   out();
   printTotals(out, results, verdicts, performance.now() - started);
   if (store) {
@@ -112,7 +114,6 @@ async function main(): Promise<void> {
     await store.close();
   }
   await telemetry?.shutdown();
-  const integrationsOk = await runIntegrationDemos(wantedIntegrations, out);
   if (verdicts.some((verdict) => !verdict.ok) || !integrationsOk) process.exitCode = 1;
 }
 

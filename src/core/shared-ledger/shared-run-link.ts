@@ -350,7 +350,7 @@ export class SharedRunLink {
         await this.rebuild(result);
       } catch (error) {
         // Kept: appended by the retry timer, the next change or claim, or when the store is back.
-        this.reporter.storeFailed(this.replica.id, error instanceof StoreReadError ? 'read' : 'append', error instanceof StoreReadError ? error.failure : error);
+        this.reporter.storeFailed(this.replica.id, 'append', error instanceof StoreReadError ? error.failure : error);
         this.scheduleRetry();
         return;
       }
@@ -439,7 +439,9 @@ export class SharedRunLink {
    */
   private claimWithoutStore(error: unknown, ticket: CallTicket, decision: CallDecision, held: HeldKey | undefined): CallTicket {
     const replica = this.replica;
-    this.reporter.storeFailed(replica.id, error instanceof StoreReadError ? 'read' : 'claim', error instanceof StoreReadError ? error.failure : error);
+    // Reported as the claim whichever of its steps failed (settling an earlier append, the
+    // append, a rebuild's read): the claim is what did not get through.
+    this.reporter.storeFailed(replica.id, 'claim', error instanceof StoreReadError ? error.failure : error);
     this.scheduleRetry();
     if (decision.action === 'refuse' || this.shared.callsFailOpen) {
       this.keep(ticket, decision, held);
