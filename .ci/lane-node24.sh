@@ -44,6 +44,7 @@ const pinned = {
   '@opentelemetry/semantic-conventions': null, // keep: 1.x on both lines
   ai: '^7.0.0',
   '@ai-sdk/provider': '^4.0.0',
+  '@ai-sdk/mcp': '^2.0.0', // the AI SDK 7 line of the MCP client (1.x is AI SDK 6's)
   '@types/node': '^24.0.0',
 };
 const renamed = { '@opentelemetry/sdk-trace-base': '@opentelemetry/sdk-trace', '@opentelemetry/sdk-trace-node': '@opentelemetry/sdk-trace' };

@@ -15,7 +15,8 @@ export interface InMemoryServer {
   close(): Promise<void>;
 }
 
-export async function connectInMemoryServer(): Promise<InMemoryServer> {
+/** The server alone, with the client end of its in-memory transport (for another MCP client, such as @ai-sdk/mcp's). */
+export async function startInMemoryServer(): Promise<{ clientTransport: InMemoryTransport; served: Record<string, number>; toolLists(): number; close(): Promise<void> }> {
   const served: Record<string, number> = { lookup: 0, probe: 0, broken: 0, record_note: 0 };
   let servedAt = 0;
   const server = new McpServer({ name: 'in-memory', version: '1.0.0' });
@@ -48,15 +49,20 @@ export async function connectInMemoryServer(): Promise<InMemoryServer> {
     if ('method' in message && message.method === 'tools/list') toolLists += 1;
     deliver?.(message, extra);
   };
+  return { clientTransport, served, toolLists: () => toolLists, close: () => server.close() };
+}
+
+export async function connectInMemoryServer(): Promise<InMemoryServer> {
+  const started = await startInMemoryServer();
   const client = new Client({ name: 'loopguard-test', version: '1.0.0' });
-  await client.connect(clientTransport);
+  await client.connect(started.clientTransport);
   return {
     client,
-    served,
-    toolLists: () => toolLists,
+    served: started.served,
+    toolLists: started.toolLists,
     close: async () => {
       await client.close();
-      await server.close();
+      await started.close();
     },
   };
 }
