@@ -156,7 +156,13 @@ describe('loopguard mcp-proxy (end to end, real server-filesystem)', function ()
         rootsAsked += 1;
         return { roots: [{ uri: `file://${other.dir}`, name: 'other' }] };
       });
-      proxied = await connectThroughProxy(filesystemServer(folder.dir), [], { client });
+      // The test polls list_allowed_directories until the server has taken the new roots: for
+      // loopguard that is polling (identical calls, same answer), declared as such. Undeclared,
+      // the second identical read is refused as a repeat, and when the first poll came before
+      // the server applied the roots (seen on Node 24), the new answer was never fetched.
+      const policy = join(other.dir, 'policy.json');
+      await writeFile(policy, JSON.stringify({ tools: { list_allowed_directories: { poll: { deadlineMs: 60_000 } } } }));
+      proxied = await connectThroughProxy(filesystemServer(folder.dir), ['--policy', policy], { client });
       await waitFor(async () => rootsAsked > 0 && textOf(await call('list_allowed_directories', {})).includes(other.dir));
       expect(textOf(await call('list_allowed_directories', {}))).to.not.contain(folder.dir);
     } finally {
