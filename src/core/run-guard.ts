@@ -395,14 +395,14 @@ export class RunGuard implements RunView, SharedReplica {
     const shared = this.shared;
     if (ticket.decision.kind === 'unguarded') {
       // An evicted run's write can still hold a business key: settle it.
-      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes));
+      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, this.fingerprintOf(ticket.call.tool, outcome));
       return 'neutral';
     }
     if (shared === undefined || ticket.key === undefined) return this.applyFinish(ticket, outcome);
     // The replica may have been rebuilt since the call started: its live ticket is the one
     // the log knows. None: the log already finished it (another process timed it out).
     const key = ticket.key;
-    let prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(ticket.call.tool), this.options.maxFingerprintBytes);
+    let prehashed = this.fingerprintOf(ticket.call.tool, outcome);
     if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
     // Its business key learns the outcome even if the log already finished the call.
     shared.settle(ticket, prehashed);
@@ -422,7 +422,7 @@ export class RunGuard implements RunView, SharedReplica {
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
     const facts = this.factsOf(ticket.call);
-    const prehashed = isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, policy, this.options.maxFingerprintBytes);
+    const prehashed = this.fingerprintOf(tool, outcome);
     this.observeTime(prehashed.endTime);
     const now = this.timeOf(prehashed.endTime);
     const record = ledger.signatures.get(argsHash);
@@ -673,11 +673,6 @@ export class RunGuard implements RunView, SharedReplica {
 
   // --- SharedReplica (shared-ledger/shared-run-link.ts) -----------------------------------
 
-  /** @internal */
-  get stopReason(): string | undefined {
-    return this.stopDecision?.reason;
-  }
-
   /** @internal Applies an event from the run's shared log (see RunEvent). */
   applyLogged(event: RunEvent): CallTicket | undefined {
     this.replaying = true;
@@ -752,18 +747,12 @@ export class RunGuard implements RunView, SharedReplica {
     return { call: prehashed, decision, time };
   }
 
-  /** @internal Applies a claimed call now, telling no listener yet (the claim may be taken back). */
+  /**
+   * @internal Applies a claimed call now, telling no listener yet (the claim may be taken
+   * back): exactly what applying its log entry does.
+   */
   applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket {
-    this.replaying = true;
-    try {
-      this.observeTime(time);
-      if (this.ledger.round === 0) this.openRound(undefined);
-      const ticket = this.applyStart(call, decision, time, this.factsOf(call));
-      ticket.key = key;
-      return ticket;
-    } finally {
-      this.replaying = false;
-    }
+    return this.applyLogged({ type: 'call', key, time, call, decision })!;
   }
 
   /** @internal The claim stands: the listeners hear its decision (or the one given), once. */
@@ -976,6 +965,11 @@ export class RunGuard implements RunView, SharedReplica {
       if (info.terminal) prehashed.terminal = true;
     }
     return prehashed;
+  }
+
+  /** The outcome as its tool's policy fingerprints it (a prehashed outcome as it is). */
+  private fingerprintOf(tool: string, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
+    return isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
   }
 
   /** Effect, terminal flag and ladder key of a call (arguments were classified in prehash). */

@@ -3,6 +3,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
+import { positiveMsOption } from '../core/shared-ledger/shared-ledger-options.js';
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
 import { rejectAfter } from './reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
@@ -103,8 +104,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   if (typeof prefix !== 'string' || prefix.length === 0 || /[{}]/.test(prefix)) {
     throw new LoopGuardConfigError({ field: 'keyPrefix', message: `must be a non-empty string without braces, got ${describeConfigValue(prefix)}` });
   }
-  const runTtlMs = positiveInteger(options.runTtlMs, 'runTtlMs', 7 * 86_400_000);
-  const timeoutMs = positiveInteger(options.timeoutMs, 'timeoutMs', 500);
+  const runTtlMs = positiveMsOption(options.runTtlMs, 'runTtlMs', 7 * 86_400_000);
+  const timeoutMs = positiveMsOption(options.timeoutMs, 'timeoutMs', 500);
 
   let client: Redis | Cluster;
   let owned = false;
@@ -228,14 +229,6 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       ended: fields.ended === '1',
     };
   }
-}
-
-function positiveInteger(value: unknown, field: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new LoopGuardConfigError({ field, message: `must be a positive integer (ms), got ${describeConfigValue(value)}` });
-  }
-  return value;
 }
 
 let RedisClass: (new (url: string, options: RedisOptions) => Redis) | undefined;

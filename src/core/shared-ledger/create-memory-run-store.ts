@@ -22,7 +22,7 @@ export interface MemoryRunStoreOptions {
  * a server, for tests and for one process that wants business-key idempotent writes. It is
  * not durable and not shared between processes: use `loopguard/redis` for that.
  */
-export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore & { runIds(): string[] } {
+export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore {
   const now = options.now ?? Date.now;
   const logs = new Map<string, string[]>();
   const keys = new Map<string, KeyRecord>();
@@ -36,7 +36,6 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     return record;
   };
   return {
-    runIds: () => [...logs.keys()],
     async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], _summary?: RunLogSummary): Promise<AppendResult> {
       const log = logs.get(runId) ?? [];
       if (log.length !== expectedLength) {

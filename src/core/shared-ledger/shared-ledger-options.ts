@@ -93,7 +93,8 @@ function fail(field: string, message: string): never {
   throw new LoopGuardConfigError({ field, message });
 }
 
-function positiveInteger(value: unknown, field: string, fallback: number): number {
+/** A duration option in ms: `fallback` when absent, else a positive integer or a config error naming `field`. */
+export function positiveMsOption(value: unknown, field: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail(field, `must be a positive integer (ms), got ${describeConfigValue(value)}`);
   return value;
@@ -170,8 +171,8 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
       writes.set(tool, {
         keyOf,
         scope,
-        ttlMs: positiveInteger(policy.ttlMs, `${path}.ttlMs`, 86_400_000),
-        leaseMs: positiveInteger(policy.leaseMs, `${path}.leaseMs`, 60_000),
+        ttlMs: positiveMsOption(policy.ttlMs, `${path}.ttlMs`, 86_400_000),
+        leaseMs: positiveMsOption(policy.leaseMs, `${path}.leaseMs`, 60_000),
         verify: policy.verify,
       });
     }
@@ -191,6 +192,6 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
     idempotentWrites: writes,
     callsFailOpen: calls === 'open',
     idempotentWritesFailOpen: idempotent === 'open',
-    claimLeaseMs: positiveInteger(claimLeaseMs, 'claimLeaseMs', 120_000),
+    claimLeaseMs: positiveMsOption(claimLeaseMs, 'claimLeaseMs', 120_000),
   };
 }

@@ -22,8 +22,6 @@ export interface SharedReplica {
   /** The claim is in the log (or decided without it): tell the listeners, once. */
   announceClaim(ticket: CallTicket, decision?: CallDecision): void;
   startCall(call: ToolCall | PrehashedToolCall): CallTicket;
-  readonly stopReason: string | undefined;
-  readonly isEnded: boolean;
 }
 
 /** How the link reports the store's trouble (the engine turns it into a warning and a listener event). */
@@ -111,14 +109,6 @@ export class SharedRunLink {
     private readonly reporter: SharedLedgerReporter,
     private readonly now: () => number,
   ) {}
-
-  /** Entries of the run's log this replica reflects. */
-  get confirmedLength(): number {
-    return this.confirmed;
-  }
-  get pendingCount(): number {
-    return this.pending.length;
-  }
 
   nextKey(): string {
     this.sequence += 1;
@@ -374,20 +364,13 @@ export class SharedRunLink {
     if (replica.isUnguarded) return this.unguardedClaim(call, forced, held);
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       this.expireAbandonedCalls();
-      const proposed = replica.decideForClaim(call, forced);
-      const { call: prehashed, time } = proposed;
-      let decision = proposed.decision;
       // The business key settled what these two checks ask (is the same write running, or
       // did it maybe happen?): claimed fresh, or taken over after verify said "not done".
-      if (held !== undefined && decision.action === 'refuse' && (decision.reason === 'repeat.in_flight' || decision.reason === 'write.outcome_unknown')) {
-        decision = { action: 'allow', kind: 'retry', tool: decision.tool, argsHash: decision.argsHash };
-      }
-      // Applied now, so the replica's order is the log's: anything this process records while
-      // the append is in flight comes after the claim here as it will in the log.
-      const key = this.nextKey();
-      const ticket = replica.applyClaim(prehashed, decision, time, key);
-      if (decision.action === 'allow') this.tickets.set(key, ticket);
-      const entry = encodeRunEvent({ type: 'call', key, time, call: prehashed, decision });
+      const { ticket, decision, entry } = this.propose(call, forced, (proposed) =>
+        held !== undefined && proposed.action === 'refuse' && (proposed.reason === 'repeat.in_flight' || proposed.reason === 'write.outcome_unknown')
+          ? { action: 'allow', kind: 'retry', tool: proposed.tool, argsHash: proposed.argsHash }
+          : proposed,
+      );
       this.pending.push(entry);
       let result: AppendResult;
       let sent: number;
@@ -413,15 +396,30 @@ export class SharedRunLink {
       this.reporter.warn(`run ${JSON.stringify(replica.id)}: ${MAX_CLAIM_ATTEMPTS} claims in a row lost to other processes; such calls are decided on this process's replica (said once per run)`);
     }
     // Decided here, logged in the background (the synchronous path's guarantee).
-    const proposed = replica.decideForClaim(call, forced);
-    const key = this.nextKey();
-    const ticket = replica.applyClaim(proposed.call, proposed.decision, proposed.time, key);
-    if (proposed.decision.action === 'allow') this.tickets.set(key, ticket);
-    this.push(encodeRunEvent({ type: 'call', key, time: proposed.time, call: proposed.call, decision: proposed.decision }));
+    const { ticket, decision, entry } = this.propose(call, forced, (proposed) => proposed);
+    this.push(entry);
     this.scheduleFlush();
-    this.keep(ticket, proposed.decision, held);
+    this.keep(ticket, decision, held);
     replica.announceClaim(ticket);
     return ticket;
+  }
+
+  /**
+   * Decides a call on the replica (`adjust` may change the decision) and applies it now, so
+   * the replica's order is the log's: anything this process records while the entry is being
+   * appended comes after the claim here as it will in the log. Returns the entry to append.
+   */
+  private propose(
+    call: ToolCall | PrehashedToolCall,
+    forced: { reason: RefusalReason; message: string } | undefined,
+    adjust: (decision: CallDecision) => CallDecision,
+  ): { ticket: CallTicket; decision: CallDecision; entry: string } {
+    const proposed = this.replica.decideForClaim(call, forced);
+    const decision = adjust(proposed.decision);
+    const key = this.nextKey();
+    const ticket = this.replica.applyClaim(proposed.call, decision, proposed.time, key);
+    if (decision.action === 'allow') this.tickets.set(key, ticket);
+    return { ticket, decision, entry: encodeRunEvent({ type: 'call', key, time: proposed.time, call: proposed.call, decision }) };
   }
 
   /** A claimed business key stays with an allowed call, to be settled when it finishes. */
