@@ -14,3 +14,17 @@ export function failOpen<T>(where: string, step: () => T, fallback: T): T {
     return fallback;
   }
 }
+
+/**
+ * {@link failOpen} for steps that await (`run.claimCall`, which with a shared store claims the
+ * call across processes): a step that throws or rejects leaves the hook as if loopguard were
+ * not installed, with the same `diag` warning.
+ */
+export async function failOpenAsync<T>(where: string, step: () => Promise<T> | T, fallback: T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    diag.warn(`loopguard: ${where} failed; continuing without the guard for this step`, error);
+    return fallback;
+  }
+}

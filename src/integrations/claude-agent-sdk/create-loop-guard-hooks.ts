@@ -15,11 +15,10 @@ import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, RunDecision } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
+import { failOpen, failOpenAsync } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { newClaudeCodeAgentState, type ClaudeCodeAgentState } from './claude-code-agent-state.js';
-import { failOpenAsync } from './fail-open-async.js';
 import { toolFailureOutcome, toolResponseOutcome } from './tool-response-outcome.js';
 
 export interface CreateLoopGuardHooksOptions {

@@ -2,8 +2,8 @@ import { diag } from '@opentelemetry/api';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
-import { claimCallOrFailOpen } from './claim-call-or-fail-open.js';
+import { failOpenAsync } from '../fail-open.js';
+import { finishOrFailOpen } from './finish-or-fail-open.js';
 
 export interface GuardLangChainToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
@@ -66,7 +66,7 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
     writable: true,
     value: async function guardedCall(this: ToolInternals, args: unknown, runManager: unknown, config: unknown): Promise<unknown> {
       const name = this.name;
-      const ticket = await claimCallOrFailOpen(run, { tool: name, args, callId: toolCallIdOf(config) });
+      const ticket = await failOpenAsync<CallTicket | undefined>(`claimCall(${name})`, () => run.claimCall({ tool: name, args, callId: toolCallIdOf(config) }), undefined);
       if (ticket?.decision.action === 'refuse') {
         recordDeliveredRefusal(run, ticket);
         // content_and_artifact tools return [content, artifact]; LangChain rejects anything else.
@@ -87,11 +87,6 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
     },
   });
   return guarded;
-}
-
-function finishOrFailOpen(run: RunGuard, ticket: CallTicket | undefined, name: string, outcome: CallOutcome): void {
-  if (ticket === undefined) return;
-  failOpen(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
 }
 
 /** `invoke(toolCall)` puts the model's tool call on the config LangChain hands to `_call`. */

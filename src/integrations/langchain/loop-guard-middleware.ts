@@ -3,14 +3,14 @@ import type { ToolCall as LangChainToolCall } from '@langchain/core/messages/too
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, StopDecision } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
+import { failOpen, failOpenAsync } from '../fail-open.js';
 import { applyLoopGuardDecision } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
-import { claimCallOrFailOpen } from './claim-call-or-fail-open.js';
 import { GUARDED_TOOL_RUN } from './guard-lang-chain-tools.js';
 import { getLangChainRunState } from './lang-chain-run-state.js';
 import { recordLangChainUsage } from './record-lang-chain-usage.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
+import { finishOrFailOpen } from './finish-or-fail-open.js';
 
 /** What loopguard reads and changes of langchain's `ModelRequest` (the rest passes through). */
 export interface LoopGuardModelRequest {
@@ -92,7 +92,7 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
     const { toolCall } = request;
     const tool = request.tool as { [GUARDED_TOOL_RUN]?: RunGuard } | undefined;
     if (tool?.[GUARDED_TOOL_RUN] === run) return handler(request);
-    const ticket = await claimCallOrFailOpen(run, { tool: toolCall.name, args: toolCall.args, callId: toolCall.id });
+    const ticket = await failOpenAsync<CallTicket | undefined>(`claimCall(${toolCall.name})`, () => run.claimCall({ tool: toolCall.name, args: toolCall.args, callId: toolCall.id }), undefined);
     if (ticket?.decision.action === 'refuse') {
       recordDeliveredRefusal(run, ticket);
       return new ToolMessage({ content: ticket.decision.message, tool_call_id: toolCall.id ?? '', name: toolCall.name });
@@ -149,11 +149,6 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
   };
   Object.defineProperty(middleware, MIDDLEWARE_BRAND, { value: true, enumerable: true });
   return middleware;
-}
-
-function finishOrFailOpen(run: RunGuard, ticket: CallTicket | undefined, name: string, outcome: CallOutcome): void {
-  if (ticket === undefined) return;
-  failOpen(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
 }
 
 /**

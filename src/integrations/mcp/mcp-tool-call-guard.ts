@@ -1,9 +1,8 @@
-import { diag } from '@opentelemetry/api';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, RunDecision, ToolAnnotations } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
+import { failOpen, failOpenAsync } from '../fail-open.js';
 import { effectFromMcpAnnotations } from './effect-from-mcp-annotations.js';
 import { meaningOfToolResult, refusalToolResult, stopToolResult, type McpCallToolResult } from './mcp-call-tool-result.js';
 
@@ -81,13 +80,11 @@ export class McpToolCallGuard {
     }
     const declared = failOpen('policy', () => (Object.hasOwn(this.guard.options.tools, name) ? this.guard.options.tools[name] : undefined), undefined);
     const effect = effectFromMcpAnnotations(this.annotations.get(name), declared);
-    let ticket: CallTicket | undefined;
-    try {
-      ticket = await run.claimCall({ tool: name, args, ...(callId !== undefined ? { callId } : {}), ...(effect !== undefined ? { effect } : {}) });
-    } catch (error) {
-      diag.warn(`loopguard: claimCall(${name}) failed; continuing without the guard for this call`, error);
-      ticket = undefined;
-    }
+    const ticket = await failOpenAsync<CallTicket | undefined>(
+      `claimCall(${name})`,
+      () => run.claimCall({ tool: name, args, ...(callId !== undefined ? { callId } : {}), ...(effect !== undefined ? { effect } : {}) }),
+      undefined,
+    );
     const decision = ticket?.decision;
     if (decision?.action === 'refuse') {
       failOpen('record refusal', () => recordDeliveredRefusal(run, ticket!), undefined);
