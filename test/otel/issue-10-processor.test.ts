@@ -2,7 +2,8 @@
 // on the code before its fix. Real OTel SDK throughout (otel-test-helpers).
 import { expect } from 'chai';
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type MetricData } from '@opentelemetry/sdk-metrics';
+import { TestReader } from '../helpers/test-metric-reader.js';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 
 import { LoopGuard } from '../../src/core/loop-guard.js';
@@ -16,10 +17,6 @@ import { replayFiles, writeTempLines } from '../replay/replay-test-helpers.js';
 import { GEN_AI, makeHarness, modelCallSpan, startRunSpan, toolCallSpan, useContextManager, useDiagCapture, type Harness } from './otel-test-helpers.js';
 import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '../helpers/otel-sdk.js';
 
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
 
 async function metricValue(reader: TestReader, name: string, match: Record<string, unknown>): Promise<number> {
   const { resourceMetrics } = await reader.collect();

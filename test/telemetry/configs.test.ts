@@ -567,19 +567,7 @@ describe('telemetry configs', () => {
           },
         ],
       };
-      const tmp = mkdtempSync(join(tmpdir(), 'loopguard-rules-'));
-      try {
-        writeFileSync(join(tmp, 'rules.yml'), JSON.stringify({ groups: [prometheusRuleGroup({ name: 'loopguard', interval: '1m' })] }));
-        writeFileSync(join(tmp, 'tests.yml'), JSON.stringify(tests));
-        const probe = spawnSync('promtool', ['test', 'rules', 'tests.yml'], { encoding: 'utf8', cwd: tmp });
-        if (probe.error) {
-          if (process.env.CI) throw new Error('promtool is missing (it comes with the prometheus package .ci/run installs)');
-          this.skip();
-        }
-        expect(probe.status, probe.stdout + probe.stderr).to.equal(0);
-      } finally {
-        rmSync(tmp, { recursive: true, force: true });
-      }
+      promtoolTestRules(this, tests);
     });
 
     it('promtool unit test: the store-error rule fires per job for a sustained outage, not for a failover blip or a trickle', function () {
@@ -607,19 +595,7 @@ describe('telemetry configs', () => {
           },
         ],
       };
-      const tmp = mkdtempSync(join(tmpdir(), 'loopguard-rules-'));
-      try {
-        writeFileSync(join(tmp, 'rules.yml'), JSON.stringify({ groups: [prometheusRuleGroup({ name: 'loopguard', interval: '1m' })] }));
-        writeFileSync(join(tmp, 'tests.yml'), JSON.stringify(tests));
-        const probe = spawnSync('promtool', ['test', 'rules', 'tests.yml'], { encoding: 'utf8', cwd: tmp });
-        if (probe.error) {
-          if (process.env.CI) throw new Error('promtool is missing (it comes with the prometheus package .ci/run installs)');
-          this.skip();
-        }
-        expect(probe.status, probe.stdout + probe.stderr).to.equal(0);
-      } finally {
-        rmSync(tmp, { recursive: true, force: true });
-      }
+      promtoolTestRules(this, tests);
     });
 
     it('expressions use only loopguard series that the code or the collector produces', () => {
@@ -636,3 +612,20 @@ describe('telemetry configs', () => {
     });
   });
 });
+
+/** `promtool test rules` on the provisioned alert rules (as Prometheus rules) with these unit tests. */
+function promtoolTestRules(context: Mocha.Context, tests: object): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'loopguard-rules-'));
+  try {
+    writeFileSync(join(tmp, 'rules.yml'), JSON.stringify({ groups: [prometheusRuleGroup({ name: 'loopguard', interval: '1m' })] }));
+    writeFileSync(join(tmp, 'tests.yml'), JSON.stringify(tests));
+    const probe = spawnSync('promtool', ['test', 'rules', 'tests.yml'], { encoding: 'utf8', cwd: tmp });
+    if (probe.error) {
+      if (process.env.CI) throw new Error('promtool is missing (it comes with the prometheus package .ci/run installs)');
+      context.skip();
+    }
+    expect(probe.status, probe.stdout + probe.stderr).to.equal(0);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import type { DiagLogger } from '@opentelemetry/api';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { MetricData } from '@opentelemetry/sdk-metrics';
 import { LoggerProvider, SimpleLogRecordProcessor, InMemoryLogRecordExporter } from '@opentelemetry/sdk-logs';
 
@@ -15,18 +15,8 @@ import { createRedisRunStore } from '../../src/redis/index.js';
 import { createLoopGuardTelemetry } from '../../src/telemetry/telemetry.js';
 import { EVENT_STORE_ERROR, LABEL_STORE_OPERATION, METRIC_STORE_ERRORS, STORE_OPERATIONS } from '../../src/telemetry/names.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
+import { collect, TestReader } from '../helpers/test-metric-reader.js';
 
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function collect(reader: TestReader): Promise<Map<string, MetricData>> {
-  const { resourceMetrics } = await reader.collect();
-  const out = new Map<string, MetricData>();
-  for (const sm of resourceMetrics.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
-  return out;
-}
 
 /** `attribute value -> data point value` of one metric, for the points matching `match`. */
 function byAttribute(all: Map<string, MetricData>, name: string, attribute: string, match: Record<string, unknown> = {}): Record<string, number> {

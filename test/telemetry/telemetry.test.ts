@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { context, diag, metrics, trace, DiagLogLevel } from '@opentelemetry/api';
 import type { DiagLogger, MeterProvider as ApiMeterProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { MeterProvider, MetricReader, DataPointType } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, DataPointType } from '@opentelemetry/sdk-metrics';
 import type { MetricData } from '@opentelemetry/sdk-metrics';
 import { LoggerProvider, SimpleLogRecordProcessor, InMemoryLogRecordExporter } from '@opentelemetry/sdk-logs';
 import { TracerProvider } from '../helpers/otel-sdk.js';
@@ -13,18 +13,8 @@ import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { RunGuard } from '../../src/core/loop-guard.js';
 import { createLoopGuardTelemetry } from '../../src/telemetry/telemetry.js';
 import { EVENT_RUN_STOP, EVENT_TOOL_REFUSED } from '../../src/telemetry/names.js';
+import { collect, TestReader } from '../helpers/test-metric-reader.js';
 
-class TestReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function collect(reader: TestReader): Promise<Map<string, MetricData>> {
-  const { resourceMetrics } = await reader.collect();
-  const out = new Map<string, MetricData>();
-  for (const sm of resourceMetrics.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
-  return out;
-}
 
 /** Sum of the data points of `name` whose attributes include `match`. */
 function value(all: Map<string, MetricData>, name: string, match: Record<string, unknown> = {}): number {
