@@ -13,7 +13,11 @@ export interface OverheadCase {
   resultKind: 'object' | 'string';
   bare: Timing;
   loopguard: Timing;
+  /** Bare span + canonical arguments + result text + SHA-256: what any detector must pay. */
+  floor: Timing;
   ratio: number;
+  /** loopguard / floor, per round then median (issue 20's ≤ 1.25× target). */
+  floorRatio: number;
 }
 
 export interface HashCase {
