@@ -1,6 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { Timing } from './harness.js';
-import type { HashCase, MemoryVariant, OverheadCase, QueryCase } from './result-shapes.js';
+import type { HashCase, MemoryVariant, OverheadCase, QueryCase, ScaleCase } from './result-shapes.js';
 
 export interface MachineInfo {
   cpu: string;
@@ -119,6 +119,7 @@ export interface SuiteResults {
   hashing: { rounds: number; cases: HashCase[]; seconds: number };
   query: { rounds: number; callsPerRound: number; cases: QueryCase[]; growth: Record<string, number>; seconds: number };
   memory: { variants: MemoryVariant[]; seconds: number };
+  scale?: { cases: ScaleCase[]; seconds: number };
   soak: SoakPart & { callsPerRun: number; samples: Array<{ runs: number; heapBytes: number }>; spans: SoakPart; seconds: number };
   redis: RedisSuiteResult & { seconds: number };
 }
@@ -377,6 +378,25 @@ export function renderReport(results: SuiteResults, context: ReportContext): str
     'Heap during the engine soak (after gc): ' + results.soak.samples.map((s) => `${(s.runs / 1000).toFixed(0)}k: ${mb(s.heapBytes)} MB`).join(', ') + '.',
     '',
   );
+
+  if (results.scale !== undefined) {
+    push(
+      '## 3b. Many open runs in one process (issue 20)',
+      '',
+      'One engine, N runs open at once, calls made round-robin across them (rounds of 4 calls, every call',
+      'distinct with a distinct ~150 B result, 150 B raw arguments hashed by the engine): `startCall` (the',
+      'decision, timed alone for the percentiles) then `finishCall`. Calls/s is over the whole pass with',
+      'inputs built outside the timing; heap is what the open runs hold afterwards (after gc).',
+      '',
+      '| Open runs | calls per run | calls | calls/s | decision p50 (µs) | decision p99 (µs) | heap held (MB) | per open run (kB) |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...results.scale.cases.map(
+        (c) =>
+          `| ${c.openRuns.toLocaleString('en')} | ${c.callsPerRun.toLocaleString('en')} | ${c.calls.toLocaleString('en')} | ${Math.round(c.callsPerSecond).toLocaleString('en')} | ${us(c.decisionMedianNs)} | ${us(c.decisionP99Ns)} | ${mb(c.heapBytes)} | ${(c.bytesPerOpenRun / 1000).toFixed(1)} |`,
+      ),
+      '',
+    );
+  }
 
   if (results.redis !== undefined) push(...renderRedisSection(results.redis));
 

@@ -49,3 +49,16 @@ export interface MemoryVariant {
   heapIdle?: number;
   heapFull?: number;
 }
+
+export interface ScaleCase {
+  openRuns: number;
+  callsPerRun: number;
+  calls: number;
+  /** Calls (decision + outcome) per second over the whole pass, inputs built outside the timing. */
+  callsPerSecond: number;
+  decisionMedianNs: number;
+  decisionP99Ns: number;
+  /** Heap (after gc) the open runs and their calls hold. */
+  heapBytes: number;
+  bytesPerOpenRun: number;
+}
