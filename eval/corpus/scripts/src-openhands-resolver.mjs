@@ -1,0 +1,46 @@
+// Real OpenHands runs: the two recorded OpenHands-resolver runs kept as test fixtures in All-Hands-AI/OpenHands
+// (tests/unit/resolver/mock_output/output.jsonl; CodeActAgent fixing GitHub issues #1 and #5 of neubig/pr-viewer,
+// each line {issue, history, success, result_explanation, metrics}). `history` is OpenHands' event stream in its
+// 2024 flat form: an action event ({action: run|run_ipython|finish|message, command|code|outputs, thought}) followed
+// by its observation ({observation: run|run_ipython, content, exit_code}). Converted to loopguard replay JSONL, one
+// line per action that got an observation: tool `bash` {command} / `ipython` {code}; result = observation content
+// (exit_code != 0 is written as an error). The user `message` and the final `finish` (no observation) are not calls.
+// Outcome: `success` is the resolver's own verdict (its success check over the final diff, explained in
+// `result_explanation`); both runs have success: true.
+import { gitShow, truncate, analyzeLoop, describeLoop } from './lib.mjs';
+
+export const SOURCE = { repo: 'All-Hands-AI/OpenHands', path: 'tests/unit/resolver/mock_output/output.jsonl', licence: 'MIT' };
+
+function steps(history) {
+  const out = [];
+  for (let i = 0; i < history.length; i++) {
+    const e = history[i];
+    if (e.action !== 'run' && e.action !== 'run_ipython') continue;
+    const o = history[i + 1];
+    if (!o || o.observation !== e.action) continue;
+    out.push({ tool: e.action === 'run' ? 'bash' : 'ipython', args: e.action === 'run' ? { command: e.command } : { code: e.code }, observation: o.content, exitCode: o.exit_code });
+  }
+  return out;
+}
+
+export function build({ gitDir, commit, write }) {
+  const lines = gitShow(gitDir, commit, SOURCE.path).split('\n').filter(Boolean);
+  const entries = [];
+  for (const line of lines) {
+    const d = JSON.parse(line);
+    const issue = `${d.issue.owner}/${d.issue.repo}#${d.issue.number}`;
+    const run = `openhands-resolver-${d.issue.repo}-${d.issue.number}`;
+    const st = steps(d.history);
+    const la = analyzeLoop(st.map((s) => ({ action: JSON.stringify(s.args), observation: s.observation })));
+    let label, reason;
+    if (d.success === true) { label = 'healthy'; reason = `${issue} "${d.issue.title}": resolver success: true (${String(d.result_explanation).slice(0, 120).replace(/\s+/g, ' ')}…)`; }
+    else if (la.looping) { label = 'looping'; reason = describeLoop(`${issue}: resolver success: false`, st.map((s) => ({ action: JSON.stringify(s.args), observation: s.observation })), la); }
+    else { label = 'failed_no_loop'; reason = `${issue}: resolver success: false; tail does not repeat`; }
+    const out = st.map((s, i) => JSON.stringify({ run, round: i + 1, tool: s.tool, args: s.args,
+      ...(s.exitCode !== undefined && Number(s.exitCode) !== 0 ? { error: { type: `exit_code_${s.exitCode}`, message: truncate(s.observation) } } : { result: truncate(s.observation) }) }));
+    const file = `openhands-resolver/${run}.jsonl`;
+    write(file, out.join('\n') + '\n');
+    entries.push({ file, format: 'loopguard-jsonl', kind: 'coding', agent: 'OpenHands resolver (CodeActAgent)', model: 'unrecorded (OpenHands resolver test fixture)', task: `${issue} ${d.issue.title}`, label, reason, ...(label === 'looping' ? { loopStart: la.loopStart } : {}), calls: st.length, source: { ...SOURCE, commit } });
+  }
+  return entries;
+}
