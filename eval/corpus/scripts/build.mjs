@@ -11,6 +11,7 @@ import * as fever from './src-react-fever.mjs';
 import * as gemini from './src-mini-swe-agent-gemini.mjs';
 import * as sweagent from './src-swe-agent-testdata.mjs';
 import * as openhandsResolver from './src-openhands-resolver.mjs';
+import * as browsergym from './src-browsergym-workarena.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -22,6 +23,8 @@ const PINS = {
   'gruckion/mini-swe-agent': 'd12a71affd95403b036b2bdbd827349b77bfffb9',
   'SWE-agent/SWE-agent': '3ea751c087f32b16e039a2233dd6eefecef325d5',
   'All-Hands-AI/OpenHands': 'ca424ec15d3348618da32bb6b974f3e6fa2e9073',
+  // refs/pull/301/head of ServiceNow/BrowserGym (WorkArena runs committed in a pull request from Nid989/BrowserGym).
+  'ServiceNow/BrowserGym': 'f9da75984ce200c3f088baed9ca784ebfcd1df84',
 };
 
 function writer(slugs) {
@@ -32,7 +35,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -56,6 +59,9 @@ const KIND = {
   'react-fever': 'QA / research',
 };
 
+const browsergymRuns = browsergym.build({ gitDir: git('ServiceNow/BrowserGym'), commit: PINS['ServiceNow/BrowserGym'], write });
+for (const line of browsergymRuns.skipped) console.error(`browsergym-workarena: skipped ${line}`);
+
 const built = [
   ...gemini.build({ gitDir: git('gruckion/mini-swe-agent'), commit: PINS['gruckion/mini-swe-agent'], write,
     // 40 resolved and 22 unresolved instances, evenly spaced over the instance-id-sorted list.
@@ -66,6 +72,7 @@ const built = [
   ...fever.build({ gitDir: git('ysymyth/ReAct'), commit: PINS['ysymyth/ReAct'], write,
     select: quota({ looping: Infinity, healthy: 12, failed_no_loop: 4 }) }),
   ...openhandsResolver.build({ gitDir: git('All-Hands-AI/OpenHands'), commit: PINS['All-Hands-AI/OpenHands'], write }),
+  ...browsergymRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
