@@ -12,6 +12,7 @@ import * as gemini from './src-mini-swe-agent-gemini.mjs';
 import * as sweagent from './src-swe-agent-testdata.mjs';
 import * as openhandsResolver from './src-openhands-resolver.mjs';
 import * as browsergym from './src-browsergym-workarena.mjs';
+import * as langgraphSupport from './src-langgraph-customer-support.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -25,6 +26,8 @@ const PINS = {
   'All-Hands-AI/OpenHands': 'ca424ec15d3348618da32bb6b974f3e6fa2e9073',
   // refs/pull/301/head of ServiceNow/BrowserGym (WorkArena runs committed in a pull request from Nid989/BrowserGym).
   'ServiceNow/BrowserGym': 'f9da75984ce200c3f088baed9ca784ebfcd1df84',
+  // Parent of b4630d8 ("chore: delete docs"), the last commit with the tutorial notebook.
+  'langchain-ai/langgraph': '23961cff61a42b52525f3b20b4094d8d2fba1744',
 };
 
 function writer(slugs) {
@@ -35,7 +38,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena', 'langgraph-customer-support']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -61,6 +64,8 @@ const KIND = {
 
 const browsergymRuns = browsergym.build({ gitDir: git('ServiceNow/BrowserGym'), commit: PINS['ServiceNow/BrowserGym'], write });
 for (const line of browsergymRuns.skipped) console.error(`browsergym-workarena: skipped ${line}`);
+const supportRuns = langgraphSupport.build({ gitDir: git('langchain-ai/langgraph'), commit: PINS['langchain-ai/langgraph'], write });
+for (const line of supportRuns.skipped) console.error(`langgraph-customer-support: skipped ${line}`);
 
 const built = [
   ...gemini.build({ gitDir: git('gruckion/mini-swe-agent'), commit: PINS['gruckion/mini-swe-agent'], write,
@@ -73,6 +78,7 @@ const built = [
     select: quota({ looping: Infinity, healthy: 12, failed_no_loop: 4 }) }),
   ...openhandsResolver.build({ gitDir: git('All-Hands-AI/OpenHands'), commit: PINS['All-Hands-AI/OpenHands'], write }),
   ...browsergymRuns.entries,
+  ...supportRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
