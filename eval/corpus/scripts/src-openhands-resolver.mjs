@@ -2,9 +2,10 @@
 // (tests/unit/resolver/mock_output/output.jsonl; CodeActAgent fixing GitHub issues #1 and #5 of neubig/pr-viewer,
 // each line {issue, history, success, result_explanation, metrics}). `history` is OpenHands' event stream in its
 // 2024 flat form: an action event ({action: run|run_ipython|finish|message, command|code|outputs, thought}) followed
-// by its observation ({observation: run|run_ipython, content, exit_code}). Converted to loopguard replay JSONL, one
-// line per action that got an observation: tool `bash` {command} / `ipython` {code}; result = observation content
-// (exit_code != 0 is written as an error). The user `message` and the final `finish` (no observation) are not calls.
+// by its observation ({observation: run|run_ipython, content, exit_code}).
+// Written natively (format `openhands`, read by src/replay/formats/read-openhands-trajectory.ts): one file per run
+// holding that run's output.jsonl line, trimmed to {instance_id, issue: {owner, repo, number, title}, success,
+// result_explanation, history}, observation `content` cut like every corpus observation (lib.mjs truncate).
 // Outcome: `success` is the resolver's own verdict (its success check over the final diff, explained in
 // `result_explanation`); both runs have success: true.
 import { gitShow, truncate, analyzeLoop, describeLoop } from './lib.mjs';
@@ -36,11 +37,11 @@ export function build({ gitDir, commit, write }) {
     if (d.success === true) { label = 'healthy'; reason = `${issue} "${d.issue.title}": resolver success: true (${String(d.result_explanation).slice(0, 120).replace(/\s+/g, ' ')}…)`; }
     else if (la.looping) { label = 'looping'; reason = describeLoop(`${issue}: resolver success: false`, st.map((s) => ({ action: JSON.stringify(s.args), observation: s.observation })), la); }
     else { label = 'failed_no_loop'; reason = `${issue}: resolver success: false; tail does not repeat`; }
-    const out = st.map((s, i) => JSON.stringify({ run, round: i + 1, tool: s.tool, args: s.args,
-      ...(s.exitCode !== undefined && Number(s.exitCode) !== 0 ? { error: { type: `exit_code_${s.exitCode}`, message: truncate(s.observation) } } : { result: truncate(s.observation) }) }));
+    const history = d.history.map((e) => (typeof e.content === 'string' && e.observation !== undefined ? { ...e, content: truncate(e.content) } : e));
+    const trimmed = { instance_id: run, issue: { owner: d.issue.owner, repo: d.issue.repo, number: d.issue.number, title: d.issue.title }, success: d.success, result_explanation: d.result_explanation, history };
     const file = `openhands-resolver/${run}.jsonl`;
-    write(file, out.join('\n') + '\n');
-    entries.push({ file, format: 'loopguard-jsonl', kind: 'coding', agent: 'OpenHands resolver (CodeActAgent)', model: 'unrecorded (OpenHands resolver test fixture)', task: `${issue} ${d.issue.title}`, label, reason, ...(label === 'looping' ? { loopStart: la.loopStart } : {}), calls: st.length, source: { ...SOURCE, commit } });
+    write(file, JSON.stringify(trimmed) + '\n');
+    entries.push({ file, format: 'openhands', kind: 'coding', agent: 'OpenHands resolver (CodeActAgent)', model: 'unrecorded (OpenHands resolver test fixture)', task: `${issue} ${d.issue.title}`, label, reason, ...(label === 'looping' ? { loopStart: la.loopStart } : {}), calls: st.length, source: { ...SOURCE, commit } });
   }
   return entries;
 }
