@@ -29,6 +29,8 @@ interface ManifestEntry {
   model: string;
   task: string;
   label: Label;
+  /** "reading" when the source has no success verdict and the label was read off the transcript (SOURCES.md). */
+  labelBasis?: 'reading';
   reason: string;
   loopStart?: number;
   calls: number;
@@ -299,6 +301,15 @@ function renderReport(manifest: ManifestEntry[], results: Map<Configuration, Run
     }
   }
   lines.push('');
+  const byReading = kinds
+    .map((kind) => [kind, manifest.filter((entry) => entry.kind === kind && entry.labelBasis === 'reading').length] as const)
+    .filter(([, count]) => count > 0);
+  if (byReading.length > 0) {
+    lines.push(
+      `Labelled by reading, with no benchmark verdict (see SOURCES.md): ${byReading.map(([kind, count]) => `${kind} ${count} of ${manifest.filter((entry) => entry.kind === kind).length} runs`).join(', ')}.`,
+    );
+    lines.push('');
+  }
   const missing = REQUIRED_KINDS.filter((kind) => !kinds.includes(kind));
   if (missing.length > 0) {
     lines.push(`No runs yet for: ${missing.join(', ')} — these kinds are not measured by this file (see eval/corpus/SOURCES.md).`);
