@@ -11,6 +11,7 @@ import { detectDocumentFormat } from './formats/detect-document-format.js';
 import { detectInputFormat, READABLE_FORMATS, type ReplayInputFormat } from './formats/detect-input-format.js';
 import { readClaudeCodeSession, type ClaudeCodeSessionReader } from './formats/read-claude-code-session.js';
 import { readMiniSweAgentTrajectory } from './formats/read-mini-swe-agent-trajectory.js';
+import { readOpenHandsTrajectory } from './formats/read-openhands-trajectory.js';
 import { readSweAgentTrajectory } from './formats/read-swe-agent-trajectory.js';
 import { trajectoryRunId } from './formats/trajectory-run-id.js';
 import type { TrajectoryCalls, TrajectorySource } from './formats/trajectory-source.js';
@@ -262,7 +263,7 @@ async function replayOneInput(
       } else if (format === 'claude-code') {
         claudeCode ??= readClaudeCodeSession(file);
         feed(claudeCode.line(text, lineNumber));
-      } else if (format === 'swe-agent' || format === 'mini-swe-agent') {
+      } else if (format === 'swe-agent' || format === 'mini-swe-agent' || format === 'openhands') {
         // A trajectory written on one line; each further line is one more trajectory.
         oneLineDocuments++;
         const run = trajectoryRunId(file) + (oneLineDocuments > 1 ? `#${oneLineDocuments}` : '');
@@ -303,7 +304,7 @@ async function replayOneInput(
       parsed = false;
     }
     const kind = parsed ? detectDocumentFormat(document) : undefined;
-    if (kind === 'swe-agent' || kind === 'mini-swe-agent') {
+    if (kind === 'swe-agent' || kind === 'mini-swe-agent' || kind === 'openhands') {
       try {
         feedTrajectory(document, { file, line: firstLine, run: trajectoryRunId(file) }, reportProblem, feed);
       } catch (error) {
@@ -323,7 +324,7 @@ async function replayOneInput(
         new ReplayInputError({
           file,
           line: firstLine,
-          problem: `expected an OTLP ExportTraceServiceRequest ("resourceSpans"), a SWE-agent trajectory ("trajectory") or a mini-swe-agent trajectory ("messages" and "info") in this multi-line JSON document (JSONL transcripts need one call per line); expected one of: ${READABLE_FORMATS}`,
+          problem: `expected an OTLP ExportTraceServiceRequest ("resourceSpans"), a SWE-agent trajectory ("trajectory"), a mini-swe-agent trajectory ("messages" and "info") or an OpenHands trajectory (an array of events, or "history") in this multi-line JSON document (JSONL transcripts need one call per line); expected one of: ${READABLE_FORMATS}`,
         }),
       );
     }
@@ -348,9 +349,9 @@ function formatBytes(bytes: number): string {
 }
 
 const MULTI_LINE_DOCUMENT =
-  'a JSON document spread over several lines must be one OTLP request, SWE-agent .traj or mini-swe-agent .traj.json (JSONL transcripts need one call per line)';
+  'a JSON document spread over several lines must be one OTLP request, SWE-agent .traj, mini-swe-agent .traj.json or OpenHands trajectory (JSONL transcripts need one call per line)';
 
-/** Feeds one SWE-agent or mini-swe-agent trajectory; throws when the document is neither. */
+/** Feeds one SWE-agent, mini-swe-agent or OpenHands trajectory; throws when the document is none of them. */
 function feedTrajectory(
   document: unknown,
   source: TrajectorySource,
@@ -361,11 +362,12 @@ function feedTrajectory(
   let read: TrajectoryCalls;
   if (kind === 'swe-agent') read = readSweAgentTrajectory(document, source);
   else if (kind === 'mini-swe-agent') read = readMiniSweAgentTrajectory(document, source);
+  else if (kind === 'openhands') read = readOpenHandsTrajectory(document, source);
   else {
     throw new ReplayInputError({
       file: source.file,
       line: source.line,
-      problem: `expected another trajectory like the first line ("trajectory" for SWE-agent, "messages" and "info" for mini-swe-agent); replay reads: ${READABLE_FORMATS}`,
+      problem: `expected another trajectory like the first line ("trajectory" for SWE-agent, "messages" and "info" for mini-swe-agent, "history" for OpenHands); replay reads: ${READABLE_FORMATS}`,
     });
   }
   for (const problem of read.problems) reportProblem(problem);

@@ -36,6 +36,15 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // SWE-agent 1.x and 0.x `.traj` files, read natively: open, edit, re-run the test, submit.
     'swe-agent-testdata/6e44b9__sweagenttestrepo-1c2844.traj',
     'swe-agent-testdata/swe-agent__test-repo-i1.traj',
+    // OpenHands CodeActAgent (resolver): eight failed edits of one file in a row, one an exact repeat, then succeeds.
+    'openhands-resolver/openhands-resolver-pr-viewer-1.jsonl',
+    // Browser agent (BrowserGym on WorkArena): 17 steps through catalog pages, three failed actions, order validated.
+    'browsergym-workarena/browsergym-2025-01-02_13-08-04_DemoAgentArgs_on_workarena.servicenow.order-standard-laptop_33.jsonl',
+    // Customer-service agent (LangGraph tutorial): eight reworded excursion searches that all return [] across
+    // three customer messages, repeated policy look-ups and hotel searches with identical results.
+    'langgraph-customer-support/langgraph-customer-support-part-1.jsonl',
+    // Customer-service agent with routing tools that return the same hand-off text each time, and one unknown tool.
+    'langgraph-customer-support/langgraph-customer-support-part-4.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -51,7 +60,13 @@ describe('real recorded runs (eval/corpus sample)', () => {
     expect(scoreRun(run, undefined).withheldNew.length).to.be.greaterThan(3);
   });
 
-  const loops = ['react-webshop/react-webshop-fixed_24.jsonl', 'react-webshop/react-webshop-fixed_31.jsonl', 'react-fever/react-fever-3033.jsonl'];
+  const loops = [
+    'react-webshop/react-webshop-fixed_24.jsonl',
+    'react-webshop/react-webshop-fixed_31.jsonl',
+    'react-fever/react-fever-3033.jsonl',
+    // Browser agent scrolling an unchanged page 85 times (the loop is in the middle of the run, not at its end).
+    'browsergym-workarena/browsergym-2025-01-02_11-59-10_DemoAgentArgs_on_workarena.servicenow.order-loaner-laptop_12.jsonl',
+  ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {
       const { label, loopStart } = entry(file);

@@ -10,6 +10,9 @@ import * as webshop from './src-react-webshop.mjs';
 import * as fever from './src-react-fever.mjs';
 import * as gemini from './src-mini-swe-agent-gemini.mjs';
 import * as sweagent from './src-swe-agent-testdata.mjs';
+import * as openhandsResolver from './src-openhands-resolver.mjs';
+import * as browsergym from './src-browsergym-workarena.mjs';
+import * as langgraphSupport from './src-langgraph-customer-support.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -20,6 +23,11 @@ const PINS = {
   'ysymyth/ReAct': '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9',
   'gruckion/mini-swe-agent': 'd12a71affd95403b036b2bdbd827349b77bfffb9',
   'SWE-agent/SWE-agent': '3ea751c087f32b16e039a2233dd6eefecef325d5',
+  'All-Hands-AI/OpenHands': 'ca424ec15d3348618da32bb6b974f3e6fa2e9073',
+  // refs/pull/301/head of ServiceNow/BrowserGym (WorkArena runs committed in a pull request from Nid989/BrowserGym).
+  'ServiceNow/BrowserGym': 'f9da75984ce200c3f088baed9ca784ebfcd1df84',
+  // Parent of b4630d8 ("chore: delete docs"), the last commit with the tutorial notebook.
+  'langchain-ai/langgraph': '23961cff61a42b52525f3b20b4094d8d2fba1744',
 };
 
 function writer(slugs) {
@@ -30,7 +38,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena', 'langgraph-customer-support']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -44,7 +52,22 @@ function quota(q) { // first q[label] episodes (in log order) of each label
   return (c) => { seen[c.label] = (seen[c.label] || 0) + 1; return seen[c.label] <= (q[c.label] ?? Infinity); };
 }
 
-const entries = [
+// The agent kind each source's runs belong to; EVAL.md reports per kind. WebShop is a website rendered as text
+// (search box, clickable product pages), so its ReAct agent is a web-navigation agent, but not a DOM/browser one.
+const KIND = {
+  'mini-swe-agent-gemini-3-pro': 'coding',
+  'swe-agent-testdata': 'coding',
+  'openhands-resolver': 'coding',
+  'react-webshop': 'web shopping (text-rendered site)',
+  'react-fever': 'QA / research',
+};
+
+const browsergymRuns = browsergym.build({ gitDir: git('ServiceNow/BrowserGym'), commit: PINS['ServiceNow/BrowserGym'], write });
+for (const line of browsergymRuns.skipped) console.error(`browsergym-workarena: skipped ${line}`);
+const supportRuns = langgraphSupport.build({ gitDir: git('langchain-ai/langgraph'), commit: PINS['langchain-ai/langgraph'], write });
+for (const line of supportRuns.skipped) console.error(`langgraph-customer-support: skipped ${line}`);
+
+const built = [
   ...gemini.build({ gitDir: git('gruckion/mini-swe-agent'), commit: PINS['gruckion/mini-swe-agent'], write,
     // 40 resolved and 22 unresolved instances, evenly spaced over the instance-id-sorted list.
     select: (cands) => [...evenly(cands.filter((c) => c.resolved), 40), ...evenly(cands.filter((c) => !c.resolved), 22)] }),
@@ -53,7 +76,16 @@ const entries = [
     select: quota({ looping: Infinity, healthy: 15, failed_no_loop: 8 }) }),
   ...fever.build({ gitDir: git('ysymyth/ReAct'), commit: PINS['ysymyth/ReAct'], write,
     select: quota({ looping: Infinity, healthy: 12, failed_no_loop: 4 }) }),
+  ...openhandsResolver.build({ gitDir: git('All-Hands-AI/OpenHands'), commit: PINS['All-Hands-AI/OpenHands'], write }),
+  ...browsergymRuns.entries,
+  ...supportRuns.entries,
 ];
+const entries = built.map((e) => {
+  const kind = e.kind ?? KIND[e.file.split('/')[0]];
+  if (kind === undefined) throw new Error(`no agent kind for ${e.file}`);
+  const { file, format, ...rest } = e;
+  return { file, format, kind, ...rest };
+});
 writeFileSync(join(ROOT, 'manifest.json'), JSON.stringify(entries, null, 2) + '\n');
 const by = (k) => entries.reduce((a, e) => ((a[k(e)] = (a[k(e)] || 0) + 1), a), {});
-console.log(JSON.stringify({ total: entries.length, label: by((e) => e.label), format: by((e) => e.format), model: by((e) => e.model), source: by((e) => e.file.split('/')[0]) }, null, 1));
+console.log(JSON.stringify({ total: entries.length, label: by((e) => e.label), format: by((e) => e.format), model: by((e) => e.model), source: by((e) => e.file.split('/')[0]), kind: by((e) => e.kind) }, null, 1));

@@ -6,18 +6,20 @@ import { detectDocumentFormat } from './detect-document-format.js';
  * - `jsonl`: loopguard's own transcript, one call per line.
  * - `otlp`: OTLP JSON, one ExportTraceServiceRequest per line.
  * - `otlp-document`: a first line that is only `{` (or `[`): a JSON document spread over many lines
- *   (a saved OTLP/HTTP body, a SWE-agent `.traj`, a mini-swe-agent `.traj.json`), read whole
+ *   (a saved OTLP/HTTP body, a SWE-agent `.traj`, a mini-swe-agent `.traj.json`, an OpenHands
+ *   trajectory export), read whole
  *   and then dispatched on its keys (see detectDocumentFormat).
- * - `swe-agent` / `mini-swe-agent`: such a trajectory written on one line (each non-blank line
- *   is then one trajectory).
+ * - `swe-agent` / `mini-swe-agent` / `openhands`: such a trajectory written on one line (each
+ *   non-blank line is then one trajectory; an OpenHands evaluation `output.jsonl` is one
+ *   `{"instance_id", "history", ...}` per line).
  * - `claude-code`: a Claude Code session log (~/.claude/projects/*\/*.jsonl), one event per line.
  * - `unknown`: JSON that is none of these; replay reports it once and skips the file.
  */
-export type ReplayInputFormat = 'jsonl' | 'otlp' | 'otlp-document' | 'swe-agent' | 'mini-swe-agent' | 'claude-code' | 'unknown';
+export type ReplayInputFormat = 'jsonl' | 'otlp' | 'otlp-document' | 'swe-agent' | 'mini-swe-agent' | 'openhands' | 'claude-code' | 'unknown';
 
 /** Every format replay reads, for messages about a file that is none of them. */
 export const READABLE_FORMATS =
-  'loopguard JSONL (run, round, tool, result|error per line), OTLP JSON, SWE-agent .traj, mini-swe-agent .traj.json, Claude Code session .jsonl';
+  'loopguard JSONL (run, round, tool, result|error per line), OTLP JSON, SWE-agent .traj, mini-swe-agent .traj.json, OpenHands trajectory (event array, or output.jsonl lines with "history"), Claude Code session .jsonl';
 
 /** Event types of a Claude Code session log; the first line of a session is one of these. */
 const CLAUDE_CODE_EVENT_TYPES = new Set([
@@ -53,7 +55,7 @@ export function detectInputFormat(firstLine: string): ReplayInputFormat {
   if ('resourceSpans' in value) return 'otlp';
   if ('run' in value || 'tool' in value || 'round' in value) return 'jsonl';
   const document = detectDocumentFormat(value);
-  if (document === 'swe-agent' || document === 'mini-swe-agent') return document;
+  if (document === 'swe-agent' || document === 'mini-swe-agent' || document === 'openhands') return document;
   if (isClaudeCodeEvent(value)) return 'claude-code';
   return 'unknown';
 }

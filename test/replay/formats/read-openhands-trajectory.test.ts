@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { evaluateFile } from '../../../eval/eval-run.js';
+import { detectDocumentFormat } from '../../../src/replay/formats/detect-document-format.js';
+import { detectInputFormat } from '../../../src/replay/formats/detect-input-format.js';
+import { readOpenHandsTrajectory } from '../../../src/replay/formats/read-openhands-trajectory.js';
+import { ReplayInputError } from '../../../src/replay/replay-input-error.js';
+import { fixture, shape } from './formats-test-helpers.js';
+
+/**
+ * fixtures/openhands-output.jsonl: the first 15 events of the first line of OpenHands'
+ * evaluation/benchmarks/multi_swe_bench/examples/output.jsonl (All-Hands-AI/OpenHands @
+ * 156d0686, MIT): a real CodeActAgent run (llama-4-maverick) on ponylang/ponyc, with the system
+ * prompt, long contents and the model responses trimmed to what the reader uses.
+ */
+const source = { file: 'output.jsonl', line: 1, run: 'r' };
+const outputLine = readFileSync(fixture('openhands-output.jsonl'), 'utf8').trim();
+
+describe('readOpenHandsTrajectory', () => {
+  it('reads an output.jsonl line: each agent tool action with its observation, args as the model wrote them', () => {
+    const { calls, problems } = readOpenHandsTrajectory(JSON.parse(outputLine), source);
+    expect(problems).to.deep.equal([]);
+    const ls = (dir: string) => ({ command: `ls -l /workspace/ponylang__ponyc__0.1${dir}` });
+    expect(calls.map((call) => [call.round, call.tool, call.args, call.callId])).to.deep.equal([
+      [1, 'execute_bash', ls(''), 'toolu_01'],
+      [2, 'execute_bash', ls('/src'), 'toolu_02'],
+      [3, 'execute_bash', ls('/src/libponyc'), 'toolu_03'],
+      [4, 'execute_bash', ls('/src/libponyc/ast'), 'toolu_04'],
+      [5, 'str_replace_editor', { command: 'view', path: '/workspace/ponylang__ponyc__0.1/src/libponyc/ast/parser.c' }, 'toolu_05'],
+    ]);
+    // The system prompt, the user's message, OpenHands' recall and its observation are not calls;
+    // the last action (id 15) has no observation in the file and is left out.
+    const first = calls[0]!;
+    expect((first.outcome as { result: string }).result).to.match(/^total 300\n-rw-r--r-- {2}1 root root {3}9336 Apr 30 08:32 BUILD\.md/);
+    expect(first.startTime).to.equal(Date.parse('2025-04-30T16:32:57.821Z'));
+    expect(first.durationMs).to.equal(620);
+    expect(calls.every((call) => call.run === 'r' && call.source.file === 'output.jsonl' && call.source.line === 1)).to.equal(true);
+  });
+
+  it('reads the same events given as an array (a trajectory export)', () => {
+    const history = (JSON.parse(outputLine) as { history: unknown[] }).history;
+    const fromArray = readOpenHandsTrajectory(history, source);
+    const fromLine = readOpenHandsTrajectory(JSON.parse(outputLine), source);
+    expect(fromArray.calls.map(shape)).to.deep.equal(fromLine.calls.map(shape));
+  });
+
+  it('reads the 2024 flat form (resolver output): an action, then its observation; args are the action fields without bookkeeping', () => {
+    const { calls } = readOpenHandsTrajectory(
+      {
+        history: [
+          { content: 'Please fix the issue', action: 'message' },
+          { command: 'touch LICENSE', thought: 'Start with the file.', keep_prompt: true, action: 'run', is_confirmed: 'confirmed', action_risk: null },
+          { content: '\r\nroot@bcd3959393a1:/workspace # ', command_id: -1, command: 'touch LICENSE', exit_code: 0, observation: 'run' },
+          { code: "open_file('/workspace/a.tsx')", thought: '', action: 'run_ipython', kernel_init_code: 'from agentskills import *' },
+          { content: '[File: /workspace/a.tsx (14 lines total)]', code: "open_file('/workspace/a.tsx')", observation: 'run_ipython' },
+          { outputs: {}, thought: '', action: 'finish' },
+        ],
+      },
+      source,
+    );
+    expect(calls.map(shape)).to.deep.equal([
+      { run: 'r', round: 1, tool: 'run', args: { command: 'touch LICENSE' }, outcome: { result: '\r\nroot@bcd3959393a1:/workspace # ' } },
+      { run: 'r', round: 2, tool: 'run_ipython', args: { code: "open_file('/workspace/a.tsx')" }, outcome: { result: '[File: /workspace/a.tsx (14 lines total)]' } },
+    ]);
+  });
+
+  it('puts parallel calls of one model response in one round, keeps the order they were asked in, and reads an error observation as an error', () => {
+    const response = (id: string, calls: Array<[string, string, object]>) => ({
+      id,
+      choices: [{ message: { tool_calls: calls.map(([callId, name, args]) => ({ id: callId, function: { name, arguments: JSON.stringify(args) } })) } }],
+    });
+    const both = response('resp-1', [['c1', 'execute_bash', { command: 'ls' }], ['c2', 'execute_bash', { command: 'pwd' }]]);
+    const meta = (callId: string, model_response: object) => ({ function_name: 'execute_bash', tool_call_id: callId, model_response });
+    const { calls } = readOpenHandsTrajectory(
+      [
+        { id: 1, source: 'agent', action: 'run', args: { command: 'ls', thought: 'look' }, tool_call_metadata: meta('c1', both) },
+        { id: 2, source: 'agent', action: 'run', args: { command: 'pwd' }, tool_call_metadata: meta('c2', both) },
+        { id: 3, source: 'agent', observation: 'run', cause: 2, content: '/workspace' },
+        { id: 4, source: 'agent', observation: 'error', cause: 1, content: 'ls: cannot access' },
+        { id: 5, source: 'agent', action: 'think', args: { thought: 'hmm' }, tool_call_metadata: { function_name: 'think', tool_call_id: 'c3', model_response: response('resp-2', [['c3', 'think', { thought: 'hmm' }]]) } },
+        { id: 6, source: 'agent', observation: 'think', cause: 5, content: 'Your thought has been logged.' },
+      ],
+      source,
+    );
+    expect(calls.map((call) => [call.round, call.callId, call.args, call.outcome])).to.deep.equal([
+      [1, 'c1', { command: 'ls' }, { error: { type: 'error', message: 'ls: cannot access' } }],
+      [1, 'c2', { command: 'pwd' }, { result: '/workspace' }],
+      [2, 'c3', { thought: 'hmm' }, { result: 'Your thought has been logged.' }],
+    ]);
+  });
+
+  it('reports a bad event as file:line naming the field and keeps the rest; throws for a document with no events', () => {
+    const { calls, problems } = readOpenHandsTrajectory(
+      { history: [{ id: 1, source: 'agent', action: 'run', args: { command: 'ls' } }, 'junk', { id: 2, observation: 'run', cause: 1, content: { text: 'x' } }, { id: 3, source: 'agent', action: 'run', args: { command: 'pwd' } }, { id: 4, observation: 'run', cause: 3, content: 'ok' }] },
+      source,
+    );
+    expect(calls.map((call) => call.args)).to.deep.equal([{ command: 'pwd' }]);
+    expect(problems.map((problem) => [problem.message, problem.field])).to.deep.equal([
+      ['output.jsonl:1: history[1] must be an event object ("action" or "observation"), got "junk"', 'history[1]'],
+      ['output.jsonl:1: history[2].content must be a string (what the tool returned), got {"text":"x"}', 'history[2].content'],
+    ]);
+    expect(() => readOpenHandsTrajectory({ history: 'x' }, source)).to.throw(ReplayInputError, /output\.jsonl:1: an OpenHands trajectory is an array of events or a document with a "history" array/);
+  });
+
+  it('is detected as a whole document, as an event array and as a one-line output.jsonl, but a SWE-agent demonstration is not', () => {
+    const document = JSON.parse(outputLine) as { history: unknown[] };
+    expect(detectDocumentFormat(document)).to.equal('openhands');
+    expect(detectDocumentFormat(document.history)).to.equal('openhands');
+    expect(detectInputFormat(outputLine)).to.equal('openhands');
+    expect(detectDocumentFormat({ history: [{ role: 'system', content: 'You are SWE-agent' }] })).to.equal(undefined);
+    expect(detectDocumentFormat([{ role: 'user', content: 'x' }])).to.equal(undefined);
+  });
+
+  it('replays natively: the output.jsonl fixture is one run of five calls through the replay reader', async () => {
+    const runs = await evaluateFile(fixture('openhands-output.jsonl'), {});
+    expect(runs).to.have.length(1);
+    expect(runs[0]!.calls.map((call) => call.tool)).to.deep.equal(['execute_bash', 'execute_bash', 'execute_bash', 'execute_bash', 'str_replace_editor']);
+    expect(runs[0]!.report.stop).to.equal(null);
+  });
+});
