@@ -64,10 +64,12 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
     const rewritten = messages !== (base.messages ?? step.messages);
     if (decision.action === 'stop') {
       state.finalAnswerOffered = true;
+      // An agent that answers through a tool keeps that tool: a stop never swallows the answer.
+      const answerTools = failOpen('toolsOfferedAfterStop', () => run.toolsOfferedAfterStop(allToolNames), []);
       return {
         ...base,
-        toolChoice: 'none',
-        activeTools: [],
+        toolChoice: answerTools.length > 0 ? 'auto' : 'none',
+        activeTools: answerTools as NonNullable<NonNullable<PrepareStepResult<TOOLS>>['activeTools']>,
         messages: [...messages, loopGuardMessage(decision.message)],
       };
     }
