@@ -937,7 +937,9 @@ export class RunGuard implements RunView, SharedReplica {
     }
     // A write whose answer matches another call's ("File created successfully", exit code 0)
     // is an acknowledgement; only the same write answering the same again is a repeat.
-    if (effect === 'write' && !failed && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
+    // A browser tool's answer is the page it leads to, never an acknowledgement, whatever its
+    // annotations say (Playwright MCP marks its clicks destructive).
+    if (effect === 'write' && !failed && !policy.page && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
     return 'seen';
   }
 

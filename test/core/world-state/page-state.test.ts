@@ -120,6 +120,29 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(log).to.have.length(8);
   });
 
+  it('a reworded search typed into the page, the same results each time, still stops (document 000 in a browser)', () => {
+    const results = axtree('Search | Docs', 'https://docs.example/search', [`[12] textbox 'Search'`, `[13] button 'Go'`, `StaticText 'Retention: 30 days'`]);
+    const rounds: ScriptedCall[][] = [];
+    for (const query of ['retention', 'data retention', 'how long is data kept', 'retention period', 'deleted data', 'backup expiry', 'log retention', 'trash']) {
+      rounds.push([{ tool: 'fill', args: { bid: '12', value: query }, outcome: { result: results } }]);
+      rounds.push([{ tool: 'click', args: { bid: '13' }, outcome: { result: results } }]);
+    }
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.at.most(12);
+  });
+
+  it('a browser tool an MCP server marks destructive still answers with a page, not an acknowledgement (Playwright MCP through the proxy)', () => {
+    const destructive = { annotations: { readOnlyHint: false, destructiveHint: true } };
+    const run = newRun({ tools: { browser_navigate: destructive } });
+    const pages = [0, 1].map((index) => playwrightResult(`await page.goto('x');`, `https://shop.example/orders/${index}`, ORDERS[index]!, [`- heading "${ORDERS[index]}" [level=1] [ref=e3]`]));
+    const rounds: ScriptedCall[][] = [];
+    for (let step = 0; step < 10; step++) rounds.push([{ tool: 'browser_navigate', args: { url: `https://shop.example/orders/${step % 2}?visit=${step}` }, outcome: { result: pages[step % 2]! } }]);
+    const log = playRounds(run, rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(7);
+  });
+
   it('a page made only of nodes already seen elsewhere is seen: back on the list, the same items in another order', () => {
     const shuffled = axtree('Orders | Shop', 'https://shop.example/orders', [
       `[40] navigation 'Primary'`,
