@@ -1,4 +1,5 @@
 import type { ModelMessage, PrepareStepFunction, PrepareStepResult, ToolSet } from 'ai';
+import { answerToolsNote } from '../../core/messages.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
@@ -70,7 +71,7 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
         ...base,
         toolChoice: answerTools.length > 0 ? 'auto' : 'none',
         activeTools: answerTools as NonNullable<NonNullable<PrepareStepResult<TOOLS>>['activeTools']>,
-        messages: [...messages, loopGuardMessage(decision.message)],
+        messages: [...messages, loopGuardMessage(decision.message + answerToolsNote(answerTools))],
       };
     }
 

@@ -1,4 +1,5 @@
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { answerToolsNote } from '../../core/messages.js';
 import type { RunDecision } from '../../core/types.js';
 
 /** The parts of a model call loopguard changes: what the model reads and which tools it is offered. */
@@ -28,7 +29,8 @@ export function applyLoopGuardDecision<TOOL>(
   if (decision.action === 'stop') {
     // A stop never swallows the answer: the run's answer tools (run.toolsOfferedAfterStop) stay offered.
     const kept = answerTools.length === 0 ? [] : input.tools.filter((tool) => answerTools.includes(toolName(tool) ?? ''));
-    return { messages: [...input.messages, new HumanMessage(decision.message)], tools: kept };
+    const offered = kept.map((tool) => toolName(tool) ?? '');
+    return { messages: [...input.messages, new HumanMessage(decision.message + answerToolsNote(offered))], tools: kept };
   }
   const disabled = new Set(decision.disabledTools);
   const tools = disabled.size === 0 ? input.tools : input.tools.filter((tool) => !disabled.has(toolName(tool) ?? ''));

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/index.js';
-import { offeredTools, scriptedLanguageModel, type ScriptedTurn } from '../helpers/scripted-language-model.js';
+import { offeredTools, scriptedLanguageModel, userTextsIn, type ScriptedTurn } from '../helpers/scripted-language-model.js';
 
 /** The same results page whatever is clicked: the agent is going nowhere. */
 const samePage = 'RootWebArea "Search results" [12] link "Next page" [13] StaticText "No orders found"';
@@ -51,6 +51,7 @@ describe('AI SDK: answer tools are sacred', () => {
     const last = calls[calls.length - 1]!;
     expect(offeredTools(last)).to.deep.equal(['send_msg_to_user']);
     expect(last.toolChoice).to.not.deep.equal({ type: 'none' });
+    expect(userTextsIn(last.prompt).at(-1)).to.match(/^Tool use has ended for this run: .* Exception: `send_msg_to_user` is still available/);
     expect(answers).to.deep.equal(['No order matches the criteria.']);
     // The run ended after the answer: no model call after it.
     expect(calls).to.have.length(7);

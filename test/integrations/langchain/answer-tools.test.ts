@@ -51,6 +51,8 @@ describe('LangChain createAgent: answer tools are sacred', () => {
     expect(searches).to.have.length(6);
     const offered = model.requests.map((request) => request.offered);
     expect(offered[6]).to.deep.equal(['send_msg_to_user']);
+    expect(model.requests[6]!.messages.at(-1)?.text).to.match(/Exception: `send_msg_to_user` is still available/);
+    expect(model.requests.at(-1)!.messages.at(-1)?.text).to.not.match(/Exception:/);
     expect(answers).to.deep.equal(['Data is kept 30 days.']);
     expect([...toolMessagesIn(result.messages).values()].at(-1)).to.equal('sent');
     expect(offered.at(-1)).to.deep.equal([]);

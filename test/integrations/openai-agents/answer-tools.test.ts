@@ -46,6 +46,8 @@ describe('OpenAI Agents: answer tools are sacred', () => {
     expect(outcome.stopReason).to.equal('stale_rounds');
     expect(lookups).to.have.length(6);
     expect(offered[6]).to.deep.equal(['transfer_to_human_agents']);
+    expect(model.requests[6]!.systemInstructions).to.include('Exception: `transfer_to_human_agents` is still available');
+    expect(model.requests.at(-1)!.systemInstructions).to.not.include('Exception:');
     expect(transfers).to.deep.equal(['Customer wants a refund for W123']);
     // Delivered: the model's next request offers nothing and it answers in text.
     expect(offered.at(-1)).to.deep.equal([]);
