@@ -151,7 +151,22 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
 }
 
 function isAnswerToolName(name: string): boolean {
-  return WELL_KNOWN_TERMINAL_TOOLS.has(name) || WELL_KNOWN_ANSWER_TOOLS.has(name);
+  const own = mcpToolName(name);
+  return WELL_KNOWN_TERMINAL_TOOLS.has(own) || WELL_KNOWN_ANSWER_TOOLS.has(own);
+}
+
+function isBrowserToolName(name: string): boolean {
+  return WELL_KNOWN_BROWSER_TOOLS.has(mcpToolName(name));
+}
+
+/**
+ * Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the answer and browser
+ * tables know the tool's own name (`mcp__playwright__browser_click` is `browser_click`).
+ */
+function mcpToolName(name: string): string {
+  if (!name.startsWith('mcp__')) return name;
+  const end = name.indexOf('__', 5);
+  return end < 0 ? name : name.slice(end + 2);
 }
 
 function isWellKnownTool(name: string): boolean {
@@ -161,7 +176,7 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_WRITE_TOOLS.has(name) ||
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
     isAnswerToolName(name) ||
-    WELL_KNOWN_BROWSER_TOOLS.has(name) ||
+    isBrowserToolName(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }
@@ -200,8 +215,8 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
   }
   // Browser tools (world-state/page-state.ts): the page is their world, not the workspace.
-  const page = policy.browser !== undefined ? policy.browser !== false : known && WELL_KNOWN_BROWSER_TOOLS.has(name);
-  const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? WELL_KNOWN_BROWSER_TOOLS.get(name) : undefined;
+  const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
+  const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? WELL_KNOWN_BROWSER_TOOLS.get(mcpToolName(name)) : undefined;
   return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg };
 }
 

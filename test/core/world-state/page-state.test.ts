@@ -183,6 +183,17 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(fingerprintPage(listPage, 1 << 20)!.items).to.have.length(listPage.split('\n').filter((line) => line.trim() !== '').length);
   });
 
+  it('knows Claude Code\'s MCP tool names by the tool\'s own name (mcp__playwright__browser_click, mcp__support__send_msg_to_user)', () => {
+    const run = newRun();
+    expect(run.isAnswerTool('mcp__support__send_msg_to_user')).to.equal(true);
+    expect(run.isAnswerTool('mcp__support__lookup')).to.equal(false);
+    run.beginRound();
+    const click = () => run.startCall({ tool: 'mcp__playwright__browser_click', args: { element: 'Next page', ref: 'e13' } });
+    const page = (offset: number) => playwrightResult(`await page.click('x');`, 'https://docs.example', 'Docs', resultsSnapshot, offset);
+    run.finishCall(click(), { result: page(0) });
+    expect(run.finishCall(click(), { result: page(50) })).to.equal('seen');
+  });
+
   it('a user policy marks a custom tool as a browser tool (`browser: true`, or the argument naming its action)', () => {
     const run = newRun({ tools: { web_act: { browser: 'op' }, page_click: { browser: true } } });
     run.beginRound();
