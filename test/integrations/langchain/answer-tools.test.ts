@@ -4,10 +4,12 @@ import { expect } from 'chai';
 import { tool } from '@langchain/core/tools';
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { createGuardedAgentRun } from '../../../src/integrations/langchain/index.js';
+import { createGuardedAgentRun, guardLangChainTools, loopGuardToolsCondition, prepareLoopGuardModelCall } from '../../../src/integrations/langchain/index.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
 
 const SAME_DOCS = { results: [{ id: 'data-retention', title: 'Data retention' }, { id: 'privacy-overview', title: 'Privacy overview' }] };
@@ -78,5 +80,36 @@ describe('LangChain createAgent: answer tools are sacred', () => {
     expect(answers).to.deep.equal(['Data is kept 30 days.']);
     expect(result.messages.at(-1)?.text).to.equal('Sent.');
     expect(guarded.end().refusals.map((refusal) => refusal.tool)).to.not.include('send_msg_to_user');
+  });
+
+  it('a hand-built graph (prepareLoopGuardModelCall + loopGuardToolsCondition) routes the answer call after the stop to the tools node once', async () => {
+    const searches: string[] = [];
+    const answers: string[] = [];
+    const run = new LoopGuard({ tools: { search_docs: { readOnly: true } } }).startRun();
+    const guardedTools = guardLangChainTools(tools(searches, answers), { run });
+    const model = new ScriptedChatModel(({ turn, offered }) =>
+      offered.includes('search_docs')
+        ? { calls: [{ tool: 'search_docs', args: { query: `retention wording ${turn}` } }] }
+        : { calls: [{ tool: 'send_msg_to_user', args: { text: 'Data is kept 30 days.' } }], insist: true },
+    );
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('agent', async (state: typeof MessagesAnnotation.State) => {
+        const call = prepareLoopGuardModelCall(run, { messages: state.messages, tools: guardedTools });
+        const bound = call.tools.length > 0 ? model.bindTools(call.tools) : model;
+        return { messages: [await bound.invoke(call.messages)] };
+      })
+      .addNode('tools', new ToolNode(guardedTools))
+      .addEdge(START, 'agent')
+      .addConditionalEdges('agent', loopGuardToolsCondition(run), ['tools', END])
+      .addEdge('tools', 'agent')
+      .compile();
+
+    await graph.invoke({ messages: [new HumanMessage('How long is data kept?')] });
+
+    // Delivered once; the next reply (insisting on the answer tool again) is routed to END.
+    expect(answers).to.deep.equal(['Data is kept 30 days.']);
+    expect(run.stopped?.reason).to.equal('stale_rounds');
+    expect(model.requests.at(-1)!.offered).to.deep.equal([]);
+    run.end();
   });
 });
