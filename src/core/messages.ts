@@ -92,6 +92,16 @@ export function stopMessage(detail: string, partial: PartialResults, budget = fa
 }
 
 /**
+ * Appended to the stop message when the model is still offered answer tools
+ * (checks/terminal-tools.ts): an agent that answers through a tool must know it may.
+ */
+export function answerToolsNote(answerTools: readonly string[]): string {
+  if (answerTools.length === 0) return '';
+  const names = answerTools.map((name) => `\`${name}\``).join(' or ');
+  return ` Exception: ${names} ${answerTools.length === 1 ? 'is' : 'are'} still available — deliver your final answer with ${answerTools.length === 1 ? 'it' : 'one of them'}, once.`;
+}
+
+/**
  * Text for the end of the system prompt listing which calls will be refused, so the model
  * can avoid them before it is ever refused (document 000).
  */

@@ -3,6 +3,8 @@ import type { CallEffect, EscalationOptions, LoopGuardOptions, Profile, ToolPoli
 import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './volatile-fields.js';
 import type { EffectPolicy } from './world-state/resolve-call-effect.js';
 import {
+  WELL_KNOWN_ANSWER_TOOLS,
+  WELL_KNOWN_BROWSER_TOOLS,
   WELL_KNOWN_EDITOR_TOOLS,
   WELL_KNOWN_LABEL_ARGUMENTS,
   WELL_KNOWN_READ_TOOLS,
@@ -103,7 +105,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   const lookup = (name: string): ResolvedToolPolicy => {
     const configured = perTool.get(name);
     if (configured !== undefined) return configured;
-    if (!(general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name))) return defaultTool;
+    if (!(general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name))) return defaultTool;
     let resolved = wellKnown.get(name);
     if (resolved === undefined) wellKnown.set(name, (resolved = build({}, name)));
     return resolved;
@@ -148,13 +150,33 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   };
 }
 
+function isAnswerToolName(name: string): boolean {
+  const own = mcpToolName(name);
+  return WELL_KNOWN_TERMINAL_TOOLS.has(own) || WELL_KNOWN_ANSWER_TOOLS.has(own);
+}
+
+function isBrowserToolName(name: string): boolean {
+  return WELL_KNOWN_BROWSER_TOOLS.has(mcpToolName(name));
+}
+
+/**
+ * Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the answer and browser
+ * tables know the tool's own name (`mcp__playwright__browser_click` is `browser_click`).
+ */
+function mcpToolName(name: string): string {
+  if (!name.startsWith('mcp__')) return name;
+  const end = name.indexOf('__', 5);
+  return end < 0 ? name : name.slice(end + 2);
+}
+
 function isWellKnownTool(name: string): boolean {
   return (
     WELL_KNOWN_SHELL_TOOLS.has(name) ||
     WELL_KNOWN_READ_TOOLS.has(name) ||
     WELL_KNOWN_WRITE_TOOLS.has(name) ||
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
-    WELL_KNOWN_TERMINAL_TOOLS.has(name) ||
+    isAnswerToolName(name) ||
+    isBrowserToolName(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }
@@ -169,7 +191,9 @@ function isWellKnownTool(name: string): boolean {
 function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
   const general = profile === 'general';
   const known = general && name !== undefined;
-  const terminal = policy.terminal ?? (known && WELL_KNOWN_TERMINAL_TOOLS.has(name));
+  // Answer tools are sacred in every profile (checks/terminal-tools.ts): a researcher's
+  // `final_answer` is its whole output too.
+  const terminal = policy.terminal ?? (name !== undefined && isAnswerToolName(name));
   let effect: CallEffect | undefined;
   if (policy.readOnly === true) effect = 'read';
   else if (policy.writes === true || policy.approval === true) effect = 'write';
@@ -190,7 +214,10 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     if (WELL_KNOWN_READ_TOOLS.has(name)) effect = 'read';
     else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
   }
-  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal };
+  // Browser tools (world-state/page-state.ts): the page is their world, not the workspace.
+  const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
+  const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? WELL_KNOWN_BROWSER_TOOLS.get(mcpToolName(name)) : undefined;
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg };
 }
 
 function escapeRegExp(text: string): string {
@@ -263,6 +290,7 @@ const TOP_LEVEL_KEYS = [
 const TOOL_KEYS = [
   'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',
   'readOnly', 'writes', 'shell', 'terminal', 'annotations',
+  'browser',
 ] as const;
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'title'] as const;
 /** LoopGuardListener's methods: a listener may leave any out, but one it names must be callable. */
@@ -341,6 +369,9 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
       checkBoolean(policy.readOnly, `${path}.readOnly`, source);
       checkBoolean(policy.writes, `${path}.writes`, source);
       checkBoolean(policy.terminal, `${path}.terminal`, source);
+      if (policy.browser !== undefined && typeof policy.browser !== 'boolean' && (typeof policy.browser !== 'string' || policy.browser === '')) {
+        fail(`${path}.browser`, `must be true, false or the name of the argument holding the action; got ${describeConfigValue(policy.browser)}`, source);
+      }
       if (policy.readOnly === true && (policy.writes === true || policy.approval === true)) {
         fail(path, 'cannot be readOnly and also writes/approval: a tool that needs approval has side effects; keep one', source);
       }

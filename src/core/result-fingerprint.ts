@@ -1,6 +1,7 @@
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
+import { fingerprintPage } from './world-state/page-state.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
 const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
@@ -236,6 +237,11 @@ function memberValueStart(text: string, start: number, keyToken: string): number
  * An MCP `CallToolResult` is judged by what it carries, not by its envelope.
  */
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  // Browser tools: the result is a page, judged node by node (world-state/page-state.ts).
+  if (policy.page) {
+    const page = fingerprintPage(result, maxBytes);
+    if (page !== undefined) return page;
+  }
   let value = result;
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };

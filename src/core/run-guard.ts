@@ -7,7 +7,7 @@ import { refuseDisabledTool } from './checks/escalation-ladder.js';
 import { allowExemptTool } from './checks/exempt-tools.js';
 import { refuseInFlightRepeat } from './checks/in-flight-repeat.js';
 import { refuseConfirmedRepeat } from './checks/outcome-confirmed-repeat.js';
-import { allowTerminalTool } from './checks/terminal-tools.js';
+import { allowTerminalTool, deliversAnswerAfterStop } from './checks/terminal-tools.js';
 import { checkPolling, isInsidePollWindow } from './checks/polling.js';
 import { stopOnRefusedRounds } from './checks/refused-rounds.js';
 import { checkRetryBudget } from './checks/retry-budget.js';
@@ -22,6 +22,7 @@ import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage 
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { resolveCallEffect } from './world-state/resolve-call-effect.js';
+import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
 import type { SharedReplica, SharedRunLink } from './shared-ledger/shared-run-link.js';
@@ -49,13 +50,14 @@ import type {
 } from './types.js';
 
 /**
- * Pre-execution checks, in order; the first that refuses or allows decides. Budgets first
- * (no call starts past a limit), then terminal tools (never refused by what follows), the
- * ladder's disabled tools, exemptions, then the repeat family from most to least specific.
+ * Pre-execution checks, in order; the first that refuses or allows decides. Answer tools
+ * first (never refused: checks/terminal-tools.ts), then budgets (no other call starts past a
+ * limit), the ladder's disabled tools, exemptions, then the repeat family from most to least
+ * specific.
  */
 const CALL_CHECKS: readonly CallCheck[] = [
-  refuseOverBudget,
   allowTerminalTool,
+  refuseOverBudget,
   refuseDisabledTool,
   allowExemptTool,
   refuseInFlightRepeat,
@@ -97,6 +99,8 @@ interface CallFacts {
   readonly effect: CallEffect;
   readonly terminal: boolean;
   readonly ladderKey: string;
+  /** A browser tool: acts on the page epoch, not the write epoch (world-state/page-state.ts). */
+  readonly page: boolean;
 }
 
 /**
@@ -221,6 +225,26 @@ export class RunGuard implements RunView, SharedReplica {
   /** Calls started and not finished yet. */
   get inFlight(): number {
     return this.ledger.inFlight;
+  }
+
+  /**
+   * The tool delivers the answer, hands off or finishes the task (checks/terminal-tools.ts):
+   * never refused, never disabled, and still offered after a stop so the model can answer
+   * with it. Integrations that filter the tools they offer keep these.
+   */
+  isAnswerTool(tool: string): boolean {
+    return this.options.tool(tool).terminal;
+  }
+
+  /**
+   * Of the given tools, those a model may still be offered once the run stopped: its answer
+   * tools, until one answer has been delivered after the stop (checks/terminal-tools.ts). An
+   * agent that answers through a tool (`send_msg_to_user`) can then still answer; one that
+   * answers in text is offered nothing, as before.
+   */
+  toolsOfferedAfterStop<NAME extends string>(tools: readonly NAME[]): NAME[] {
+    if (this.ended || this.ledger.answeredAfterStop) return [];
+    return tools.filter((tool) => this.options.tool(tool).terminal);
   }
 
   /** Argument identity of a call under this run's policy (see call-signature.ts). */
@@ -451,7 +475,10 @@ export class RunGuard implements RunView, SharedReplica {
     // Judged before the record learns this outcome: a write's result is an acknowledgement
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
-    const judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag);
+    let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag, facts.terminal);
+    // A form field given a value for the first time, on a page that does not show it, is
+    // neither progress nor a loop (world-state/page-state.ts).
+    if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
     const novelty: Novelty = retryWithinBudget ? 'neutral' : judged;
 
     if (record !== undefined) {
@@ -460,7 +487,8 @@ export class RunGuard implements RunView, SharedReplica {
       if (!failed) record.retries = 0;
       // Outcome confirmation (checks/outcome-confirmed-repeat.ts): the same outcome as this
       // call's previous execution, with nothing that may write finished in between.
-      const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === ledger.writeEpoch;
+      const epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
+      const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === epoch;
       record.confirmations = tag === 0 ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
     }
@@ -475,15 +503,20 @@ export class RunGuard implements RunView, SharedReplica {
       }
     } else {
       ledger.failureStreakByTool.set(tool, 0);
+      if (facts.terminal && this.stopDecision !== undefined) ledger.answeredAfterStop = true;
     }
     // World state (document 001 generalised): a call that may write advances it unless it
     // certainly did nothing — turned away by an overloaded server, or failed
     // deterministically. A timed-out write may well have happened (document 001).
     if (facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient)) {
       // A write that has just confirmed it changes nothing does not advance the world either.
-      if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) ledger.writeEpoch += 1;
+      if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) {
+        // A browser action moves the page only; anything else may also change what a page shows.
+        if (!facts.page) ledger.writeEpoch += 1;
+        ledger.pageEpoch += 1;
+      }
     }
-    if (record !== undefined) record.epoch = ledger.writeEpoch;
+    if (record !== undefined) record.epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
     // A write that timed out may have happened (document 001): its identical retry waits
     // until the run has looked (checks/unknown-outcome-write.ts). Any other outcome settles it.
     if (facts.effect === 'write' && prehashed.outcome === 'timeout') {
@@ -790,6 +823,9 @@ export class RunGuard implements RunView, SharedReplica {
 
   private decide(call: PrehashedToolCall, now: number, facts: CallFacts = this.factsOf(call)): CallDecision {
     const { tool, argsHash } = call;
+    if (this.stopDecision !== undefined && !this.ended && deliversAnswerAfterStop(this.ledger, facts.terminal)) {
+      return { action: 'allow', kind: 'terminal', tool, argsHash };
+    }
     if (this.stopDecision !== undefined || this.ended) {
       return {
         action: 'refuse',
@@ -811,6 +847,7 @@ export class RunGuard implements RunView, SharedReplica {
       effect: facts.effect,
       terminal: facts.terminal,
       ladderKey: facts.ladderKey,
+      epoch: facts.page ? this.ledger.pageEpoch : this.ledger.writeEpoch,
     };
     for (const check of CALL_CHECKS) {
       const result = check(context);
@@ -849,6 +886,7 @@ export class RunGuard implements RunView, SharedReplica {
     effect: CallEffect,
     argsHash: string,
     tag: number,
+    terminal: boolean,
   ): Novelty {
     const policy = this.options.tool(tool);
     const failClosed = this.options.failClosed;
@@ -889,7 +927,9 @@ export class RunGuard implements RunView, SharedReplica {
     // Side effects happened again with every call, even when the response is the same.
     if (policy.approval && !failed) return 'new';
     if (!seen && !itemsAllSeen) return 'new';
-    if (policy.exempt) return 'neutral';
+    // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
+    // answer is the run's output, not a lookup (checks/terminal-tools.ts).
+    if (policy.exempt || terminal) return 'neutral';
     // Only a repeated poll may return the same answer harmlessly; a reworded poll that
     // returns what was already seen is judged like any other call.
     if (kind === 'poll' && policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
@@ -897,7 +937,9 @@ export class RunGuard implements RunView, SharedReplica {
     }
     // A write whose answer matches another call's ("File created successfully", exit code 0)
     // is an acknowledgement; only the same write answering the same again is a repeat.
-    if (effect === 'write' && !failed && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
+    // A browser tool's answer is the page it leads to, never an acknowledgement, whatever its
+    // annotations say (Playwright MCP marks its clicks destructive).
+    if (effect === 'write' && !failed && !policy.page && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
     return 'seen';
   }
 
@@ -958,7 +1000,7 @@ export class RunGuard implements RunView, SharedReplica {
     // The world-state model needs the arguments only for shell and editor tools; every
     // other tool's effect is a field of its resolved policy (read in factsOf).
     if (call.effect !== undefined) prehashed.effect = call.effect;
-    else if (policy.shellArg !== undefined || policy.editor) {
+    else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
       const info = resolveCallEffect(policy, call.args);
       prehashed.effect = info.effect;
       if (info.family !== undefined) prehashed.family = info.family;
@@ -978,10 +1020,11 @@ export class RunGuard implements RunView, SharedReplica {
     // A prehashed shell call (span attributes carry no command) may write: the safe side.
     const effect = call.effect ?? (policy.shellArg !== undefined || policy.editor ? 'write' : policy.effect);
     const terminal = call.terminal ?? policy.terminal;
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool };
+    const page = policy.page;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey };
+    return { effect, terminal, ladderKey, page };
   }
 
   /**

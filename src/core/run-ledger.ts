@@ -86,6 +86,12 @@ export class RunLedger {
    * epoch may be out of date, so that call may run again.
    */
   writeEpoch = 0;
+  /**
+   * The page epoch (world-state/page-state.ts): bumped by browser actions and by everything
+   * that bumps {@link writeEpoch}. Browser actions change the page, not the workspace, so
+   * they leave writeEpoch alone: a file listing read again across scrolls is still a repeat.
+   */
+  pageEpoch = 0;
 
   /**
    * Writes whose last execution timed out (document 001: a timeout does not prove the tool
@@ -93,6 +99,9 @@ export class RunLedger {
    * first such timeout: most runs never have one.
    */
   writesOfUnknownOutcome: Map<string, number> | undefined = undefined;
+
+  /** An answer tool succeeded after the stop (checks/terminal-tools.ts): nothing more runs. */
+  answeredAfterStop = false;
 
   staleRoundStreak = 0;
   refusedRoundStreak = 0;

@@ -141,11 +141,21 @@ export interface ToolPolicy {
    */
   shell?: boolean | string;
   /**
-   * Submits or finishes the task (`submit`, `finish`, `final_answer`): never refused by the
-   * repeat checks, because some protocols call it twice by design (SWE-agent's first
-   * `submit` returns a review checklist, the second submits). Default: well-known names.
+   * Delivers the answer, hands off, submits or finishes the task (`send_msg_to_user`,
+   * `respond`, `transfer_to_human_agents`, `final_answer`, `submit`): never refused (not by
+   * the repeat checks, the ladder or a budget), and a stop never swallows it — after a stop
+   * the model may still give its answer once. Default: well-known names, in every profile
+   * (docs/concepts/answer-tools-and-browser-agents.md).
    */
   terminal?: boolean;
+  /**
+   * A browser or GUI action: its result is the page it leads to, judged node by node, and
+   * it changes the page, never the workspace, so reads of files stay repeats across it.
+   * `true`; or the name of the argument that holds the action (`action` for a tool like
+   * `browser_action`). Default: well-known names in the general profile (BrowserGym
+   * actions, Playwright MCP `browser_*`, browser-use, `browser_action`, `computer`).
+   */
+  browser?: boolean | string;
   /** MCP tool annotations, when the tool comes from an MCP server (see CallEffect). */
   annotations?: ToolAnnotations;
   /**

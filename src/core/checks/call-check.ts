@@ -16,6 +16,11 @@ export interface CallCheckContext {
   readonly effect: CallEffect;
   /** The call submits or finishes the task. */
   readonly terminal: boolean;
+  /**
+   * The epoch of the world this call acts on: the page epoch for a browser tool, else the
+   * write epoch (run-ledger.ts). A record from an earlier epoch may be out of date.
+   */
+  readonly epoch: number;
   /** What the escalation ladder switches off: the tool, or `tool(family)` for a shell command family. */
   readonly ladderKey: string;
 }

@@ -15,9 +15,9 @@ export const CONFIRMING_EXECUTIONS = 2;
  * have moved), the second confirms, the third is refused — the same point at which the chat
  * check refuses a back-to-back repeat (document 000), but only when the outcome agrees.
  */
-export const refuseConfirmedRepeat: CallCheck = ({ record, ledger, options, effect }) => {
+export const refuseConfirmedRepeat: CallCheck = ({ record, epoch, options, effect }) => {
   if (record === undefined || record.state !== CallState.Succeeded || effect === 'read' || !options.runWideRepeat) return undefined;
-  if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === ledger.writeEpoch) {
+  if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === epoch) {
     return { refuse: 'repeat.unchanged', facts: { times: record.confirmations } };
   }
   return undefined;

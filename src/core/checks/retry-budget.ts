@@ -19,10 +19,10 @@ import { CONFIRMING_EXECUTIONS } from './outcome-confirmed-repeat.js';
  * spends the budget counts them all at once (run-guard.ts finishCall). Otherwise any budget
  * at or above `consecutiveFailures` (the default included) could never be used.
  */
-export const checkRetryBudget: CallCheck = ({ record, policy, ledger }): CallCheckResult => {
+export const checkRetryBudget: CallCheck = ({ record, policy, epoch }): CallCheckResult => {
   if (record === undefined || (record.state !== CallState.Failed && record.state !== CallState.FailedTransient)) return undefined;
   if (record.state === CallState.Failed && !policy.retriesDeclared) {
-    if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === ledger.writeEpoch) {
+    if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === epoch) {
       return { refuse: 'repeat.same_error', facts: { times: record.confirmations } };
     }
     return { allow: 'retry' };

@@ -17,10 +17,10 @@ import { isRereadAfterWrite } from './read-after-write.js';
  * Pagination (document 001): for a tool with `cursorArg`, a cursor that did not advance asks
  * for a page the model already has; refused in every profile.
  */
-export const refuseRunWideRepeat: CallCheck = ({ record, ledger, options, policy, effect }) => {
+export const refuseRunWideRepeat: CallCheck = ({ record, epoch, options, policy, effect }) => {
   if (record === undefined || record.state !== CallState.Succeeded) return undefined;
   const read = effect === 'read';
-  if (read && isRereadAfterWrite(record, ledger.writeEpoch)) return { allow: 'reread' };
+  if (read && isRereadAfterWrite(record, epoch)) return { allow: 'reread' };
   if (policy.cursorArg !== undefined) return { refuse: 'pagination.cursor_not_advanced', facts: { cursorArg: policy.cursorArg } };
   if (!options.runWideRepeat) return undefined;
   if (read || policy.approval || options.profile === 'researcher') return { refuse: 'repeat.run_wide' };

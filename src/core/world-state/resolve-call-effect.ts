@@ -17,6 +17,10 @@ export interface EffectPolicy {
   /** A file editor whose `command` argument is `view` for reads. */
   readonly editor: boolean;
   readonly terminal: boolean;
+  /** A browser or GUI tool: it changes the page, not the workspace (page-state.ts). */
+  readonly page: boolean;
+  /** A browser tool whose argument names the action (`browser_action`'s `action`): the call's family. */
+  readonly pageActionArg: string | undefined;
 }
 
 /** Argument text larger than this is not parsed to find a command (bounded time). */
@@ -29,8 +33,13 @@ const MAX_PARSED_ARGUMENT_LENGTH = 64 * 1024;
  * call run again.
  */
 export function resolveCallEffect(policy: EffectPolicy, args: unknown): CallEffectInfo {
-  if (policy.shellArg === undefined && !policy.editor) return { effect: policy.effect, terminal: policy.terminal };
+  if (policy.shellArg === undefined && !policy.editor && policy.pageActionArg === undefined) return { effect: policy.effect, terminal: policy.terminal };
   const value = parseArguments(args);
+  if (policy.shellArg === undefined && !policy.editor) {
+    // `browser_action {action: "scroll_down"}`: the action is the family the ladder may switch off.
+    const action = isRecord(value) ? value[policy.pageActionArg!] : undefined;
+    return typeof action === 'string' && action !== '' ? { effect: policy.effect, terminal: policy.terminal, family: action } : { effect: policy.effect, terminal: policy.terminal };
+  }
   if (policy.shellArg !== undefined) {
     const command = commandText(value, policy.shellArg);
     if (command === undefined) return { effect: 'write', terminal: policy.terminal };

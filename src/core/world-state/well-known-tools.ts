@@ -78,3 +78,43 @@ export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> 
 export const WELL_KNOWN_TERMINAL_TOOLS: ReadonlySet<string> = new Set([
   'submit', 'finish', 'Finish', 'final_answer', 'finalAnswer', 'task_complete', 'attempt_completion', 'complete_task',
 ]);
+
+/**
+ * Tools that deliver the answer or hand the conversation off, under the names the agents
+ * people run ship them: BrowserGym's `send_msg_to_user` and `report_infeasible`, tau-bench's
+ * `respond` and `transfer_to_human_agents`, browser-use's `done`, smolagents' `final_answer`,
+ * pydantic-ai's `final_result`, Cline / Roo Code's `ask_followup_question`, the LangGraph
+ * customer-support tutorial's `CompleteOrEscalate` (the same hand-off text every time it is
+ * used: seen in the corpus, corpus-findings.md 15:16). Treated like the
+ * terminal tools above (answer tools are sacred: checks/terminal-tools.ts).
+ */
+export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
+  'send_msg_to_user', 'report_infeasible', 'respond', 'transfer_to_human_agents', 'transfer_to_human', 'done',
+  'final_result', 'submit_answer', 'answer', 'ask_followup_question', 'AskUserQuestion', 'CompleteOrEscalate',
+]);
+
+/**
+ * Browser and GUI tools (world-state/page-state.ts): each action's result is the page it
+ * leads to, and what they change is the page, never the workspace — a click cannot make a
+ * file listing out of date. Value: the argument naming the action for tools that take one
+ * (Roo Code / Cline `browser_action`, Anthropic computer use `computer`), else undefined.
+ * BrowserGym's action set, Playwright MCP, browser-use.
+ */
+export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map<string, string | undefined>([
+  // BrowserGym (WebArena, WorkArena, MiniWoB) high-level actions
+  ...['click', 'dblclick', 'hover', 'fill', 'clear', 'select_option', 'press', 'focus', 'scroll', 'goto', 'go_back', 'go_forward',
+    'new_tab', 'tab_close', 'tab_focus', 'upload_file', 'drag_and_drop', 'mouse_click', 'mouse_move', 'keyboard_type', 'keyboard_press', 'noop']
+    .map((name): [string, undefined] => [name, undefined]),
+  // Playwright MCP
+  ...['browser_navigate', 'browser_navigate_back', 'browser_navigate_forward', 'browser_click', 'browser_type', 'browser_fill_form',
+    'browser_select_option', 'browser_press_key', 'browser_hover', 'browser_drag', 'browser_snapshot', 'browser_take_screenshot',
+    'browser_wait_for', 'browser_tabs', 'browser_tab_new', 'browser_tab_select', 'browser_tab_close', 'browser_handle_dialog',
+    'browser_file_upload', 'browser_mouse_click_xy', 'browser_mouse_move_xy', 'browser_mouse_drag_xy', 'browser_scroll']
+    .map((name): [string, undefined] => [name, undefined]),
+  // browser-use
+  ...['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
+    'open_tab', 'get_dropdown_options', 'select_dropdown_option']
+    .map((name): [string, undefined] => [name, undefined]),
+  ['browser_action', 'action'],
+  ['computer', 'action'],
+]);

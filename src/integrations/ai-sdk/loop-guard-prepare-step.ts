@@ -1,4 +1,5 @@
 import type { ModelMessage, PrepareStepFunction, PrepareStepResult, ToolSet } from 'ai';
+import { answerToolsNote } from '../../core/messages.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
@@ -64,11 +65,13 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
     const rewritten = messages !== (base.messages ?? step.messages);
     if (decision.action === 'stop') {
       state.finalAnswerOffered = true;
+      // An agent that answers through a tool keeps that tool: a stop never swallows the answer.
+      const answerTools = failOpen('toolsOfferedAfterStop', () => run.toolsOfferedAfterStop(allToolNames), []);
       return {
         ...base,
-        toolChoice: 'none',
-        activeTools: [],
-        messages: [...messages, loopGuardMessage(decision.message)],
+        toolChoice: answerTools.length > 0 ? 'auto' : 'none',
+        activeTools: answerTools as NonNullable<NonNullable<PrepareStepResult<TOOLS>>['activeTools']>,
+        messages: [...messages, loopGuardMessage(decision.message + answerToolsNote(answerTools))],
       };
     }
 

@@ -4,7 +4,7 @@ import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, StopDecision } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
-import { applyLoopGuardDecision } from './apply-loop-guard-decision.js';
+import { applyLoopGuardDecision, toolName } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
 import { GUARDED_TOOL_RUN } from './guard-lang-chain-tools.js';
 import { getLangChainRunState } from './lang-chain-run-state.js';
@@ -125,7 +125,8 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
         () => {
           let next = request;
           if (decision !== undefined) {
-            const applied = applyLoopGuardDecision(decision, { messages: request.messages, tools: request.tools });
+            const answerTools = decision.action === 'stop' ? run.toolsOfferedAfterStop(request.tools.map((tool) => toolName(tool) ?? '')) : [];
+            const applied = applyLoopGuardDecision(decision, { messages: request.messages, tools: request.tools }, answerTools);
             next = { ...next, messages: applied.messages, tools: applied.tools };
             // Forcing a tool choice with no tools offered is an error at every provider.
             if (decision.action === 'stop') {
@@ -143,7 +144,7 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
       const response = await handler(prepared);
       failOpen('recordUsage', () => recordLangChainUsage(run, response), undefined);
       if (decision?.action !== 'stop') return response;
-      return failOpen('wrapModelCall', () => withoutInsistedToolCalls(decision, response), response);
+      return failOpen('wrapModelCall', () => withoutInsistedToolCalls(run, decision, response), response);
     },
     ...(options.guardToolCalls === true ? { wrapToolCall } : {}),
   };
@@ -158,12 +159,17 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
  * text (and id, usage, metadata) and loses its tool calls, and the agent ends on it as its
  * final answer. A reply with no text gets one line saying why the run ended.
  */
-function withoutInsistedToolCalls<RESPONSE>(stop: StopDecision, response: RESPONSE): RESPONSE {
+function withoutInsistedToolCalls<RESPONSE>(run: RunGuard, stop: StopDecision, response: RESPONSE): RESPONSE {
   if (!AIMessage.isInstance(response) || (response.tool_calls?.length ?? 0) === 0) return response;
+  // Calls of an answer tool are the answer itself (send_msg_to_user): they stay and run.
+  const answerTools = run.toolsOfferedAfterStop(response.tool_calls!.map((call) => call.name));
+  const answers = response.tool_calls!.filter((call) => answerTools.includes(call.name));
+  if (answers.length === response.tool_calls!.length) return response;
   const text = response.text.trim();
   return new AIMessage({
     ...(response.id !== undefined ? { id: response.id } : {}),
-    content: text !== '' ? text : `The agent was stopped before it wrote an answer: ${stop.detail}.`,
+    ...(answers.length > 0 ? { tool_calls: answers } : {}),
+    content: text !== '' || answers.length > 0 ? text : `The agent was stopped before it wrote an answer: ${stop.detail}.`,
     response_metadata: response.response_metadata,
     ...(response.usage_metadata !== undefined ? { usage_metadata: response.usage_metadata } : {}),
   }) as RESPONSE;

@@ -25,9 +25,13 @@ export function loopGuardToolsCondition<TOOLS_NODE extends string = 'tools'>(
   const state = getLangChainRunState(run);
   return (graphState) => {
     const messages = Array.isArray(graphState) ? graphState : graphState.messages;
-    const last = messages.at(-1) as { tool_calls?: unknown[] } | undefined;
-    const wantsTools = (last?.tool_calls?.length ?? 0) > 0;
-    if (!wantsTools || state.finalAnswerOffered !== undefined) return END;
-    return toolsNode;
+    const last = messages.at(-1) as { tool_calls?: Array<{ name?: unknown }> } | undefined;
+    const calls = last?.tool_calls ?? [];
+    if (calls.length === 0) return END;
+    if (state.finalAnswerOffered === undefined) return toolsNode;
+    // After the stop, a reply that only calls answer tools still runs them: the answer is
+    // delivered, and the next (tool-less) model call ends the run.
+    const names = calls.map((call) => (typeof call.name === 'string' ? call.name : ''));
+    return run.toolsOfferedAfterStop(names).length === names.length ? toolsNode : END;
   };
 }

@@ -2,7 +2,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { RunGuard } from '../../core/run-guard.js';
 import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
-import { applyLoopGuardDecision, type LoopGuardModelInput } from './apply-loop-guard-decision.js';
+import { applyLoopGuardDecision, toolName, type LoopGuardModelInput } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
 import { getLangChainRunState } from './lang-chain-run-state.js';
 import { recordLangChainUsage } from './record-lang-chain-usage.js';
@@ -37,7 +37,8 @@ export function prepareLoopGuardModelCall<TOOL>(run: RunGuard, input: { messages
       if (lastReply !== undefined) recordLangChainUsage(run, lastReply);
       const decision = beginLangChainRound(run);
       if (decision.action === 'stop') getLangChainRunState(run).finalAnswerOffered = decision;
-      return { ...applyLoopGuardDecision(decision, input), decision };
+      const answerTools = decision.action === 'stop' ? run.toolsOfferedAfterStop(input.tools.map((tool) => toolName(tool) ?? '')) : [];
+      return { ...applyLoopGuardDecision(decision, input, answerTools), decision };
     },
     { messages: input.messages, tools: input.tools, decision: undefined },
   );

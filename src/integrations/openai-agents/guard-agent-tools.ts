@@ -39,7 +39,8 @@ export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], opt
           'isEnabled',
           () => {
             const decision = beginAgentRound(run, runContext as RunContext<unknown>);
-            if (decision.action === 'stop') return false;
+            // A stop never swallows the answer: answer tools stay offered until one is delivered.
+            if (decision.action === 'stop') return run.toolsOfferedAfterStop([tool.name]).length > 0;
             return !decision.disabledTools.includes(tool.name);
           },
           true,

@@ -1,5 +1,6 @@
 import type { CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
 import type { RunGuard } from '../../core/run-guard.js';
+import { answerToolsNote } from '../../core/messages.js';
 import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
 import { beginAgentRound } from './begin-agent-round.js';
@@ -34,7 +35,10 @@ export function loopGuardCallModelInputFilter(
       },
       undefined,
     );
-    const note = decision?.action === 'stop' ? decision.message : decision?.nudge;
+    const note =
+      decision?.action === 'stop'
+        ? decision.message + failOpen('answerToolsNote', () => answerToolsNote(run.toolsOfferedAfterStop((args.agent?.tools ?? []).map((tool) => tool.name))), '')
+        : decision?.nudge;
     const additions = [options.policy, note].filter((text): text is string => text !== undefined && text !== '');
     if (additions.length === 0) return modelData;
     return {

@@ -1,8 +1,8 @@
 // A scripted model for the OpenAI Agents tests, implementing the SDK's own `Model` interface
 // (its extension point for custom providers). Each getResponse takes the next scripted turn.
 // Like a looping model it is stubborn: it makes its scripted calls whatever tools it is
-// offered, and answers in text only when its script ends or it is offered no tools at all
-// after being told tool use has ended.
+// offered, and answers in text only when its script ends or, after being told tool use has
+// ended, its scripted calls are not all to tools it is still offered.
 import { Usage, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
 
 export type ScriptedAgentTurn = { calls: Array<{ tool: string; args: unknown; id?: string }> } | { text: string };
@@ -24,7 +24,10 @@ export class ScriptedAgentsModel implements Model {
     const turn = this.index < this.turns.length ? this.turns[this.index] : { text: this.finalText };
     this.index += 1;
     const usage = this.reportsUsage ? new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }) : new Usage();
-    const stopped = (request.systemInstructions ?? '').includes('Tool use has ended');
+    // After the stop it still calls a tool it is offered (an answer tool), and nothing else.
+    const offered = new Set(request.tools.map((tool) => tool.name));
+    const stopped =
+      (request.systemInstructions ?? '').includes('Tool use has ended') && !('calls' in turn && turn.calls.every((call) => offered.has(call.tool)));
     if ('text' in turn || stopped) {
       const text = 'text' in turn && !stopped ? turn.text : this.finalText;
       return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] }] };

@@ -1,0 +1,115 @@
+import { hashItemRanges, hashPrefixed } from '../hash.js';
+import type { PrehashedOutcome } from '../types.js';
+
+/**
+ * The page-state model for browser and GUI agents (issue 18 item 2). A browser action's
+ * result is the page it leads to (an accessibility tree: BrowserGym's AXTree text, a
+ * Playwright MCP snapshot), so a page is judged node by node:
+ *
+ * - a node is one line of the tree, without the ids the tool gives elements (`[a85]`,
+ *   `[ref=e12]`: numbered per snapshot, so the same page reached again would look new) and
+ *   without the tool's own echo of the action (Playwright MCP's "Ran Playwright code" block);
+ * - a page is new when it shows a node the run has not seen: the next detail page of a list
+ *   (only its item differs), a form field now showing its value, a scrolled viewport;
+ * - a page whose every node was seen before is already seen: the list page the agent comes
+ *   back to, a click that landed on the same page, the same few pages in a cycle.
+ *
+ * The whole-page fingerprint is over the nodes too, so a page seen whole costs no item work.
+ * A result with no tree in it (a plain "clicked", a screenshot) is judged as any result is.
+ */
+
+/** Pages longer than this are judged whole (bounded per-call work), like long lists. */
+const MAX_NODES = 4096;
+
+/** Element ids that number nodes per snapshot: `[ref=e12]`, `[a85]`/`[123]` bids, `bid=…`. */
+const ELEMENT_ID = /\[ref=[^\]]*\]|^\s*\[[A-Za-z]*\d+\]\s*|\bbid=['"]?[\w-]+['"]?,?\s*|\[cursor=pointer\]|\[active\]/g;
+
+/** The text of a page result: a string, or the text parts of an MCP tool result. */
+function pageText(result: unknown): string | undefined {
+  if (typeof result === 'string') return result;
+  if (typeof result !== 'object' || result === null) return undefined;
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null) continue;
+    const typed = part as { type?: unknown; text?: unknown };
+    if (typed.type === 'text' && typeof typed.text === 'string') text += `${typed.text}\n`;
+  }
+  return text === '' ? undefined : text;
+}
+
+/** Does this line look like an accessibility-tree node (Playwright `- role "name"`, BrowserGym `[bid] role 'name'`, `RootWebArea`)? */
+function isNodeLine(line: string): boolean {
+  return /^\s*(?:- |\[[A-Za-z]*\d+\] |RootWebArea\b|WebArea\b)/.test(line);
+}
+
+/**
+ * Fingerprint of a browser tool's result as a page: undefined when it carries no
+ * accessibility tree (then the ordinary fingerprint applies).
+ */
+export function fingerprintPage(result: unknown, maxBytes: number): PrehashedOutcome | undefined {
+  const text = pageText(result);
+  if (text === undefined || text.length > maxBytes) return undefined;
+  const lines = text.split('\n');
+  // Only a result that holds a tree is a page; then every line is one of its nodes (BrowserGym's
+  // `StaticText '…'` lines carry the content and have no id of their own).
+  if (!lines.some(isNodeLine)) return undefined;
+  let normalized = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let inCode = false;
+  for (const line of lines) {
+    // Playwright MCP echoes the code it ran (```js … ```): the action, not the page.
+    if (line.trimStart().startsWith('```')) {
+      inCode = !inCode && /^\s*```(?:js|javascript|ts)\b/.test(line);
+      continue;
+    }
+    if (inCode) continue;
+    if (line.trimStart().startsWith('#')) continue; // Playwright MCP's section headings
+    const node = line.replace(ELEMENT_ID, '').trim();
+    if (node === '' || node === '-' || node === '- generic' || node === '- generic:') continue;
+    starts.push(normalized.length);
+    normalized += node;
+    ends.push(normalized.length);
+    normalized += '\n';
+  }
+  if (starts.length === 0) return undefined;
+  const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('p:', normalized) };
+  if (starts.length <= MAX_NODES) {
+    let items: number[] | undefined;
+    // Lazy like list items (result-fingerprint.ts): a page seen whole never pays for its nodes.
+    Object.defineProperty(prehashed, 'items', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (items === undefined) {
+          items = new Array<number>(starts.length);
+          hashItemRanges(normalized, starts, ends, items);
+        }
+        return items;
+      },
+    });
+  }
+  return prehashed;
+}
+
+/** Actions that type or choose a value: the page may not show what they changed. */
+const INPUT_ACTIONS: ReadonlySet<string> = new Set([
+  'fill', 'clear', 'select_option', 'press', 'keyboard_type', 'keyboard_press', 'upload_file',
+  'browser_type', 'browser_fill_form', 'browser_select_option', 'browser_press_key', 'browser_file_upload',
+  'input_text', 'send_keys', 'select_dropdown_option',
+  // `browser_action` / `computer` actions (the call's family)
+  'type', 'key',
+]);
+
+/**
+ * A form input whose page came back unchanged is not a loop signal: the value typed may not
+ * be shown in the tree (BrowserGym does not render every field's value), so a form filled
+ * field by field would read as "the same page" five times. The first time a field gets a
+ * value counts as neither new nor seen (round-verdict.ts: neutral); the same input again on
+ * the same page is judged as a repeat like any call.
+ */
+export function isPageInputAction(tool: string, family: string | undefined): boolean {
+  return INPUT_ACTIONS.has(family ?? tool);
+}

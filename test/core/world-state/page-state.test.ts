@@ -1,0 +1,205 @@
+// The page-state model for browser and GUI agents (issue 18 item 2), through the real engine.
+// Pages are written in the shapes the tools return: BrowserGym's AXTree text (`[bid] role
+// 'name'`, StaticText lines without ids; as in BrowserGym / WorkArena experiment dumps) and
+// Playwright MCP's snapshot text (`### Page state`, `- role "name" [ref=eN]`, the "Ran
+// Playwright code" echo).
+import { expect } from 'chai';
+import type { CallDecision } from '../../../src/core/types.js';
+import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+function kinds(decisions: CallDecision[]): string[] {
+  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
+}
+
+/** A BrowserGym observation: tab header plus the flattened AXTree. */
+function axtree(title: string, url: string, nodes: string[]): string {
+  return [`- Tab 0 (active)`, `  - Title: ${title}`, `  - URL: ${url}`, '', `RootWebArea '${title}', focused, url='${url}'`, ...nodes.map((node) => `\t${node}`)].join('\n');
+}
+
+const ORDERS = ['Laptop', 'Monitor', 'Keyboard', 'Mouse', 'Headset', 'Dock', 'Webcam', 'Charger'];
+const listPage = axtree('Orders | Shop', 'https://shop.example/orders', [
+  `[40] navigation 'Primary'`,
+  `\t[41] link 'Home', url='https://shop.example/'`,
+  `[50] table 'Orders'`,
+  ...ORDERS.map((item, index) => `\t[${60 + index}] link '${item}', url='https://shop.example/orders/${index}'`),
+]);
+const detailPage = (index: number) =>
+  axtree(`${ORDERS[index]} | Shop`, `https://shop.example/orders/${index}`, [
+    `[40] navigation 'Primary'`,
+    `\t[41] link 'Home', url='https://shop.example/'`,
+    `[90] heading '${ORDERS[index]}'`,
+    `\tStaticText 'Order #10${index}'`,
+    `\tStaticText 'Total: $${(index + 1) * 25}.00'`,
+    `[99] button 'Back to orders'`,
+  ]);
+
+/** A Playwright MCP tool result: the code it ran, then the page state with per-snapshot refs. */
+function playwrightResult(code: string, url: string, title: string, snapshot: string[], refOffset = 0): { content: Array<{ type: 'text'; text: string }> } {
+  const renumbered = snapshot.map((line) => line.replace(/\[ref=e(\d+)\]/g, (_m, n: string) => `[ref=e${Number(n) + refOffset}]`));
+  const text = ['### Ran Playwright code', '```js', code, '```', '', '### Page state', `- Page URL: ${url}`, `- Page Title: ${title}`, '- Page Snapshot:', '```yaml', ...renumbered, '```'].join('\n');
+  return { content: [{ type: 'text', text }] };
+}
+const resultsSnapshot = [
+  '- generic [ref=e2]:',
+  '  - navigation [ref=e3]:',
+  '    - link "Docs" [ref=e4] [cursor=pointer]:',
+  '      - /url: /docs',
+  '  - main [ref=e10]:',
+  '    - heading "Search results" [level=1] [ref=e11]',
+  '    - paragraph [ref=e12]: No results for your filters.',
+  '    - button "Next page" [ref=e13] [cursor=pointer]',
+];
+
+describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
+  it('collecting items across a list page and its detail pages is progress (BrowserGym AXTree)', () => {
+    const run = newRun();
+    const rounds: ScriptedCall[][] = [[{ tool: 'goto', args: { url: 'https://shop.example/orders' }, outcome: { result: listPage } }]];
+    ORDERS.forEach((_item, index) => {
+      rounds.push([{ tool: 'click', args: { bid: String(60 + index) }, outcome: { result: detailPage(index) } }]);
+      rounds.push([{ tool: 'go_back', args: {}, outcome: { result: listPage } }]);
+    });
+    rounds.push([{ tool: 'send_msg_to_user', args: { text: 'The Laptop order is the most expensive.' }, outcome: { result: 'sent' } }]);
+    const log = playRounds(run, rounds);
+    expect(log).to.have.length(rounds.length);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse'))).to.deep.equal([]);
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+  });
+
+  it('filling a form whose page does not show the values is not a loop: each new field is neither new nor seen', () => {
+    const form = axtree('New incident | ServiceNow', 'https://sn.example/incident.do', [
+      `[224] textbox 'Caller'`,
+      `[226] textbox 'Short description'`,
+      `[228] combobox 'Urgency'`,
+      `[230] textbox 'Assignment group'`,
+      `[232] textbox 'Configuration item'`,
+      `[234] textbox 'Description'`,
+      `[240] button 'Submit'`,
+    ]);
+    const fills: ScriptedCall[][] = [
+      [{ tool: 'goto', args: { url: 'https://sn.example/incident.do' }, outcome: { result: form } }],
+      ...[
+        ['224', 'Abel Tuter'],
+        ['226', 'Laptop does not boot'],
+        ['228', '2 - Medium'],
+        ['230', 'Hardware'],
+        ['232', 'MacBook Pro 15'],
+        ['234', 'Black screen after the update'],
+      ].map(([bid, value]) => [{ tool: bid === '228' ? 'select_option' : 'fill', args: { bid, value }, outcome: { result: form } }]),
+      [{ tool: 'click', args: { bid: '240' }, outcome: { result: axtree('Incident INC0010042 | ServiceNow', 'https://sn.example/incident.do?sys_id=42', [`StaticText 'Incident INC0010042 created'`]) } }],
+    ];
+    const run = newRun();
+    const log = playRounds(run, fills);
+    expect(log.map((round) => round.after.action)).to.not.include('stop');
+    expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+    expect(run.staleRoundStreak).to.equal(0);
+  });
+
+  it('clicking the same element and getting the same page again is a loop, even when the snapshot renumbers its refs (Playwright MCP)', () => {
+    const run = newRun();
+    const click = (round: number): ScriptedCall => ({
+      tool: 'browser_click',
+      args: { element: 'Next page', ref: 'e13' },
+      // Re-rendered elements get fresh refs in every snapshot: the text differs, the page does not.
+      outcome: { result: playwrightResult(`await page.getByRole('button', { name: 'Next page' }).click();`, 'https://docs.example/search?q=x', 'Search', resultsSnapshot, round * 100) },
+    });
+    const log = playRounds(run, [0, 1, 2, 3].map((round) => [click(round)]));
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged', 'refuse:repeat.unchanged']);
+  });
+
+  it('cycling through the same few pages with nothing new stops on stale rounds', () => {
+    const run = newRun();
+    const pages = [0, 1, 2].map((index) => detailPage(index));
+    const rounds: ScriptedCall[][] = [];
+    // The agent reaches the same three pages by ever-different routes (so no call repeats).
+    for (let step = 0; step < 12; step++) rounds.push([{ tool: 'goto', args: { url: `https://shop.example/orders/${step % 3}?from=${step}` }, outcome: { result: pages[step % 3]! } }]);
+    const log = playRounds(run, rounds);
+    const stop = log.at(-1)!.after;
+    expect(stop).to.include({ action: 'stop', reason: 'stale_rounds' });
+    // Three new pages, then five rounds of pages already seen.
+    expect(log).to.have.length(8);
+  });
+
+  it('a reworded search typed into the page, the same results each time, still stops (document 000 in a browser)', () => {
+    const results = axtree('Search | Docs', 'https://docs.example/search', [`[12] textbox 'Search'`, `[13] button 'Go'`, `StaticText 'Retention: 30 days'`]);
+    const rounds: ScriptedCall[][] = [];
+    for (const query of ['retention', 'data retention', 'how long is data kept', 'retention period', 'deleted data', 'backup expiry', 'log retention', 'trash']) {
+      rounds.push([{ tool: 'fill', args: { bid: '12', value: query }, outcome: { result: results } }]);
+      rounds.push([{ tool: 'click', args: { bid: '13' }, outcome: { result: results } }]);
+    }
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.at.most(12);
+  });
+
+  it('a browser tool an MCP server marks destructive still answers with a page, not an acknowledgement (Playwright MCP through the proxy)', () => {
+    const destructive = { annotations: { readOnlyHint: false, destructiveHint: true } };
+    const run = newRun({ tools: { browser_navigate: destructive } });
+    const pages = [0, 1].map((index) => playwrightResult(`await page.goto('x');`, `https://shop.example/orders/${index}`, ORDERS[index]!, [`- heading "${ORDERS[index]}" [level=1] [ref=e3]`]));
+    const rounds: ScriptedCall[][] = [];
+    for (let step = 0; step < 10; step++) rounds.push([{ tool: 'browser_navigate', args: { url: `https://shop.example/orders/${step % 2}?visit=${step}` }, outcome: { result: pages[step % 2]! } }]);
+    const log = playRounds(run, rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(7);
+  });
+
+  it('a page made only of nodes already seen elsewhere is seen: back on the list, the same items in another order', () => {
+    const shuffled = axtree('Orders | Shop', 'https://shop.example/orders', [
+      `[40] navigation 'Primary'`,
+      `\t[41] link 'Home', url='https://shop.example/'`,
+      `[50] table 'Orders'`,
+      ...[...ORDERS.keys()].reverse().map((index) => `\t[${60 + index}] link '${ORDERS[index]}', url='https://shop.example/orders/${index}'`),
+    ]);
+    const run = newRun();
+    run.beginRound();
+    expect(run.finishCall(run.startCall({ tool: 'goto', args: { url: 'https://shop.example/orders' } }), { result: listPage })).to.equal('new');
+    expect(run.finishCall(run.startCall({ tool: 'click', args: { bid: '45' } }), { result: shuffled })).to.equal('seen');
+  });
+
+  it('scrolls whose page moves are not repeats of each other; a scroll that no longer moves the page is', () => {
+    const viewport = (first: number) => playwrightResult(`await page.mouse.wheel(0, 600);`, 'https://shop.example/orders', 'Orders', ORDERS.slice(first, first + 3).map((item, index) => `- link "${item}" [ref=e${20 + index}]`));
+    const run = newRun();
+    const scroll = (first: number): ScriptedCall => ({ tool: 'browser_scroll', args: { deltaY: 600 }, outcome: { result: viewport(first) } });
+    const log = playRounds(run, [[scroll(0)], [scroll(3)], [scroll(5)], [scroll(5)], [scroll(5)]]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'allow:repeat', 'allow:repeat', 'refuse:repeat.unchanged']);
+  });
+
+  it('a browser_action / computer call is judged by its action: scroll_down is its own ladder family', () => {
+    const run = newRun();
+    run.beginRound();
+    const ticket = run.startCall({ tool: 'browser_action', args: { action: 'scroll_down' } });
+    expect(ticket.call.family).to.equal('scroll_down');
+    const computer = run.startCall({ tool: 'computer', args: { action: 'left_click', coordinate: [100, 200] } });
+    expect(computer.call.family).to.equal('left_click');
+  });
+
+  it('fingerprints a page by its nodes: ids and the echoed code do not count, the text of each node does', () => {
+    const a = fingerprintPage(playwrightResult(`await page.click('a');`, 'https://x.example', 'X', resultsSnapshot, 0), 1 << 20)!;
+    const b = fingerprintPage(playwrightResult(`await page.click('b');`, 'https://x.example', 'X', resultsSnapshot, 300), 1 << 20)!;
+    expect(a.resultHash).to.equal(b.resultHash);
+    const changed = fingerprintPage(playwrightResult(`await page.click('a');`, 'https://x.example', 'X', [...resultsSnapshot, '    - paragraph [ref=e14]: 3 results'], 0), 1 << 20)!;
+    expect(changed.resultHash).to.not.equal(a.resultHash);
+    expect(fingerprintPage('Clicked.', 1 << 20)).to.equal(undefined);
+    expect(fingerprintPage(listPage, 1 << 20)!.items).to.have.length(listPage.split('\n').filter((line) => line.trim() !== '').length);
+  });
+
+  it('knows Claude Code\'s MCP tool names by the tool\'s own name (mcp__playwright__browser_click, mcp__support__send_msg_to_user)', () => {
+    const run = newRun();
+    expect(run.isAnswerTool('mcp__support__send_msg_to_user')).to.equal(true);
+    expect(run.isAnswerTool('mcp__support__lookup')).to.equal(false);
+    run.beginRound();
+    const click = () => run.startCall({ tool: 'mcp__playwright__browser_click', args: { element: 'Next page', ref: 'e13' } });
+    const page = (offset: number) => playwrightResult(`await page.click('x');`, 'https://docs.example', 'Docs', resultsSnapshot, offset);
+    run.finishCall(click(), { result: page(0) });
+    expect(run.finishCall(click(), { result: page(50) })).to.equal('seen');
+  });
+
+  it('a user policy marks a custom tool as a browser tool (`browser: true`, or the argument naming its action)', () => {
+    const run = newRun({ tools: { web_act: { browser: 'op' }, page_click: { browser: true } } });
+    run.beginRound();
+    expect(run.startCall({ tool: 'web_act', args: { op: 'scroll' } }).call.family).to.equal('scroll');
+    const first = run.startCall({ tool: 'page_click', args: { id: 1 } });
+    expect(run.finishCall(first, { result: listPage })).to.equal('new');
+    expect(() => newRun({ tools: { web_act: { browser: 3 as unknown as boolean } } })).to.throw(/tools\.web_act\.browser/);
+  });
+});
