@@ -8,7 +8,9 @@ import { printStoredRunList } from './print-stored-run-list.js';
 import { EXIT_BAD_INPUT, EXIT_OK, type CliIo } from './replay-command.js';
 import { connectRunsRedis, type RunsRedisConnection } from './runs-connect-redis.js';
 import { redactRedisUrl } from './runs-redact-url.js';
+import { rejectAfter } from '../redis/reject-after.js';
 import { RunsRedisError } from './runs-redis-error.js';
+import { redisUrlProblem } from './runs-redis-url-problem.js';
 import { createSnapshotRunStore } from './runs-snapshot-store.js';
 import { buildRunTimeline } from './runs-timeline.js';
 
@@ -31,11 +33,16 @@ export interface RunsCommandOptions {
    * and streaks are judged by the engine that applies the log. Default: the library defaults.
    */
   policy?: string;
-  /** Connecting, and each read, must answer within this many ms. Default 2000. */
+  /**
+   * The whole command (connecting and every read) must be done within this many ms, from 1 to
+   * 2147483647 (Node's largest timer). Default 2000.
+   */
   timeoutMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 2000;
+/** Node's largest timer: a longer one fires after 1 ms (TimeoutOverflowWarning), so every read would time out at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 const DEFAULT_LIST_LIMIT = 100;
 
 /**
@@ -43,14 +50,15 @@ const DEFAULT_LIST_LIMIT = 100;
  * ledger, stop and per-round timeline for an SRE. Only reads: the ledger is rebuilt by
  * resuming the run on a fresh engine over a read-only snapshot of its log, exactly as a
  * process joining the run would. Returns 0, 2 for bad input or a run that is not stored, or
- * 1 when Redis cannot be reached or read (within about `timeoutMs`; a message, no stack).
+ * 1 when Redis cannot be reached or read (within `timeoutMs` and a little; a message, no stack).
  */
 export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
   // Run ids, tool names, key prefixes and server errors are all data: escaped before printing.
   const say = (text: string): void => void io.stderr.write(`${escapeControl(text)}\n`);
   const redisUrl = options.redis;
-  if (typeof redisUrl !== 'string' || !/^rediss?:\/\/./.test(redisUrl)) {
-    say(`loopguard runs: --redis must be a redis:// or rediss:// URL (redis://host:6379), got ${JSON.stringify(typeof redisUrl === 'string' ? redactRedisUrl(redisUrl) : String(redisUrl))}`);
+  const urlProblem = typeof redisUrl === 'string' ? redisUrlProblem(redisUrl) : `--redis must be a redis:// or rediss:// URL (redis://host:6379), got ${JSON.stringify(String(redisUrl))}`;
+  if (urlProblem !== undefined) {
+    say(`loopguard runs: ${urlProblem}`);
     return EXIT_BAD_INPUT;
   }
   const shownUrl = redactRedisUrl(redisUrl);
@@ -65,8 +73,8 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     return EXIT_BAD_INPUT;
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1)) {
-    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds ≥ 1, got ${String(options.timeoutMs)}`);
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
+    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(options.timeoutMs)}`);
     return EXIT_BAD_INPUT;
   }
   if (options.format !== 'text' && options.format !== 'json') {
@@ -90,9 +98,12 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     }
   }
 
+  // One budget for the whole command, not one per step: an SRE's script waits --timeout-ms, not
+  // a multiple of it (connect, INFO and two reads used to have one each).
+  const deadline = Date.now() + timeoutMs;
   let connection: RunsRedisConnection;
   try {
-    connection = await connectRunsRedis(redisUrl, timeoutMs);
+    connection = await connectRunsRedis(redisUrl, timeoutMs, deadline);
   } catch (error) {
     if (error instanceof RunsRedisError) {
       say(`loopguard runs: ${error.message}`);
@@ -104,7 +115,7 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     const store = createRedisRunStore({ client: connection.client, keyPrefix, timeoutMs });
     const read = async <T>(what: string, promise: Promise<T>): Promise<T> => {
       try {
-        return await promise;
+        return await rejectAfter(promise, Math.max(0, deadline - Date.now()), () => new Error(`no answer within --timeout-ms ${timeoutMs} ms`));
       } catch (error) {
         // Redis errors only (refused, timed out, MOVED, WRONGTYPE…): a bug elsewhere still throws.
         throw new RunsRedisError(`reading ${what} from Redis at ${shownUrl} failed: ${error instanceof Error ? error.message : String(error)}`);

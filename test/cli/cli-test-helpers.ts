@@ -7,6 +7,8 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** ms from the last output (stdout or stderr) to the process's exit: what it did after answering. */
+  exitAfterOutputMs: number;
 }
 
 /**
@@ -27,10 +29,11 @@ export function runCli(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    let lastOutputAt = Date.now();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), (lastOutputAt = Date.now())));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), (lastOutputAt = Date.now())));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, exitAfterOutputMs: Date.now() - lastOutputAt }));
     child.stdin.end(options.stdin ?? '');
   });
 }
