@@ -11,10 +11,15 @@ import { redactRedisUrl } from './runs-redact-url.js';
 import { rejectAfter } from '../redis/reject-after.js';
 import { RunsRedisError } from './runs-redis-error.js';
 import { redisUrlProblem } from './runs-redis-url-problem.js';
+import { ReportOutput } from '../replay/report-output.js';
+import { ReportOutputError } from '../replay/report-output-error.js';
 import { createSnapshotRunStore } from './runs-snapshot-store.js';
 import { buildRunTimeline } from './runs-timeline.js';
 
-/** Exit code of `loopguard runs` when Redis cannot be reached or read (0 done, 2 bad input or no such run). */
+/**
+ * Exit code of `loopguard runs` when Redis cannot be reached or read, or the output cannot be
+ * written (0 done, 2 bad input or no such run).
+ */
 export const EXIT_REDIS_UNAVAILABLE = 1;
 
 export interface RunsCommandOptions {
@@ -98,12 +103,16 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     }
   }
 
-  // One budget for the whole command, not one per step: an SRE's script waits --timeout-ms, not
-  // a multiple of it (connect, INFO and two reads used to have one each).
-  const deadline = Date.now() + timeoutMs;
+  // A full disk (ENOSPC) is one line and exit 1, like an unreachable Redis; a reader that went
+  // away (`| head`) just ends the output.
+  const output = new ReportOutput(io.stdout, 'stdout');
+  const print = async (text: string): Promise<void> => {
+    await output.write(text);
+    await output.flushed();
+  };
   let connection: RunsRedisConnection;
   try {
-    connection = await connectRunsRedis(redisUrl, timeoutMs, deadline);
+    connection = await connectRunsRedis(redisUrl, timeoutMs);
   } catch (error) {
     if (error instanceof RunsRedisError) {
       say(`loopguard runs: ${error.message}`);
@@ -113,9 +122,11 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
   }
   try {
     const store = createRedisRunStore({ client: connection.client, keyPrefix, timeoutMs });
+    // One budget for connecting and every read, not one each: an SRE's script waits
+    // --timeout-ms, not a multiple of it.
     const read = async <T>(what: string, promise: Promise<T>): Promise<T> => {
       try {
-        return await rejectAfter(promise, Math.max(0, deadline - Date.now()), () => new Error(`no answer within --timeout-ms ${timeoutMs} ms`));
+        return await rejectAfter(promise, Math.max(0, connection.deadline - Date.now()), () => new Error(`no answer within --timeout-ms ${timeoutMs} ms`));
       } catch (error) {
         // Redis errors only (refused, timed out, MOVED, WRONGTYPE…): a bug elsewhere still throws.
         throw new RunsRedisError(`reading ${what} from Redis at ${shownUrl} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -125,12 +136,12 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     if (options.run === undefined) {
       const limit = options.limit ?? DEFAULT_LIST_LIMIT;
       const runs = await read('the run index', store.listRuns({ limit }));
-      io.stdout.write(printStoredRunList(runs, { redis: shownUrl, keyPrefix, limit }, options.format));
+      await print(printStoredRunList(runs, { redis: shownUrl, keyPrefix, limit }, options.format));
       return EXIT_OK;
     }
     return await printOneRun(store, read, options.run, policy, say);
   } catch (error) {
-    if (error instanceof RunsRedisError) {
+    if (error instanceof RunsRedisError || error instanceof ReportOutputError) {
       say(`loopguard runs: ${error.message}`);
       return EXIT_REDIS_UNAVAILABLE;
     }
@@ -167,7 +178,7 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     const run = await guard.resumeRun(runId);
     // Nothing more is done with `run`: shouldStop() or end() would log a stop or an end.
     const timeline = buildRunTimeline(entries, runId);
-    io.stdout.write(
+    await print(
       printStoredRun(
         {
           runId,

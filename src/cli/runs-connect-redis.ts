@@ -8,6 +8,8 @@ export interface RunsRedisConnection {
   readonly client: Redis | Cluster;
   /** `cluster` when the URL named a node of a Redis Cluster (the client then follows slots). */
   readonly topology: 'server' | 'cluster';
+  /** When the command's --timeout-ms budget, started before connecting, runs out (epoch ms). */
+  readonly deadline: number;
   /** Drops the connection at once: the command only read, so there is nothing to flush. */
   close(): void;
 }
@@ -17,11 +19,11 @@ export interface RunsRedisConnection {
  * once commands can be sent: a client with no offline queue rejects every command sent while
  * it is still connecting, so the first one must wait for `ready`. Fails with a
  * {@link RunsRedisError} saying why (refused, timed out, authentication, a URL ioredis
- * cannot parse) by `deadline` (default: `timeoutMs` from now; `timeoutMs` is only named in
- * messages): no reconnect attempts, no offline queue, no stack trace, and no socket left to
- * keep the process alive.
+ * cannot parse) within `timeoutMs` of loading ioredis, the whole connection included (the
+ * returned `deadline` is when that budget ends, for the reads that follow): no reconnect
+ * attempts, no offline queue, no stack trace, and no socket left to keep the process alive.
  */
-export async function connectRunsRedis(url: string, timeoutMs: number, deadline = Date.now() + timeoutMs): Promise<RunsRedisConnection> {
+export async function connectRunsRedis(url: string, timeoutMs: number): Promise<RunsRedisConnection> {
   const shown = redactRedisUrl(url);
   let ioredis: Pick<typeof import('ioredis'), 'Redis' | 'Cluster'>;
   try {
@@ -31,6 +33,8 @@ export async function connectRunsRedis(url: string, timeoutMs: number, deadline 
   } catch (error) {
     throw new RunsRedisError(`loopguard runs needs the ioredis package (npm install ioredis): ${messageOf(error)}`);
   }
+  // The budget starts once ioredis is loaded: it is for Redis, not for reading modules from disk.
+  const deadline = Date.now() + timeoutMs;
 
   // ioredis waits up to 2 s (its default) for a server to close a socket it ended, and a
   // refused connection's or a mute server's never closes: the process used to outlive its
@@ -61,7 +65,7 @@ export async function connectRunsRedis(url: string, timeoutMs: number, deadline 
     // out of range): its reply precedes INFO's, so it is known here. Listing database 0
     // instead would be a wrong answer, not an error.
     if (lastError !== undefined) throw lastError;
-    if (!/^cluster_enabled:1/m.test(info)) return { client: server, topology: 'server', close: () => server.disconnect() };
+    if (!/^cluster_enabled:1/m.test(info)) return { client: server, topology: 'server', deadline, close: () => server.disconnect() };
   } catch (error) {
     server.disconnect();
     // connect() itself rejects with "Connection is closed."; the error event says why.
@@ -89,7 +93,7 @@ export async function connectRunsRedis(url: string, timeoutMs: number, deadline 
     cluster.disconnect();
     throw new RunsRedisError(`cannot reach the Redis Cluster at ${shown}: ${messageOf(clusterError ?? error)}`);
   }
-  return { client: cluster, topology: 'cluster', close: () => cluster.disconnect() };
+  return { client: cluster, topology: 'cluster', deadline, close: () => cluster.disconnect() };
 }
 
 function within<T>(promise: Promise<T>, deadline: number, message: string): Promise<T> {

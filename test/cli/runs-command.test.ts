@@ -3,7 +3,7 @@
 // processes, one ended), then listed and printed by the command, which must show what the
 // recording engines decided, read nothing wrong and write nothing.
 import { createServer, type Server, type Socket } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -576,6 +576,23 @@ describe('issue 23: loopguard runs rejects bad options and is bounded by --timeo
     const largest = await runCli(['runs', '--redis', server.url, '--timeout-ms', '2147483647']);
     expect(largest.stderr).to.equal('');
     expect(largest.code).to.equal(0);
+  });
+
+  it('issue 23 #19: stdout on a full disk (/dev/full) is one line naming ENOSPC and exit 1, for the list and for a run', async () => {
+    const guard = new LoopGuard({ store: createRedisRunStore({ client: await server.client(), keyPrefix: 'full' }), logger: { warn: () => undefined } });
+    const run = guard.startRun('written');
+    await play(run, [[{ call: { tool: 'search', args: { q: 'x' } }, outcome: { result: 'y' } }]], []);
+    await guard.flush();
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const args of [[], ['written'], ['--format', 'json', 'written']]) {
+        const result = await runCli(['runs', '--redis', server.url, '--key-prefix', 'full', '--timeout-ms', '20000', ...args], { stdoutFd: full });
+        expect(result.stderr, args.join(' ')).to.equal('loopguard runs: cannot write the report to stdout (ENOSPC: no space left on device)\n');
+        expect(result.code).to.equal(1);
+      }
+    } finally {
+      closeSync(full);
+    }
   });
 
   it('issue 23 #8: a --redis URL that cannot be used is one line naming the problem, exit 2, no stack trace, no connection', async () => {
