@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { chmod, rename, stat, unlink } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ReplayFileError, ReplayStrictAbort, type ReplayInputError } from '../replay/replay-input-error.js';
@@ -11,12 +12,16 @@ import { createJsonReportRenderer } from '../replay/render-json-report.js';
 import { createTextReportRenderer } from '../replay/render-text-report.js';
 import { escapeControl } from '../replay/escape-terminal.js';
 import { ReportOutput, type ReplayReportRenderer } from '../replay/report-output.js';
+import { ReportOutputError } from '../replay/report-output-error.js';
+import { resolveReportTarget, type ReportTarget } from './resolve-report-target.js';
 import type { Profile } from '../core/types.js';
 
 /** Exit codes of `loopguard replay` (also the README's table). */
 export const EXIT_OK = 0;
 export const EXIT_BAD_INPUT = 2;
 export const EXIT_WOULD_STOP = 3;
+/** The report could not be written (a full disk, an I/O error): one line on stderr. */
+export const EXIT_OUTPUT_FAILED = 1;
 
 export type ReplayFormat = 'text' | 'json' | 'html';
 
@@ -71,11 +76,16 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
     throw error;
   }
 
-  const toFile = options.out !== undefined && options.out !== '-';
-  if (toFile) {
-    const clash = await findInputAt(options.out as string, [...options.files, ...(options.policy !== undefined ? [options.policy] : [])]);
+  const target: ReportTarget = options.out === undefined ? { kind: 'stdout' } : await resolveReportTarget(options.out);
+  if (target.kind === 'problem') {
+    writeError(`loopguard replay: ${target.problem}`);
+    return EXIT_BAD_INPUT;
+  }
+  const out = options.out as string;
+  if (target.kind === 'replace' || target.kind === 'through') {
+    const clash = await findInputAt(target.path, [...options.files, ...(options.policy !== undefined ? [options.policy] : [])]);
     if (clash !== undefined) {
-      writeError(`loopguard replay: --out ${options.out} is also an input (${clash}); refusing to overwrite it`);
+      writeError(`loopguard replay: --out ${out} is also an input (${clash}); refusing to overwrite it`);
       return EXIT_BAD_INPUT;
     }
   }
@@ -90,27 +100,40 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
   }
   if (unreadable > 0) return EXIT_BAD_INPUT;
 
-  // --out is written to a temporary file beside it and renamed over it only when the replay
-  // completes, so an abort (--strict, a crash, Ctrl-C) leaves the previous report intact.
-  const tempPath = toFile ? temporaryPathFor(options.out as string) : undefined;
-  const stream: Writable = tempPath !== undefined ? createWriteStream(tempPath, { flags: 'wx' }) : io.stdout;
-  if (tempPath !== undefined) {
+  // A regular --out is written to a temporary file beside it and renamed over it only when
+  // the replay completes, so an abort (--strict, a crash, Ctrl-C) leaves the previous report
+  // intact. Anything else that exists (a FIFO, a device, a descriptor) is written in place:
+  // renaming over it would replace the pipe or the device itself.
+  const tempPath = target.kind === 'replace' ? temporaryPathFor(target.path) : undefined;
+  let stream: Writable;
+  let where: string;
+  if (target.kind === 'stdout' || target.kind === 'stderr') {
+    stream = target.kind === 'stdout' ? io.stdout : io.stderr;
+    where = target.kind;
+  } else {
+    stream = createWriteStream(tempPath ?? target.path, { flags: tempPath !== undefined ? 'wx' : 'a' });
+    where = out;
     const opened = await new Promise<Error | undefined>((resolve) => {
       stream.once('open', () => resolve(undefined));
       stream.once('error', (error) => resolve(error));
     });
+    if (opened === undefined && tempPath !== undefined && target.kind === 'replace' && target.mode !== undefined) {
+      // The report replaces the file, not its permissions (a 0640 report stays 0640).
+      await chmod(tempPath, target.mode).catch(() => undefined);
+    }
     if (opened) {
-      writeError(`loopguard replay: cannot write ${options.out} (${(opened as NodeJS.ErrnoException).code ?? opened.message})`);
+      writeError(`loopguard replay: cannot write ${out} (${(opened as NodeJS.ErrnoException).code ?? opened.message})`);
       return EXIT_BAD_INPUT;
     }
   }
-  const output = new ReportOutput(stream);
-  const renderer = createRenderer(options.format, output, !toFile && wantsColor(io));
+  const output = new ReportOutput(stream, where);
+  const renderer = createRenderer(options.format, output, target.kind === 'stdout' && wantsColor(io));
   const problems: string[] = [];
   let problemCount = 0;
 
   let exitCode = EXIT_OK;
   let completed = false;
+  let outputFailure: ReportOutputError | undefined;
   try {
     await renderer.begin();
     const summary = await replayInputs({
@@ -130,6 +153,8 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
       writeError(`loopguard replay: ${problemCount - MAX_PROBLEMS_PRINTED} more input problems not shown (${problemCount} in total)`);
     }
     await renderer.end(summary, problems);
+    if (stream === io.stdout || stream === io.stderr) await output.flushed();
+    else await endStream(stream, where);
     completed = true;
     if (summary.problems > 0) exitCode = EXIT_BAD_INPUT;
     else if (options.failOnStop && summary.stoppedRuns > 0) exitCode = EXIT_WOULD_STOP;
@@ -137,25 +162,46 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
     if (error instanceof ReplayStrictAbort || error instanceof ReplayFileError) {
       writeError(error.message);
       exitCode = EXIT_BAD_INPUT;
+    } else if (error instanceof ReportOutputError) {
+      outputFailure = error;
+      exitCode = EXIT_OUTPUT_FAILED;
     } else {
       throw error;
     }
   } finally {
     if (tempPath !== undefined) {
-      await new Promise<void>((resolve) => stream.end(resolve));
+      if (!completed) stream.destroy();
       if (completed) {
         try {
-          await rename(tempPath, options.out as string);
+          await rename(tempPath, (target as { path: string }).path);
         } catch (error) {
-          writeError(`loopguard replay: cannot write ${options.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+          writeError(`loopguard replay: cannot write ${out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
           exitCode = EXIT_BAD_INPUT;
         }
       }
       if (!completed || exitCode === EXIT_BAD_INPUT) await unlink(tempPath).catch(() => undefined);
-      if (!completed && options.out !== undefined) writeError(`loopguard replay: ${options.out} was left as it was`);
+    } else if (!completed && stream !== io.stdout && stream !== io.stderr) {
+      stream.destroy();
+    }
+    // One line for a failed write, saying what became of --out.
+    if (outputFailure !== undefined) {
+      const fate = tempPath !== undefined ? `; ${out} was left as it was` : target.kind === 'through' ? `; what reached ${out} is incomplete` : '';
+      writeError(`loopguard replay: ${outputFailure.message}${fate}`);
+    } else if (!completed && tempPath !== undefined) {
+      writeError(`loopguard replay: ${out} was left as it was`);
     }
   }
   return exitCode;
+}
+
+/** Ends a file stream and waits until the system has it all, or fails with a ReportOutputError. */
+async function endStream(stream: Writable, where: string): Promise<void> {
+  try {
+    stream.end();
+    await finished(stream);
+  } catch (error) {
+    throw new ReportOutputError(where, error);
+  }
 }
 
 /** Which input (or the policy file) is the same file as `out`, by path or by inode. */

@@ -8,11 +8,18 @@ import { printStoredRunList } from './print-stored-run-list.js';
 import { EXIT_BAD_INPUT, EXIT_OK, type CliIo } from './replay-command.js';
 import { connectRunsRedis, type RunsRedisConnection } from './runs-connect-redis.js';
 import { redactRedisUrl } from './runs-redact-url.js';
+import { rejectAfter } from '../redis/reject-after.js';
 import { RunsRedisError } from './runs-redis-error.js';
+import { redisUrlProblem } from './runs-redis-url-problem.js';
+import { ReportOutput } from '../replay/report-output.js';
+import { ReportOutputError } from '../replay/report-output-error.js';
 import { createSnapshotRunStore } from './runs-snapshot-store.js';
 import { buildRunTimeline } from './runs-timeline.js';
 
-/** Exit code of `loopguard runs` when Redis cannot be reached or read (0 done, 2 bad input or no such run). */
+/**
+ * Exit code of `loopguard runs` when Redis cannot be reached or read, or the output cannot be
+ * written (0 done, 2 bad input or no such run).
+ */
 export const EXIT_REDIS_UNAVAILABLE = 1;
 
 export interface RunsCommandOptions {
@@ -31,11 +38,16 @@ export interface RunsCommandOptions {
    * and streaks are judged by the engine that applies the log. Default: the library defaults.
    */
   policy?: string;
-  /** Connecting, and each read, must answer within this many ms. Default 2000. */
+  /**
+   * The whole command (connecting and every read) must be done within this many ms, from 1 to
+   * 2147483647 (Node's largest timer). Default 2000.
+   */
   timeoutMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 2000;
+/** Node's largest timer: a longer one fires after 1 ms (TimeoutOverflowWarning), so every read would time out at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 const DEFAULT_LIST_LIMIT = 100;
 
 /**
@@ -43,14 +55,15 @@ const DEFAULT_LIST_LIMIT = 100;
  * ledger, stop and per-round timeline for an SRE. Only reads: the ledger is rebuilt by
  * resuming the run on a fresh engine over a read-only snapshot of its log, exactly as a
  * process joining the run would. Returns 0, 2 for bad input or a run that is not stored, or
- * 1 when Redis cannot be reached or read (within about `timeoutMs`; a message, no stack).
+ * 1 when Redis cannot be reached or read (within `timeoutMs` and a little; a message, no stack).
  */
 export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Promise<number> {
   // Run ids, tool names, key prefixes and server errors are all data: escaped before printing.
   const say = (text: string): void => void io.stderr.write(`${escapeControl(text)}\n`);
   const redisUrl = options.redis;
-  if (typeof redisUrl !== 'string' || !/^rediss?:\/\/./.test(redisUrl)) {
-    say(`loopguard runs: --redis must be a redis:// or rediss:// URL (redis://host:6379), got ${JSON.stringify(typeof redisUrl === 'string' ? redactRedisUrl(redisUrl) : String(redisUrl))}`);
+  const urlProblem = typeof redisUrl === 'string' ? redisUrlProblem(redisUrl) : `--redis must be a redis:// or rediss:// URL (redis://host:6379), got ${JSON.stringify(String(redisUrl))}`;
+  if (urlProblem !== undefined) {
+    say(`loopguard runs: ${urlProblem}`);
     return EXIT_BAD_INPUT;
   }
   const shownUrl = redactRedisUrl(redisUrl);
@@ -65,8 +78,8 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     return EXIT_BAD_INPUT;
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1)) {
-    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds ≥ 1, got ${String(options.timeoutMs)}`);
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
+    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(options.timeoutMs)}`);
     return EXIT_BAD_INPUT;
   }
   if (options.format !== 'text' && options.format !== 'json') {
@@ -90,6 +103,13 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     }
   }
 
+  // A full disk (ENOSPC) is one line and exit 1, like an unreachable Redis; a reader that went
+  // away (`| head`) just ends the output.
+  const output = new ReportOutput(io.stdout, 'stdout');
+  const print = async (text: string): Promise<void> => {
+    await output.write(text);
+    await output.flushed();
+  };
   let connection: RunsRedisConnection;
   try {
     connection = await connectRunsRedis(redisUrl, timeoutMs);
@@ -102,9 +122,11 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
   }
   try {
     const store = createRedisRunStore({ client: connection.client, keyPrefix, timeoutMs });
+    // One budget for connecting and every read, not one each: an SRE's script waits
+    // --timeout-ms, not a multiple of it.
     const read = async <T>(what: string, promise: Promise<T>): Promise<T> => {
       try {
-        return await promise;
+        return await rejectAfter(promise, Math.max(0, connection.deadline - Date.now()), () => new Error(`no answer within --timeout-ms ${timeoutMs} ms`));
       } catch (error) {
         // Redis errors only (refused, timed out, MOVED, WRONGTYPE…): a bug elsewhere still throws.
         throw new RunsRedisError(`reading ${what} from Redis at ${shownUrl} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -114,12 +136,12 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     if (options.run === undefined) {
       const limit = options.limit ?? DEFAULT_LIST_LIMIT;
       const runs = await read('the run index', store.listRuns({ limit }));
-      io.stdout.write(printStoredRunList(runs, { redis: shownUrl, keyPrefix, limit }, options.format));
+      await print(printStoredRunList(runs, { redis: shownUrl, keyPrefix, limit }, options.format));
       return EXIT_OK;
     }
     return await printOneRun(store, read, options.run, policy, say);
   } catch (error) {
-    if (error instanceof RunsRedisError) {
+    if (error instanceof RunsRedisError || error instanceof ReportOutputError) {
       say(`loopguard runs: ${error.message}`);
       return EXIT_REDIS_UNAVAILABLE;
     }
@@ -156,7 +178,7 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     const run = await guard.resumeRun(runId);
     // Nothing more is done with `run`: shouldStop() or end() would log a stop or an end.
     const timeline = buildRunTimeline(entries, runId);
-    io.stdout.write(
+    await print(
       printStoredRun(
         {
           runId,

@@ -8,6 +8,8 @@ export interface RunsRedisConnection {
   readonly client: Redis | Cluster;
   /** `cluster` when the URL named a node of a Redis Cluster (the client then follows slots). */
   readonly topology: 'server' | 'cluster';
+  /** When the command's --timeout-ms budget, started before connecting, runs out (epoch ms). */
+  readonly deadline: number;
   /** Drops the connection at once: the command only read, so there is nothing to flush. */
   close(): void;
 }
@@ -16,8 +18,10 @@ export interface RunsRedisConnection {
  * Connects to the Redis (or to the Redis Cluster one of whose nodes) `url` names, and resolves
  * once commands can be sent: a client with no offline queue rejects every command sent while
  * it is still connecting, so the first one must wait for `ready`. Fails with a
- * {@link RunsRedisError} saying why (refused, timed out, authentication) within about
- * `timeoutMs`: no reconnect attempts, no offline queue, no stack trace.
+ * {@link RunsRedisError} saying why (refused, timed out, authentication, a URL ioredis
+ * cannot parse) within `timeoutMs` of loading ioredis, the whole connection included (the
+ * returned `deadline` is when that budget ends, for the reads that follow): no reconnect
+ * attempts, no offline queue, no stack trace, and no socket left to keep the process alive.
  */
 export async function connectRunsRedis(url: string, timeoutMs: number): Promise<RunsRedisConnection> {
   const shown = redactRedisUrl(url);
@@ -29,26 +33,39 @@ export async function connectRunsRedis(url: string, timeoutMs: number): Promise<
   } catch (error) {
     throw new RunsRedisError(`loopguard runs needs the ioredis package (npm install ioredis): ${messageOf(error)}`);
   }
+  // The budget starts once ioredis is loaded: it is for Redis, not for reading modules from disk.
+  const deadline = Date.now() + timeoutMs;
 
-  const server = new ioredis.Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: timeoutMs,
-    // One attempt: an SRE tool should say "unreachable" now, not retry in the background.
-    retryStrategy: () => null,
-  });
+  // ioredis waits up to 2 s (its default) for a server to close a socket it ended, and a
+  // refused connection's or a mute server's never closes: the process used to outlive its
+  // answer by 2 s. The command only read, so there is nothing to wait for.
+  const disconnectTimeout = 0;
+  let server: InstanceType<typeof ioredis.Redis>;
+  try {
+    server = new ioredis.Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: remaining(deadline),
+      disconnectTimeout,
+      // One attempt: an SRE tool should say "unreachable" now, not retry in the background.
+      retryStrategy: () => null,
+    });
+  } catch (error) {
+    // redisUrlProblem() catches the URLs known to make the constructor throw; this is the rest.
+    throw new RunsRedisError(`cannot use the Redis URL ${shown}: ${messageOf(error)}`);
+  }
   let lastError: unknown;
   // Without a listener ioredis prints "[ioredis] Unhandled error event" with a stack.
   server.on('error', (error: unknown) => (lastError = error));
   try {
-    await within(server.connect(), timeoutMs, `connecting took longer than ${timeoutMs} ms`);
-    const info = await within(server.info('cluster'), timeoutMs, `INFO took longer than ${timeoutMs} ms`);
+    await within(server.connect(), deadline, `connecting took longer than ${timeoutMs} ms`);
+    const info = await within(server.info('cluster'), deadline, `connecting took longer than ${timeoutMs} ms (INFO got no answer)`);
     // ioredis selects the URL's database after `ready` and only emits a failure (a database
     // out of range): its reply precedes INFO's, so it is known here. Listing database 0
     // instead would be a wrong answer, not an error.
     if (lastError !== undefined) throw lastError;
-    if (!/^cluster_enabled:1/m.test(info)) return { client: server, topology: 'server', close: () => server.disconnect() };
+    if (!/^cluster_enabled:1/m.test(info)) return { client: server, topology: 'server', deadline, close: () => server.disconnect() };
   } catch (error) {
     server.disconnect();
     // connect() itself rejects with "Connection is closed."; the error event says why.
@@ -61,8 +78,8 @@ export async function connectRunsRedis(url: string, timeoutMs: number): Promise<
   const cluster = new ioredis.Cluster([{ host, port }], {
     enableOfflineQueue: false,
     clusterRetryStrategy: () => null,
-    slotsRefreshTimeout: timeoutMs,
-    redisOptions: { username, password, tls, connectTimeout: timeoutMs, maxRetriesPerRequest: 1 },
+    slotsRefreshTimeout: remaining(deadline),
+    redisOptions: { username, password, tls, connectTimeout: remaining(deadline), disconnectTimeout, maxRetriesPerRequest: 1 },
   });
   let clusterError: unknown;
   cluster.on('error', (error: unknown) => (clusterError = error));
@@ -71,16 +88,21 @@ export async function connectRunsRedis(url: string, timeoutMs: number): Promise<
       cluster.once('ready', () => resolve());
       cluster.once('end', () => reject(clusterError ?? new Error('the cluster closed the connection')));
     });
-    await within(ready, timeoutMs, `the cluster was not ready within ${timeoutMs} ms`);
+    await within(ready, deadline, `the cluster was not ready within ${timeoutMs} ms`);
   } catch (error) {
     cluster.disconnect();
     throw new RunsRedisError(`cannot reach the Redis Cluster at ${shown}: ${messageOf(clusterError ?? error)}`);
   }
-  return { client: cluster, topology: 'cluster', close: () => cluster.disconnect() };
+  return { client: cluster, topology: 'cluster', deadline, close: () => cluster.disconnect() };
 }
 
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  return rejectAfter(promise, ms, () => new Error(message));
+function within<T>(promise: Promise<T>, deadline: number, message: string): Promise<T> {
+  return rejectAfter(promise, remaining(deadline), () => new Error(message));
+}
+
+/** ms left until `deadline`; at least 1, as ioredis reads a connectTimeout of 0 as "none". */
+function remaining(deadline: number): number {
+  return Math.max(1, deadline - Date.now());
 }
 
 function messageOf(error: unknown): string {

@@ -7,6 +7,8 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** ms from the last output (stdout or stderr) to the process's exit: what it did after answering. */
+  exitAfterOutputMs: number;
 }
 
 /**
@@ -15,7 +17,13 @@ export interface CliResult {
  */
 export function runCli(
   args: string[],
-  options: { stdin?: string; env?: Record<string, string>; via?: 'source' | 'bin' } = {},
+  options: {
+    stdin?: string;
+    env?: Record<string, string>;
+    via?: 'source' | 'bin';
+    /** A file descriptor the child gets as its stdout instead of a pipe (a file, /dev/full…); `stdout` is then ''. */
+    stdoutFd?: number;
+  } = {},
 ): Promise<CliResult> {
   const command =
     options.via === 'bin' ? ['bin/loopguard.js', ...args] : ['--import', 'tsx', 'test/cli/run-cli.ts', ...args];
@@ -23,14 +31,15 @@ export function runCli(
     const child = spawn(process.execPath, command, {
       cwd: REPO_ROOT,
       env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', options.stdoutFd ?? 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    let lastOutputAt = Date.now();
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), (lastOutputAt = Date.now())));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), (lastOutputAt = Date.now())));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+    child.on('close', (code) => resolve({ code, stdout, stderr, exitAfterOutputMs: Date.now() - lastOutputAt }));
+    child.stdin!.end(options.stdin ?? '');
   });
 }

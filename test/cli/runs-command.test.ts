@@ -3,7 +3,7 @@
 // processes, one ended), then listed and printed by the command, which must show what the
 // recording engines decided, read nothing wrong and write nothing.
 import { createServer, type Server, type Socket } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -509,6 +509,154 @@ describe('loopguard runs on a three-node Redis Cluster (issue 12 item 8)', funct
       expect(timelineDecisions(body)).to.deep.equal(decisions);
     } finally {
       await cluster.stop();
+    }
+  });
+});
+
+/**
+ * A local TCP server that accepts and never answers, or (`answerHandshake`) answers what
+ * ioredis sends to connect (HELLO: refused as by a Redis 5, CLIENT SETINFO, INFO: not a
+ * cluster) and then nothing else: a connection that works and reads that hang. It never
+ * closes a connection itself.
+ */
+async function startMuteServer(options: { answerHandshake?: boolean } = {}): Promise<{ port: number; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const info = '# Server\r\nloading:0\r\n# Cluster\r\ncluster_enabled:0\r\n';
+  const mute: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      if (!options.answerHandshake) return;
+      pending += chunk.toString('latin1');
+      // Whole RESP commands only (*N then N bulk strings); their first word decides the answer.
+      for (;;) {
+        const command = /^\*(\d+)\r\n((?:\$\d+\r\n[^\r]*\r\n)*)/.exec(pending);
+        if (command === null) return;
+        const words = [...command[2]!.matchAll(/\$\d+\r\n([^\r]*)\r\n/g)].map((match) => match[1]!);
+        if (words.length < Number(command[1])) return;
+        const taken = words.slice(0, Number(command[1]));
+        const length = taken.reduce((sum, word) => sum + `$${word.length}\r\n${word}\r\n`.length, `*${command[1]}\r\n`.length);
+        pending = pending.slice(length);
+        const name = taken[0]!.toLowerCase();
+        if (name === 'hello') socket.write("-ERR unknown command 'HELLO'\r\n");
+        else if (name === 'client') socket.write('+OK\r\n');
+        else if (name === 'info') socket.write(`$${info.length}\r\n${info}\r\n`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (mute.address() as { port: number }).port,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    },
+  };
+}
+
+describe('issue 23: loopguard runs rejects bad options and is bounded by --timeout-ms', function () {
+  this.timeout(120_000);
+  let server: RedisServer;
+  before(async () => (server = await startRedisServer()));
+  after(async () => server?.stop());
+
+  it('issue 23 #7: --timeout-ms of 2^31 or more is refused with exit 2 and one line naming the flag (it became 1 ms)', async () => {
+    const result = await runCli(['runs', '--redis', server.url, '--timeout-ms', '2147483648']);
+    expect(result.code, result.stderr).to.equal(2);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.equal('loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got 2147483648\n');
+    // In process too: the command, not only its argument parser, holds the bound.
+    for (const timeoutMs of [2 ** 31, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
+      const inProcess = await runs({ redis: server.url, timeoutMs });
+      expect(inProcess.code, String(timeoutMs)).to.equal(2);
+      expect(inProcess.stderr).to.equal(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got ${timeoutMs}\n`);
+    }
+    // The largest timer Node keeps is accepted and works.
+    const largest = await runCli(['runs', '--redis', server.url, '--timeout-ms', '2147483647']);
+    expect(largest.stderr).to.equal('');
+    expect(largest.code).to.equal(0);
+  });
+
+  it('issue 23 #19: stdout on a full disk (/dev/full) is one line naming ENOSPC and exit 1, for the list and for a run', async () => {
+    const guard = new LoopGuard({ store: createRedisRunStore({ client: await server.client(), keyPrefix: 'full' }), logger: { warn: () => undefined } });
+    const run = guard.startRun('written');
+    await play(run, [[{ call: { tool: 'search', args: { q: 'x' } }, outcome: { result: 'y' } }]], []);
+    await guard.flush();
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const args of [[], ['written'], ['--format', 'json', 'written']]) {
+        const result = await runCli(['runs', '--redis', server.url, '--key-prefix', 'full', '--timeout-ms', '20000', ...args], { stdoutFd: full });
+        expect(result.stderr, args.join(' ')).to.equal('loopguard runs: cannot write the report to stdout (ENOSPC: no space left on device)\n');
+        expect(result.code).to.equal(1);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('issue 23 #8: a --redis URL that cannot be used is one line naming the problem, exit 2, no stack trace, no connection', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['redis://127.0.0.1:99999', /port 99999/],
+      ['redis://[::1', /not a valid URL/],
+      ['redis://u:p%zz@host', /password that is not valid percent-encoding/],
+      ['redis://user%zz:p@host', /user name that is not valid percent-encoding/],
+      [`redis://127.0.0.1:${server.port}/abc`, /database "abc"/],
+      [`redis://127.0.0.1:${server.port}/0abc`, /database "0abc"/],
+      [`redis://127.0.0.1:${server.port}/-1`, /database "-1"/],
+      [`redis://127.0.0.1:${server.port}/?db=abc`, /database "abc"/],
+      ['redis://:6379', /not a valid URL/],
+      ['redis:///0', /names no host/],
+      ['redis://127.0.0.1:0', /port 0/],
+    ];
+    for (const [url, problem] of cases) {
+      const result = await runs({ redis: url });
+      expect(result.code, `${url}: ${result.stderr}`).to.equal(2);
+      expect(result.stdout, url).to.equal('');
+      expect(result.stderr, url).to.match(/^loopguard runs: --redis [^\n]*\n$/);
+      expect(result.stderr, url).to.match(problem);
+    }
+    // Through the process: no stack trace (ioredis threw TypeError: Invalid URL), and no secret.
+    const spawned = await runCli(['runs', '--redis', 'redis://admin:hunter2@127.0.0.1:99999']);
+    expect(spawned.code, spawned.stderr).to.equal(2);
+    expect(spawned.stderr).to.equal('loopguard runs: --redis has port 99999, which is not a TCP port (1-65535), in "redis://***@127.0.0.1:99999"\n');
+  });
+
+  it('issue 23 #8: a failure is bounded by --timeout-ms, exit included (refused, a mute server, reads that hang)', async () => {
+    const mute = await startMuteServer();
+    const handshakeOnly = await startMuteServer({ answerHandshake: true });
+    try {
+      const refusedUrl = `redis://127.0.0.1:${await freePort()}`;
+      const muteUrl = `redis://127.0.0.1:${mute.port}`;
+      const hangingUrl = `redis://127.0.0.1:${handshakeOnly.port}`;
+      // Generous bounds: the point is one budget for the whole command (connect, INFO and each
+      // read had one each) and no wait after the answer (ioredis held a closed socket 2 s).
+      const scenarios: Array<[string, number, RegExp]> = [
+        [refusedUrl, 600, /cannot reach Redis at .*: connect ECONNREFUSED/],
+        [muteUrl, 600, /cannot reach Redis at .*: connecting took longer than 600 ms$/],
+        // Long enough for ioredis to finish its handshake on a busy machine: the reads then hang.
+        [hangingUrl, 3000, /reading (the run index|run "some-run") from Redis at .* failed: .*3000 ms/],
+      ];
+      for (const [url, timeoutMs, message] of scenarios) {
+        for (const run of [undefined, 'some-run']) {
+          const started = Date.now();
+          const result = await runs({ redis: url, timeoutMs, ...(run === undefined ? {} : { run }) });
+          const elapsed = Date.now() - started;
+          expect(result.code, result.stderr).to.equal(EXIT_REDIS_UNAVAILABLE);
+          expect(result.stderr.split('\n'), result.stderr).to.have.length(2);
+          expect(result.stderr.trimEnd()).to.match(message);
+          expect(elapsed, `${url} ${run ?? ''}`).to.be.below(timeoutMs + 1500);
+        }
+      }
+      // The process ends when it has answered: nothing holds it after the message.
+      for (const [url, timeoutMs] of scenarios) {
+        const result = await runCli(['runs', '--redis', url, '--timeout-ms', String(timeoutMs), 'some-run']);
+        expect(result.code, result.stderr).to.equal(EXIT_REDIS_UNAVAILABLE);
+        expect(result.exitAfterOutputMs, `${url}: exit after the message`).to.be.below(1000);
+      }
+    } finally {
+      await mute.stop();
+      await handshakeOnly.stop();
     }
   });
 });

@@ -4,6 +4,7 @@ import type { CallOutcome } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpenAsync } from '../fail-open.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
+import { toolResultOutcome } from './tool-result-outcome.js';
 
 export interface GuardLangChainToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
@@ -73,6 +74,7 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
         return this.responseFormat === 'content_and_artifact' ? [ticket.decision.message, undefined] : ticket.decision.message;
       }
       const finish = (outcome: CallOutcome): void => finishOrFailOpen(run, ticket, name, outcome);
+      const callId = toolCallIdOf(config);
       let raw: unknown;
       try {
         // The original runs as itself: state a tool keeps on `this` stays on the tool.
@@ -81,8 +83,8 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
         finish({ error });
         throw error;
       }
-      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat);
-      finish({ result: contentOf(raw, this.responseFormat) });
+      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat, callId);
+      finish(toolResultOutcome(contentOf(raw, this.responseFormat), callId));
       return raw;
     },
   });
@@ -97,7 +99,13 @@ function toolCallIdOf(config: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** The model reads the content; an artifact (`content_and_artifact`) is for code, not the model. */
+/**
+ * The model reads the content; an artifact (`content_and_artifact`) is for code, not the model.
+ * What this returns is judged by toolResultOutcome, like the middleware's and the callback
+ * handler's results: a tool may return a ToolMessage (or a LangGraph Command) itself, and its
+ * per-call tool_call_id must not make identical answers differ, nor `status: 'error'` pass
+ * for a success.
+ */
 function contentOf(raw: unknown, responseFormat: string | undefined): unknown {
   return responseFormat === 'content_and_artifact' && Array.isArray(raw) && raw.length === 2 ? raw[0] : raw;
 }
@@ -114,12 +122,13 @@ async function* recordStreamedResult(
   generator: AsyncGenerator<unknown, unknown>,
   finish: (outcome: CallOutcome) => void,
   responseFormat: string | undefined,
+  callId: string | undefined,
 ): AsyncGenerator<unknown, unknown> {
   let finished = false;
   try {
     const result = yield* generator;
     finished = true;
-    finish({ result: contentOf(result, responseFormat) });
+    finish(toolResultOutcome(contentOf(result, responseFormat), callId));
     return result;
   } catch (error) {
     finished = true;

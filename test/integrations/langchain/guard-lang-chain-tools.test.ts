@@ -2,11 +2,13 @@
 // (with a ToolCall), and as plain tools.
 import { expect } from 'chai';
 import { StructuredTool, tool } from '@langchain/core/tools';
-import { ToolMessage } from '@langchain/core/messages';
+import { HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { createAgent } from 'langchain';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { guardLangChainTools } from '../../../src/integrations/langchain/index.js';
+import { createGuardedAgentRun, guardLangChainTools } from '../../../src/integrations/langchain/index.js';
+import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
 
 const toolCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'search_docs', args, type: 'tool_call' as const });
 
@@ -108,5 +110,54 @@ describe('guardLangChainTools', () => {
     expect(first.text).to.equal('result for q');
     expect(run.inFlight).to.equal(0);
     expect(run.partial().newFacts).to.equal(1);
+  });
+});
+
+// A tool may return a ToolMessage itself (to set its status, or an artifact): LangChain hands it
+// to the model as is. loopguard must judge what the model reads, its content and status, not
+// the message object with its per-call tool_call_id.
+describe('issue 23 #17: a tool that returns a ToolMessage is judged by its content and status (real createAgent)', () => {
+  const toolCallIdOf = (config: unknown) => (config as { toolCall: { id: string } }).toolCall.id;
+  const agentRun = async (tool: ReturnType<typeof makeLookup>, turns: number) => {
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [tool] });
+    const model = new ScriptedChatModel(({ turn }) => (turn <= turns ? { calls: [{ tool: 'lookup_order', args: { id: 'A-1' } }] } : { text: 'done' }));
+    const result = await createAgent({ model, tools: guarded.tools, middleware: [guarded.middleware] }).invoke({ messages: [new HumanMessage('Where is order A-1?')] });
+    return { outputs: toolMessagesIn(result.messages), outcome: guarded.end() };
+  };
+  function makeLookup(executions: string[], answer: (config: unknown) => unknown) {
+    return tool(async ({ id }, config) => (executions.push(id), answer(config)), {
+      name: 'lookup_order',
+      description: 'Look an order up',
+      schema: z.object({ id: z.string() }),
+    });
+  }
+
+  it('issue 23 #17: identical ToolMessage answers are identical results: refused where the same string answer is (call 3), not run 6 times', async () => {
+    const answer = 'order A-1: shipped';
+    const asString: string[] = [];
+    const viaString = await agentRun(makeLookup(asString, () => answer), 6);
+    const asMessage: string[] = [];
+    const viaMessage = await agentRun(makeLookup(asMessage, (config) => new ToolMessage({ content: answer, tool_call_id: toolCallIdOf(config) })), 6);
+
+    expect(asString, 'the string twin: the third identical call is refused').to.have.length(2);
+    expect(asMessage).to.deep.equal(asString);
+    expect(viaMessage.outputs.get('call_1')).to.equal(answer);
+    expect(viaMessage.outputs.get('call_3')).to.equal(viaString.outputs.get('call_3'));
+    expect(viaMessage.outputs.get('call_3')).to.match(/^Not run: /);
+    expect(viaMessage.outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(viaString.outcome.refusals.map((refusal) => refusal.reason));
+  });
+
+  it("issue 23 #17: a ToolMessage with status 'error' is a failure: the same error twice refuses the third call, as a thrown error does", async () => {
+    const attempts: string[] = [];
+    const { outputs, outcome } = await agentRun(
+      makeLookup(attempts, (config) => new ToolMessage({ content: 'order A-1 not found (404)', status: 'error', tool_call_id: toolCallIdOf(config) })),
+      6,
+    );
+
+    expect(outputs.get('call_1')).to.equal('order A-1 not found (404)');
+    expect(attempts).to.deep.equal(['A-1', 'A-1']);
+    expect(outputs.get('call_3')).to.match(/^Not run: lookup_order with these arguments failed 2 times in a row with the same error/);
+    expect(outcome.partial.tools.lookup_order!.failures).to.equal(2);
+    expect(outcome.refusals[0]?.reason).to.equal('repeat.same_error');
   });
 });
