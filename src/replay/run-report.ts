@@ -7,6 +7,10 @@ export type ReplayDecisionKind = 'allow' | 'refuse' | 'skip';
 /** Whether an allowed call's result taught the run something (engine's Novelty). */
 export type ReplayNovelty = 'new' | 'seen' | 'neutral';
 
+/**
+ * What replay decided for one input call: allowed (with the novelty of its result), refused (with
+ * the reason), or skipped after the stop.
+ */
 export interface ReplayDecision {
   /** 1-based position of the call within its run. */
   call: number;
@@ -21,6 +25,7 @@ export interface ReplayDecision {
   failed?: true;
 }
 
+/** Where and why the guard would have stopped a replayed run. */
 export interface ReplayStop {
   reason: StopReason;
   /** The round after which the guard stops the run (the engine's StopDecision.round). */
@@ -34,6 +39,10 @@ export interface ReplayStop {
 /** How a round is drawn: the engine's verdict, or `skipped` for rounds after the stop. */
 export type ReplayRoundVerdict = RoundVerdict | 'skipped';
 
+/**
+ * One replayed run: its counts, its stop, its decisions per call and what the stop would have
+ * saved.
+ */
 export interface RunReport {
   run: string;
   file: string;

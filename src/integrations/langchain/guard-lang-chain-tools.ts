@@ -5,6 +5,7 @@ import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpenAsync } from '../fail-open.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
 
+/** Options of {@link guardLangChainTools}. */
 export interface GuardLangChainToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
   run: RunGuard;

@@ -6,6 +6,7 @@ import type { DeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
+/** Options of {@link LoopGuardCallbackHandler}. */
 export interface LoopGuardCallbackHandlerOptions {
   /** The run the observed agent invocation belongs to (`guard.startRun(...)`). */
   run: RunGuard;
