@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../cli/cli-test-helpers.js';
-import { checkCliFlags, commandsIn, documentedFlags, flagsInHelp, helpTexts } from './cli-flags.js';
+import { checkCliFlags, checkHelpExamples, commandsIn, documentedFlags, flagsInHelp, helpTexts } from './cli-flags.js';
 
 describe('documentation: CLI flags against --help, both ways', () => {
   let help: Map<string, string>;
@@ -20,6 +20,22 @@ describe('documentation: CLI flags against --help, both ways', () => {
 
   it('every flag in the docs exists in --help, and every flag in --help is documented', () => {
     expect(checkCliFlags(REPO_ROOT, help)).to.deep.equal([]);
+  });
+
+  it('--help teaches: a one-line purpose per command, examples at the top and two or more per command, each using real flags', () => {
+    expect(checkHelpExamples(help)).to.deep.equal([]);
+  });
+
+  it('the help check fails on a command without examples, a long purpose, or an example with a flag that does not exist', () => {
+    const planted = new Map(help);
+    planted.set('runs', help.get('runs')!.replace(/^Examples:[\s\S]*$/m, ''));
+    planted.set('replay', help.get('replay')!.replace('--fail-on-stop --policy', '--fail-on-loop --policy'));
+    planted.set('', help.get('')!.replace(/^( {2}mcp-proxy \[options\] <command> \[args\.\.\.\] +)(.*)$/m, `$1$2 ${'and more words '.repeat(6)}`));
+    expect(checkHelpExamples(planted)).to.deep.equal([
+      `loopguard --help: "mcp-proxy" needs a one-line purpose (commander's .summary()), got: ${JSON.stringify(`guard any stdio MCP server: put it in front of the server command in your MCP client ${'and more words '.repeat(6)}`)}`,
+      'loopguard runs --help: 0 example(s) of the command, want at least 2 ("  $ loopguard runs …" after Examples:)',
+      'loopguard replay --help: example "loopguard replay --fail-on-loop --policy policy.json test/fixtures/agent-runs/*.jsonl" uses --fail-on-loop, not an option of loopguard replay',
+    ]);
   });
 
   describe('with planted defects', () => {

@@ -121,3 +121,35 @@ export function checkCliFlags(root: string, help: Map<string, string>, files = d
   }
   return problems;
 }
+
+/**
+ * Help that teaches: the top-level help lists each command with a one-line purpose and shows
+ * examples; each command's help shows at least two examples of itself; every example uses only
+ * flags its command has.
+ */
+export function checkHelpExamples(help: Map<string, string>): string[] {
+  const problems: string[] = [];
+  const top = help.get('')!;
+  const commands = commandsIn(top);
+  const listing = top.split(/^Commands:$/m)[1]?.split(/^\S/m)[0] ?? '';
+  for (const command of commands) {
+    const line = listing.split('\n').find((text) => text.startsWith(`  ${command} `));
+    const purpose = line?.replace(/^ {2}\S+(?: \S+)*? {2,}/, '') ?? '';
+    if (purpose === '' || purpose.length > 110) problems.push(`loopguard --help: "${command}" needs a one-line purpose (commander's .summary()), got: ${JSON.stringify(purpose)}`);
+  }
+  const examples = (text: string) => [...text.matchAll(/^ {2}\$ (loopguard [^\n]*)$/gm)].map((match) => match[1]!);
+  if (examples(top).length === 0) problems.push('loopguard --help: no "Examples:" lines ("  $ loopguard …")');
+  for (const command of commands) {
+    const own = examples(help.get(command)!).filter((example) => example.startsWith(`loopguard ${command} `));
+    if (own.length < 2) problems.push(`loopguard ${command} --help: ${own.length} example(s) of the command, want at least 2 ("  $ loopguard ${command} …" after Examples:)`);
+  }
+  for (const [where, text] of help) {
+    for (const example of examples(text)) {
+      for (const { command, flag } of flagsOnCommandLine(example)) {
+        if (!commands.includes(command)) problems.push(`loopguard ${where} --help: example "${example}" runs no command of loopguard`);
+        else if (!flagsInHelp(help.get(command)!).includes(flag)) problems.push(`loopguard ${where} --help: example "${example}" uses ${flag}, not an option of loopguard ${command}`);
+      }
+    }
+  }
+  return problems;
+}
