@@ -3,7 +3,7 @@
 // types, so one set of rules decides every path.
 
 /**
- * Which loop the guard protects. See README "Profiles" for the table of defaults.
+ * Which loop the guard protects. See docs/concepts/profiles-and-policies.md for the table of defaults.
  * - `general` (the default): any agent nobody configured — coding and shell agents whose
  *   calls change the world, MCP tools, research agents. Repetition of a call is not the
  *   signal; repetition of an outcome without a state change is (document 003).
@@ -123,7 +123,7 @@ export interface ToolPolicy {
    * The tool never changes the world state (a lookup). An identical call with nothing
    * written since is refused run-wide (profiles `general` and `researcher`). Default: from
    * `writes`/`approval`, MCP `annotations`, the shell classifier, the well-known tool
-   * table (README), else unknown.
+   * table (docs/concepts/world-state.md), else unknown.
    */
   readOnly?: boolean;
   /**

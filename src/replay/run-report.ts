@@ -86,7 +86,7 @@ REASONS.intern('');
  * Compact per-run storage of decisions: eight bytes per call (round; tool index, code and
  * reason index packed in one word) instead of an object per call, and nothing allocated
  * before the first call. This is the part of replay memory that grows
- * with a run's length; see README.md, "Replay" → "Memory".
+ * with a run's length; see docs/replay-and-evaluation.md, "Memory".
  */
 export class RunDecisionLog {
   private readonly roundColumn = new GrowableUintColumn('u32');

@@ -3,7 +3,7 @@
 // the app's PrometheusExporter) apply the same translation: dots become underscores and
 // monotonic counters gain `_total`. Units are curly-brace annotations only, which the
 // Collector's translator drops, so no `_seconds`/`_ratio`-style suffix appears on one path and
-// not the other. The dashboard, the alert rules and the README quote the Prometheus names.
+// not the other. The dashboard, the alert rules and docs/operations/telemetry.md quote the Prometheus names.
 
 import type { CallDecision, EvictionCause, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
 import type { StoreOperation } from '../core/shared-ledger/shared-run-link.js';

@@ -171,7 +171,7 @@ const OTHER_STORE_OPERATION = '_other';
 /**
  * Turns the engine's decisions into OpenTelemetry metrics and log events.
  *
- * Metrics (Prometheus names in README "Telemetry"): tool calls by decision/tool/profile,
+ * Metrics (Prometheus names in docs/operations/telemetry.md): tool calls by decision/tool/profile,
  * refusals by reason/tool, rounds by verdict, runs started, stops by reason, wasted calls and
  * tokens, shared-store errors by operation, and the open / at-risk gauges. No run ids or
  * arguments are ever labels.
