@@ -75,7 +75,7 @@ const PLANTED_PAGE = [
   '```',
   '',
   '```ts',
-  'await undeclaredModel.generate();',
+  'console.log(undeclaredModel);',
   '```',
   '',
   '```ts',
