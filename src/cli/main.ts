@@ -22,10 +22,23 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       // Usage errors echo the argument given (`unknown option '…'`): it may carry escapes.
       writeErr: (text) => void io.stderr.write(escapeControlKeepingLines(text)),
     })
-    .showHelpAfterError('(run `loopguard <command> --help` for usage)');
+    .showHelpAfterError('(run `loopguard <command> --help` for usage)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ loopguard replay --policy examples/transcripts/policy.json examples/transcripts/*.jsonl',
+        '  $ loopguard mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem ./notes',
+        '  $ loopguard runs --redis redis://localhost:6379',
+        '',
+        'Each command has its own examples: loopguard <command> --help. Docs: docs/README.md',
+      ].join('\n'),
+    );
 
   program
     .command('replay')
+    .summary('tune the guard on recorded runs: where would it refuse and stop, and what would that save')
     .description(
       'Replay recorded agent runs (JSONL transcripts or OTLP JSON traces) through the guard: ' +
         'where would it have refused and stopped, and what would that have saved?',
@@ -37,6 +50,21 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .option('--out <file>', 'write the report to a file instead of stdout')
     .option('--strict', 'abort at the first bad input line (exit 2)', false)
     .option('--fail-on-stop', 'exit 3 when any run would have been stopped (for CI)', false)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  # the example transcripts, with their policy: a text report on the terminal',
+        '  $ loopguard replay --policy examples/transcripts/policy.json examples/transcripts/*.jsonl',
+        '  # the OTLP JSON your Collector wrote, as one HTML page',
+        '  $ loopguard replay --format html --out replay.html --policy policy.json traces.otlp.json',
+        '  # in CI: fail the build when a recorded regression run would loop',
+        '  $ loopguard replay --fail-on-stop --policy policy.json test/fixtures/agent-runs/*.jsonl',
+        '',
+        'Exit codes: 0 done; 2 bad input (each bad line printed as file:line); 3 with --fail-on-stop.',
+      ].join('\n'),
+    )
     .exitOverride()
     .action(async (files: string[], options: Record<string, unknown>) => {
       exitCode = await runReplayCommand(
@@ -56,6 +84,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   program.enablePositionalOptions(); // lets `mcp-proxy` pass the server's own options through
   program
     .command('mcp-proxy')
+    .summary('guard any stdio MCP server: put it in front of the server command in your MCP client')
     .description(
       'Run an MCP server behind loopguard: a stdio MCP server that starts the real one as a child, ' +
         'forwards every message, and guards its tool calls',
@@ -74,6 +103,19 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       },
     )
     .passThroughOptions()
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  # the reference filesystem server, guarded (in an MCP client config: command npx, these args)',
+        '  $ loopguard mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem /path/to/folder',
+        '  # your own policy, one round per tool call (for clients that call one tool per turn)',
+        '  $ loopguard mcp-proxy --policy policy.json --round-gap-ms 0 -- node build/server.js',
+        '',
+        "Exit codes: the server's own; 127 it could not start; 2 a bad --policy.",
+      ].join('\n'),
+    )
     .exitOverride()
     .action(async (command: string, args: string[], options: { policy?: string; roundGapMs?: number }) => {
       exitCode = await runMcpProxyCommand({ command, args, policy: options.policy, roundGapMs: options.roundGapMs }, io);
@@ -81,6 +123,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
   program
     .command('runs')
+    .summary('list the runs kept in Redis, or print one run\'s ledger and timeline (read-only)')
     .description(
       'List the runs stored in Redis by loopguard/redis engines, or print one run\'s ledger for an SRE: ' +
         'rounds, calls, refusals, stop, and a per-round timeline of decisions and outcomes. Only reads.',
@@ -100,6 +143,19 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1) throw new InvalidArgumentError('must be a whole number of milliseconds ≥ 1');
       return ms;
     })
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  # the runs under the default key prefix, newest first',
+        '  $ loopguard runs --redis redis://localhost:6379',
+        '  # one run: its stop, ledger and the last 5 rounds of its timeline, as JSON',
+        '  $ loopguard runs --redis rediss://user:secret@redis.internal:6380 --limit 5 --format json looping',
+        '',
+        'Exit codes: 0 done; 1 Redis unreachable or failing; 2 bad input or no such run.',
+      ].join('\n'),
+    )
     .exitOverride()
     .action(async (run: string | undefined, options: { redis: string; format: 'text' | 'json'; keyPrefix?: string; limit?: number; policy?: string; timeoutMs?: number }) => {
       exitCode = await runRunsCommand(

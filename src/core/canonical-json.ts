@@ -282,11 +282,11 @@ function writeDeepPlain(root: object, dropKeys: ReadonlySet<string>, embeddedJso
  * Like json-canonicalize: object properties whose value is undefined are skipped, undefined
  * array elements become null, objects with toJSON are serialized through JSON.stringify.
  * Unlike it, values JSON cannot hold (cycles, functions, symbols, BigInt, NaN/Infinity)
- * throw {@link UnfingerprintableValueError} instead of producing text that is not JSON, and
- * Maps and Sets are written by content (see {@link MAP_TAG}) instead of as `{}`.
+ * throw `UnfingerprintableValueError` instead of producing text that is not JSON, and
+ * Maps and Sets are written by content (see `MAP_TAG`) instead of as `{}`.
  *
  * `embeddedJson` (call identity): a string holding a JSON object or array, up to
- * {@link MAX_EMBEDDED_JSON_TEXT_LENGTH}, is written as the value it encodes.
+ * `MAX_EMBEDDED_JSON_TEXT_LENGTH`, is written as the value it encodes.
  */
 export function canonicalJson(
   value: unknown,

@@ -9,6 +9,10 @@ import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, P
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
 export interface LoopGuardLogger {
+  /**
+   * One line of trouble (a store outage, an eviction); never called on the hot path of a healthy
+   * run.
+   */
   warn(message: string): void;
 }
 
@@ -190,6 +194,10 @@ export class LoopGuard {
     this.openRuns.get(id)?.end();
   }
 
+  /**
+   * Subscribes to the engine's decisions (telemetry does); returns the function that unsubscribes.
+   * A listener that throws is caught and never breaks the agent loop.
+   */
   addListener(listener: LoopGuardListener): () => void {
     this.listeners.push(listener);
     return () => {
@@ -207,6 +215,7 @@ export class LoopGuard {
     return { openRuns: this.openRuns.size, runsAtRisk };
   }
 
+  /** The runs open now, for gauges and inspection; don't keep the iterator across calls. */
   runs(): IterableIterator<RunGuard> {
     return this.openRuns.values();
   }

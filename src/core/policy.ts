@@ -31,6 +31,7 @@ export interface ResolvedOptions {
   readonly failClosed: boolean;
   readonly escalation: Required<EscalationOptions>;
   readonly maxFingerprintBytes: number;
+  /** The clock, in epoch ms (`Date.now` unless the options gave one). */
   readonly now: () => number;
   readonly tools: Readonly<Record<string, ToolPolicy>>;
   /** Per-tool resolved lookups; tools without a policy share {@link ResolvedOptions.defaultTool}. */
@@ -38,6 +39,7 @@ export interface ResolvedOptions {
   readonly defaultTool: ResolvedToolPolicy;
 }
 
+/** A tool's policy after defaults were applied, as the checks read it. */
 export interface ResolvedToolPolicy extends EffectPolicy {
   readonly exempt: boolean;
   readonly approval: boolean;

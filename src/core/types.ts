@@ -3,7 +3,7 @@
 // types, so one set of rules decides every path.
 
 /**
- * Which loop the guard protects. See README "Profiles" for the table of defaults.
+ * Which loop the guard protects. See docs/concepts/profiles-and-policies.md for the table of defaults.
  * - `general` (the default): any agent nobody configured — coding and shell agents whose
  *   calls change the world, MCP tools, research agents. Repetition of a call is not the
  *   signal; repetition of an outcome without a state change is (document 003).
@@ -123,7 +123,7 @@ export interface ToolPolicy {
    * The tool never changes the world state (a lookup). An identical call with nothing
    * written since is refused run-wide (profiles `general` and `researcher`). Default: from
    * `writes`/`approval`, MCP `annotations`, the shell classifier, the well-known tool
-   * table (README), else unknown.
+   * table (docs/concepts/world-state.md), else unknown.
    */
   readOnly?: boolean;
   /**
@@ -298,6 +298,11 @@ export type AllowKind = 'new' | 'retry' | 'poll' | 'exempt' | 'reread' | 'repeat
  */
 export type EvictionCause = 'max_open_runs' | 'max_idle';
 
+/**
+ * The call may run. `kind` says why: a new call, a retry, a poll inside its window, an exempt or
+ * terminal tool, a re-read after a write, a repeat whose outcome may still change, or `unguarded`
+ * (its run was evicted).
+ */
 export interface AllowDecision {
   action: 'allow';
   kind: AllowKind;
@@ -305,6 +310,10 @@ export interface AllowDecision {
   argsHash: string;
 }
 
+/**
+ * The call must not run. `message` is what the model reads instead of the result: why, and what to
+ * do instead.
+ */
 export interface RefuseDecision {
   action: 'refuse';
   reason: RefusalReason;
@@ -317,6 +326,7 @@ export interface RefuseDecision {
   previousRound?: number;
 }
 
+/** What `shouldRefuse` / `startCall` / `claimCall` answer for one tool call. */
 export type CallDecision = AllowDecision | RefuseDecision;
 
 /** Per-tool counts reported with a stop. */
@@ -348,6 +358,7 @@ export interface PartialResults {
   tools: Record<string, ToolTally>;
 }
 
+/** The run may go on; `nudge`, when set, goes to the model before its next call. */
 export interface ContinueDecision {
   action: 'continue';
   /** Ladder step 1: a message to inject before the next model call, when the run is going stale. */
@@ -356,6 +367,10 @@ export interface ContinueDecision {
   disabledTools: string[];
 }
 
+/**
+ * The run must stop: offer the model no tools and let it answer from `partial`, what was learned.
+ * The first stop is latched.
+ */
 export interface StopDecision {
   action: 'stop';
   reason: StopReason;
@@ -367,6 +382,7 @@ export interface StopDecision {
   partial: PartialResults;
 }
 
+/** What `shouldStop` answers between rounds. */
 export type RunDecision = ContinueDecision | StopDecision;
 
 /** Token usage of one model call. */
@@ -378,6 +394,7 @@ export interface ModelUsage {
 /** How a round was judged when it closed. */
 export type RoundVerdict = 'new' | 'stale' | 'refused' | 'neutral' | 'empty';
 
+/** A closed round as listeners see it: its verdict and the counts behind it. */
 export interface RoundSummary {
   round: number;
   verdict: RoundVerdict;
@@ -397,11 +414,17 @@ export type Novelty = 'new' | 'seen' | 'neutral';
  * called inside a try/catch: a listener can never break the agent loop.
  */
 export interface LoopGuardListener {
+  /** A run was opened (`startRun`, `resumeRun`, or a span processor seeing its first span). */
   runStarted?(run: RunView): void;
+  /** A call was decided, allowed or refused, in `round`. */
   callDecided?(run: RunView, call: PrehashedToolCall, decision: CallDecision, round: number): void;
+  /** An allowed call finished: its outcome class and whether its result was new. */
   callFinished?(run: RunView, call: PrehashedToolCall, outcome: OutcomeClass, novelty: Novelty, round: number): void;
+  /** A round was judged (when the next one opened, or at a stop or end). */
   roundClosed?(run: RunView, summary: RoundSummary): void;
+  /** The run stopped for a loop or a budget (not for `run.end()`): once per run. */
   runStopped?(run: RunView, decision: StopDecision): void;
+  /** The run was ended (`run.end()`, `guard.endRun()`, idled out). */
   runEnded?(run: RunView): void;
   /** The engine evicted a run nobody ended (after its `runEnded`): count it, it now runs unguarded. */
   runEvicted?(run: RunView, cause: EvictionCause): void;

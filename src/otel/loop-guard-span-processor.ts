@@ -121,6 +121,10 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     });
   }
 
+  /**
+   * SDK hook: opens runs and rounds, decides an `execute_tool` span's call and writes the decision
+   * on it. Never throws (errors go to `diag`).
+   */
   onStart(span: ProcessedSpan, parentContext: Context): void {
     if (this.isShutdown) return;
     try {
@@ -130,6 +134,10 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     }
   }
 
+  /**
+   * SDK hook (SDKs that have it): records a call's outcome while the span is still writable, so
+   * exporters see the result hash and novelty.
+   */
   onEnding(span: ProcessedSpan): void {
     try {
       this.handleEnding(span);
@@ -138,6 +146,10 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     }
   }
 
+  /**
+   * SDK hook: records the outcome on SDKs without `onEnding`, closes runs whose `invoke_agent`
+   * span ended, and forgets the span.
+   */
   onEnd(span: ProcessedReadableSpan): void {
     try {
       // SDKs before onEnding existed: record the outcome here (the span is read-only now).
@@ -400,6 +412,10 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     this.indexTrace(spanContext.traceId, run);
   }
 
+  /**
+   * Forgets a span adopted by `adoptRun` (the instrumentation calls it when its unsampled span
+   * ends).
+   */
   releaseAdoptedRun(spanContext: SpanContext): void {
     const tracked = this.spans.get(spanContext.spanId);
     if (tracked === undefined || tracked.kind !== 'other') return;

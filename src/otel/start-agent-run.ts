@@ -43,6 +43,10 @@ export interface AgentRun {
   tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R>;
   /** Would this call be refused now? Previews without recording (the tool call decides). */
   shouldRefuse(call: ToolCall): CallDecision;
+  /**
+   * Should the loop stop now? Ask once per round, before the next model call; `nudge` goes to the
+   * model.
+   */
   shouldStop(): RunDecision;
   /** Ends the invoke_agent span (and so the run). Idempotent. */
   end(): void;

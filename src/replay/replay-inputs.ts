@@ -26,6 +26,10 @@ export { detectInputFormat, type ReplayInputFormat };
 /** A pretty-printed request is read whole; past this size, write one request per line. */
 const MAX_DOCUMENT_CHARS = 256 * 1024 * 1024;
 
+/**
+ * Options of {@link replayInputs}: the inputs, the policy, and where each run report and problem
+ * goes.
+ */
 export interface ReplayInputsOptions {
   /** Paths; `-` reads `stdin`. */
   files: readonly string[];

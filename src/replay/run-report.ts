@@ -7,6 +7,10 @@ export type ReplayDecisionKind = 'allow' | 'refuse' | 'skip';
 /** Whether an allowed call's result taught the run something (engine's Novelty). */
 export type ReplayNovelty = 'new' | 'seen' | 'neutral';
 
+/**
+ * What replay decided for one input call: allowed (with the novelty of its result), refused (with
+ * the reason), or skipped after the stop.
+ */
 export interface ReplayDecision {
   /** 1-based position of the call within its run. */
   call: number;
@@ -21,6 +25,7 @@ export interface ReplayDecision {
   failed?: true;
 }
 
+/** Where and why the guard would have stopped a replayed run. */
 export interface ReplayStop {
   reason: StopReason;
   /** The round after which the guard stops the run (the engine's StopDecision.round). */
@@ -34,6 +39,10 @@ export interface ReplayStop {
 /** How a round is drawn: the engine's verdict, or `skipped` for rounds after the stop. */
 export type ReplayRoundVerdict = RoundVerdict | 'skipped';
 
+/**
+ * One replayed run: its counts, its stop, its decisions per call and what the stop would have
+ * saved.
+ */
 export interface RunReport {
   run: string;
   file: string;
@@ -77,7 +86,7 @@ REASONS.intern('');
  * Compact per-run storage of decisions: eight bytes per call (round; tool index, code and
  * reason index packed in one word) instead of an object per call, and nothing allocated
  * before the first call. This is the part of replay memory that grows
- * with a run's length; see README.md, "Replay" → "Memory".
+ * with a run's length; see docs/replay-and-evaluation.md, "Memory".
  */
 export class RunDecisionLog {
   private readonly roundColumn = new GrowableUintColumn('u32');

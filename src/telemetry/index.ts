@@ -1,6 +1,6 @@
 // `loopguard/telemetry`: loopguard's metrics and stop/refusal events, and the one-call SDK
-// setup. Needs the OpenTelemetry SDK packages loopguard declares as optional peers (see the
-// README's dependency table); the core entry `loopguard` needs none of them. Every symbol by name.
+// setup. Needs the OpenTelemetry SDK packages loopguard declares as optional peers (see
+// the dependency table in docs/design-choices.md); the core entry `loopguard` needs none of them. Every symbol by name.
 export {
   createLoopGuardTelemetry,
   OTHER_TOOL,

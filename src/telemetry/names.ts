@@ -3,7 +3,7 @@
 // the app's PrometheusExporter) apply the same translation: dots become underscores and
 // monotonic counters gain `_total`. Units are curly-brace annotations only, which the
 // Collector's translator drops, so no `_seconds`/`_ratio`-style suffix appears on one path and
-// not the other. The dashboard, the alert rules and the README quote the Prometheus names.
+// not the other. The dashboard, the alert rules and docs/operations/telemetry.md quote the Prometheus names.
 
 import type { CallDecision, EvictionCause, Profile, RefusalReason, RoundVerdict, StopReason } from '../core/types.js';
 import type { StoreOperation } from '../core/shared-ledger/shared-run-link.js';
@@ -53,16 +53,22 @@ export const LABEL_DECISION = ATTR_DECISION;
 /** Why a run was evicted: `max_open_runs` or `max_idle`. */
 export const LABEL_EVICTION_CAUSE = 'loopguard.eviction.cause';
 export const EVICTION_CAUSES = Object.keys({ max_open_runs: 1, max_idle: 1 } satisfies Record<EvictionCause, 1>) as EvictionCause[];
+/** The tool name (`gen_ai.tool.name`); at most `maxToolNames` distinct values, then `_other`. */
 export const LABEL_TOOL = ATTR_GEN_AI_TOOL_NAME;
+/** The engine's profile: `general`, `researcher` or `chat`. */
 export const LABEL_PROFILE = 'loopguard.profile';
+/** Why a call was refused (`REFUSAL_REASONS`). */
 export const LABEL_REFUSAL_REASON = ATTR_REFUSAL_REASON;
+/** Why a run was stopped (`STOP_REASONS`). */
 export const LABEL_STOP_REASON = ATTR_STOP_REASON;
+/** A closed round's verdict (`ROUND_VERDICTS`). */
 export const LABEL_VERDICT = 'loopguard.round.verdict';
 /** Which store operation failed: claim, append, read or business_key (`STORE_OPERATIONS`). */
 export const LABEL_STORE_OPERATION = 'loopguard.store.operation';
 
 /** Log record `eventName`s. */
 export const EVENT_RUN_STOP = 'loopguard.run.stop';
+/** Log record `eventName` of a refused call; its body is the message the model got. */
 export const EVENT_TOOL_REFUSED = 'loopguard.tool.refused';
 /**
  * A store failure, at most one record per `storeErrorEventIntervalMs`: a Redis outage fails
@@ -105,7 +111,12 @@ export const PROMETHEUS_METRICS: Readonly<Record<string, string>> = Object.freez
 // that first appears already at 1 has no earlier sample, so rate()/increase() never count that
 // first event — a run's first stop of a kind would be invisible to the alert rules. The
 // `satisfies Record<...>` makes the compiler flag a value added to the engine's unions.
+/** Every profile: the values of `loopguard.profile`. */
 export const PROFILES = Object.keys({ general: 1, chat: 1, researcher: 1 } satisfies Record<Profile, 1>) as Profile[];
+/**
+ * Every loop or budget stop reason (`run_ended` is not one): the values of
+ * `loopguard.stop.reason`.
+ */
 export const STOP_REASONS = Object.keys({
   stale_rounds: 1,
   refused_rounds: 1,
@@ -116,6 +127,7 @@ export const STOP_REASONS = Object.keys({
   stalled_progress: 1,
   // run_ended is no loop verdict and never a runStopped event: no stop metric carries it.
 } satisfies Record<Exclude<StopReason, 'run_ended'>, 1>) as StopReason[];
+/** Every refusal reason: the values of `loopguard.refusal.reason`. */
 export const REFUSAL_REASONS = Object.keys({
   'repeat.back_to_back': 1,
   'repeat.run_wide': 1,
@@ -141,6 +153,7 @@ export const REFUSAL_REASONS = Object.keys({
  * a run), a business key (claiming or settling an idempotent write).
  */
 export const STORE_OPERATIONS = Object.keys({ claim: 1, append: 1, read: 1, business_key: 1 } satisfies Record<StoreOperation, 1>) as StoreOperation[];
+/** Every round verdict: the values of `loopguard.round.verdict`. */
 export const ROUND_VERDICTS = Object.keys({ new: 1, stale: 1, refused: 1, neutral: 1, empty: 1 } satisfies Record<RoundVerdict, 1>) as RoundVerdict[];
 /** `would_refuse`: decided refuse on a call that only was watched (observe-only spans), so it ran. */
 export const DECISIONS = ['allow', 'refuse', 'would_refuse'] as const;

@@ -71,7 +71,9 @@ import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } 
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
 export interface ObservableGuard {
+  /** Subscribes to decisions; returns the unsubscribe function. */
   addListener(listener: LoopGuardListener): () => void;
+  /** Open runs, and those with a stale or refused round streak of 2 or more, for the gauges. */
   stats(): { openRuns: number; runsAtRisk: number };
   /** The tools named in the policy get their series started at 0 right away. */
   readonly options?: { readonly profile?: string; readonly tools?: Readonly<Record<string, unknown>> };
@@ -169,7 +171,7 @@ const OTHER_STORE_OPERATION = '_other';
 /**
  * Turns the engine's decisions into OpenTelemetry metrics and log events.
  *
- * Metrics (Prometheus names in README "Telemetry"): tool calls by decision/tool/profile,
+ * Metrics (Prometheus names in docs/operations/telemetry.md): tool calls by decision/tool/profile,
  * refusals by reason/tool, rounds by verdict, runs started, stops by reason, wasted calls and
  * tokens, shared-store errors by operation, and the open / at-risk gauges. No run ids or
  * arguments are ever labels.

@@ -5,9 +5,9 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { REPO_ROOT } from './cli-test-helpers.js';
 
-/** The sample text report in the README. */
+/** The sample text report in the docs (docs/replay-and-evaluation.md; the README before the split). */
 function documentedSample(): { source: string; command: string[]; output: string } {
-  for (const source of [join(REPO_ROOT, 'README.md')]) {
+  for (const source of [join(REPO_ROOT, 'docs', 'replay-and-evaluation.md'), join(REPO_ROOT, 'README.md')]) {
     if (!existsSync(source)) continue;
     const text = readFileSync(source, 'utf8');
     const match = /```text\n\$ npx loopguard (replay(?:[^\n]*\\\n)*[^\n]*)\n([\s\S]*?)```/.exec(text);
@@ -15,10 +15,10 @@ function documentedSample(): { source: string; command: string[]; output: string
     const command = match[1].replace(/\\\n\s*/g, ' ').trim().split(/\s+/);
     return { source, command, output: match[2] };
   }
-  throw new Error('no "$ npx loopguard replay" text sample in README.md');
+  throw new Error('no "$ npx loopguard replay" text sample in docs/replay-and-evaluation.md or README.md');
 }
 
-describe('README replay sample', () => {
+describe('documented replay sample', () => {
   it('is exactly what the command prints today', async () => {
     const { source, command, output } = documentedSample();
     const stdout = new PassThrough();

@@ -1,9 +1,11 @@
-// The README compiles: every ```ts / ```typescript block in README.md, each as its own module,
-// type-checked with `tsc --strict` (no skipLibCheck, module nodenext) in a fresh consumer project
-// that installed the packed tarball and the packages the blocks use, the way a reader who copies
-// a block would. A block may use names the app brings (`model`, `llm`, `messages`): they are
-// declared in a `<!-- ts-prelude ... -->` comment right above the block in the README (hidden
-// when rendered, so the code shown is what a user types). Errors are reported as README lines.
+// The docs compile: every ```ts / ```typescript block in README.md and docs/**/*.md, each as its
+// own module, type-checked with `tsc --strict` (no skipLibCheck, module nodenext) in a fresh
+// consumer project that installed the packed tarball and the packages the blocks use, the way a
+// reader who copies a block would. A block may use names the app brings (`model`, `llm`,
+// `messages`): they are declared in a `<!-- ts-prelude ... -->` comment right above the block
+// (hidden when rendered, so the code shown is what a user types). Errors are reported as
+// `file:line` of the Markdown. A planted page with broken blocks is compiled in the same tsc run
+// and must fail, so the check is shown to catch what it is for.
 // The "ten lines" loop is also run, against a scripted model, to check that it does what the
 // README says.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { Lexer, walkTokens, type Token } from 'marked';
 import { REPO_ROOT } from '../cli/cli-test-helpers.js';
+import { documentationFiles } from '../docs/markdown-docs.js';
 import { installedVersion, isInstalled, packTarball, run, type Run } from './pack-helpers.js';
 
 const TSC = createRequire(join(REPO_ROOT, 'package.json')).resolve('typescript/bin/tsc');
@@ -20,17 +23,19 @@ const TSX_LOADER = import.meta.resolve('tsx/esm');
 const PRELUDE = /^<!--\s*ts-prelude\b[^\n]*\n([\s\S]*?)-->\s*$/;
 
 interface Block {
-  /** README line of the opening fence. */
+  /** The Markdown file, repository-relative. */
+  source: string;
+  /** Line of the opening fence in that file. */
   line: number;
   heading: string;
   code: string;
   prelude: string;
-  /** The module written for it: `readme-L<line>.ts`. */
+  /** The module written for it: `<file as a name>-L<line>.ts`. */
   file: string;
 }
 
-/** Every TypeScript fence of the README, with its prelude (a markdown lexer, not a regex). */
-function typeScriptBlocks(markdown: string): Block[] {
+/** Every TypeScript fence of a Markdown file, with its prelude (a markdown lexer, not a regex). */
+export function typeScriptBlocks(markdown: string, source: string): Block[] {
   const tokens = new Lexer().lex(markdown);
   const isTypeScript = (token: Token): token is Token & { type: 'code'; lang: string; text: string } =>
     token.type === 'code' && /^(ts|typescript)\b/.test((token as { lang?: string }).lang ?? '');
@@ -46,33 +51,57 @@ function typeScriptBlocks(markdown: string): Block[] {
     if (isTypeScript(token)) {
       const previous = tokens[index - 1];
       const prelude = previous?.type === 'html' ? PRELUDE.exec(previous.raw)?.[1] ?? '' : '';
-      blocks.push({ line, heading, code: token.text, prelude, file: `readme-L${line}.ts` });
+      blocks.push({ source, line, heading, code: token.text, prelude, file: `${source.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-')}-L${line}.ts` });
     }
     line += token.raw.split('\n').length - 1;
   });
   // A block inside a list or a quote would escape the line bookkeeping above: none may exist.
-  if (nested !== blocks.length) throw new Error(`README.md has ${nested - blocks.length} TypeScript block(s) nested in lists or quotes`);
+  if (nested !== blocks.length) throw new Error(`${source} has ${nested - blocks.length} TypeScript block(s) nested in lists or quotes`);
   return blocks;
 }
 
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-const blocks = typeScriptBlocks(readme);
+const blocks = documentationFiles(REPO_ROOT).flatMap((file) => typeScriptBlocks(readFileSync(join(REPO_ROOT, file), 'utf8'), file));
+
+/**
+ * A planted page: a block with a type error, one using a name nobody declared, one importing a
+ * subpath the package does not export. Compiled with the real blocks; each must be reported.
+ */
+const PLANTED_PAGE = [
+  '# Planted defects',
+  '',
+  '```ts',
+  "import { LoopGuard } from 'loopguard';",
+  "new LoopGuard({ profile: 'fastest' });",
+  '```',
+  '',
+  '```ts',
+  'console.log(undeclaredModel);',
+  '```',
+  '',
+  '```ts',
+  "import { LoopGuard } from 'loopguard/core';",
+  'new LoopGuard();',
+  '```',
+  '',
+].join('\n');
+const planted = typeScriptBlocks(PLANTED_PAGE, 'planted/broken-page.md');
+const compiled = [...blocks, ...planted];
 const usesOpenAIAgents = (block: Block): boolean => /from '@openai\/agents'/.test(block.code + block.prelude);
 const moduleText = (block: Block): string => `${block.prelude}${block.code}\n`;
 
 /** tsc's `file(line,col): error` lines, keyed by block file, with README line numbers. */
 function errorsByBlock(output: string): Map<string, string[]> {
   const errors = new Map<string, string[]>();
-  for (const [, file, lineText, rest] of output.matchAll(/^(readme-L\d+\.ts)\((\d+),\d+\): (error .*)$/gm)) {
-    const block = blocks.find((candidate) => candidate.file === file)!;
+  for (const [, file, lineText, rest] of output.matchAll(/^([A-Za-z0-9-]+-L\d+\.ts)\((\d+),\d+\): (error .*)$/gm)) {
+    const block = compiled.find((candidate) => candidate.file === file)!;
     const codeLine = Number(lineText) - block.prelude.split('\n').length + 1;
-    const where = codeLine >= 1 ? `README.md:${block.line + codeLine}` : `README.md:${block.line} (prelude line ${lineText})`;
+    const where = codeLine >= 1 ? `${block.source}:${block.line + codeLine}` : `${block.source}:${block.line} (prelude line ${lineText})`;
     errors.set(file!, [...(errors.get(file!) ?? []), `${where}: ${rest}`]);
   }
   return errors;
 }
 
-describe('README TypeScript blocks against the packed tarball (tsc --strict, no skipLibCheck)', function () {
+describe('README and docs TypeScript blocks against the packed tarball (tsc --strict, no skipLibCheck)', function () {
   this.timeout(300_000);
   let work: string;
   let consumer: string;
@@ -86,7 +115,7 @@ describe('README TypeScript blocks against the packed tarball (tsc --strict, no 
     const tarball = await packTarball(work);
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
-    const checked = blocks.filter((block) => agentsInstalled || !usesOpenAIAgents(block));
+    const checked = compiled.filter((block) => agentsInstalled || !usesOpenAIAgents(block));
     for (const block of checked) writeFileSync(join(consumer, block.file), moduleText(block));
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'readme-consumer', private: true, type: 'module' }));
     writeFileSync(
@@ -116,34 +145,42 @@ describe('README TypeScript blocks against the packed tarball (tsc --strict, no 
     if (work !== undefined && process.env.README_BLOCKS_KEEP !== '1') rmSync(work, { recursive: true, force: true });
   });
 
-  it('finds the README blocks, each with a prelude only where it uses app names', () => {
+  it('finds the README and docs blocks, each with a prelude only where it uses app names', () => {
     expect(blocks.length).to.be.at.least(7);
+    expect(new Set(blocks.map((block) => block.source)).size, 'files with blocks').to.be.at.least(8);
     expect(blocks.map((block) => block.heading)).to.include.members(['A guarded loop in ten lines', 'OpenAI Agents JS (`@openai/agents`)', 'Wiring it up']);
     // A prelude declares; it never hides code the reader would need to run the block.
-    for (const block of blocks) expect(block.prelude, `README.md:${block.line}`).not.to.match(/^(?!\s*(declare|import type|type)\b|\s*$).*/m);
+    for (const block of blocks) expect(block.prelude, `${block.source}:${block.line}`).not.to.match(/^(?!\s*(declare|import type|type)\b|\s*$).*/m);
   });
 
   it('each block imports loopguard from a subpath the package exports, with tsc reporting nothing else', () => {
     const exported = Object.keys((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports);
     for (const block of blocks) {
       for (const [, specifier] of block.code.matchAll(/from '(loopguard[^']*)'/g)) {
-        expect(exported, `README.md:${block.line} imports ${specifier}`).to.include(specifier!.replace(/^loopguard/, '.'));
+        expect(exported, `${block.source}:${block.line} imports ${specifier}`).to.include(specifier!.replace(/^loopguard/, '.'));
       }
     }
     // Every tsc error belongs to a block (none in a library's declarations: no skipLibCheck).
-    const unattributed = tsc.stdout.split('\n').filter((line) => /error TS/.test(line) && !/^readme-L\d+\.ts\(/.test(line));
+    const unattributed = tsc.stdout.split('\n').filter((line) => /error TS/.test(line) && !/^[A-Za-z0-9-]+-L\d+\.ts\(/.test(line));
     expect(unattributed, tsc.stdout).to.deep.equal([]);
   });
 
   for (const block of blocks) {
-    it(`type-checks README.md:${block.line} (${block.heading})`, function () {
+    it(`type-checks ${block.source}:${block.line} (${block.heading})`, function () {
       if (usesOpenAIAgents(block) && !agentsInstalled) this.skip();
       expect(errors.get(block.file) ?? [], `\n${moduleText(block)}`).to.deep.equal([]);
     });
   }
 
+  it('fails on a planted page: a type error, an undeclared name and an unexported subpath are each reported at their Markdown line', () => {
+    const reported = planted.map((block) => errors.get(block.file) ?? []);
+    expect(reported[0]!.join('\n')).to.match(/^planted\/broken-page\.md:5: error TS2322: .*'"fastest"'/);
+    expect(reported[1]!.join('\n')).to.match(/^planted\/broken-page\.md:9: error TS2304: Cannot find name 'undeclaredModel'/);
+    expect(reported[2]!.join('\n')).to.match(/^planted\/broken-page\.md:13: error TS2307: Cannot find module 'loopguard\/core'/);
+  });
+
   it('"A guarded loop in ten lines": the loop body is ten lines, and it runs', async () => {
-    const block = blocks.find((candidate) => candidate.heading === 'A guarded loop in ten lines')!;
+    const block = blocks.find((candidate) => candidate.source === 'README.md' && candidate.heading === 'A guarded loop in ten lines')!;
     const lines = block.code.split('\n');
     const start = lines.findIndex((line) => line.startsWith('for ('));
     const end = lines.findIndex((line, index) => index > start && line === '}');

@@ -42,6 +42,10 @@ export interface RunLogSummary {
   ended?: boolean;
 }
 
+/**
+ * A compare-and-append's answer: accepted at the new log `length`, or refused with the `entries`
+ * this replica missed (so it can rebuild and decide again).
+ */
 export type AppendResult =
   | { readonly accepted: true; readonly length: number }
   | { readonly accepted: false; readonly length: number; readonly entries: readonly string[]; readonly truncated?: boolean };
@@ -55,6 +59,10 @@ export interface BusinessKey {
   readonly value: string;
 }
 
+/**
+ * A business key's state as the store answers a claim: claimed now by this caller, already done,
+ * pending under another owner's lease, or expired (it may or may not have happened: ask `verify`).
+ */
 export type BusinessKeyState =
   | { readonly state: 'claimed' }
   | { readonly state: 'done'; readonly at: number; readonly runId: string; readonly resultHash?: string }

@@ -34,6 +34,10 @@ import { interpretAiSdkSpan } from './interpret-ai-sdk-span.js';
  * Attributes already present are never overwritten; a failure here is logged and ignored.
  */
 export class AiSdkGenAiSpanProcessor implements SdkSpanProcessor {
+  /**
+   * SDK hook: gives the AI SDK's span its GenAI name and attributes (`invoke_agent`, `chat`,
+   * `execute_tool`, arguments).
+   */
   onStart(span: ProcessedSpan, _parentContext: Context): void {
     failOpen('AiSdkGenAiSpanProcessor.onStart', () => annotateStart(span), undefined);
   }
@@ -43,12 +47,15 @@ export class AiSdkGenAiSpanProcessor implements SdkSpanProcessor {
     failOpen('AiSdkGenAiSpanProcessor.onEnding', () => annotateEnd(span), undefined);
   }
 
+  /** SDK hook: nothing to do once the span is read-only. */
   onEnd(_span: ProcessedReadableSpan): void {}
 
+  /** Nothing is buffered: resolves at once. */
   forceFlush(): Promise<void> {
     return Promise.resolve();
   }
 
+  /** Nothing to release: resolves at once. */
   shutdown(): Promise<void> {
     return Promise.resolve();
   }

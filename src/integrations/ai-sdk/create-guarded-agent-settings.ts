@@ -9,6 +9,9 @@ import { loopGuardPrepareStep } from './loop-guard-prepare-step.js';
 import { loopGuardStopCondition } from './loop-guard-stop-condition.js';
 import { recordStepUsage } from './record-step-usage.js';
 
+/**
+ * Options of {@link createGuardedAgentSettings}: the engine, the tools, and optionally the run id.
+ */
 export interface CreateGuardedAgentSettingsOptions<TOOLS extends ToolSet> {
   guard: LoopGuard;
   tools: TOOLS;
@@ -33,6 +36,7 @@ export interface GuardedAgentSettings<TOOLS extends ToolSet> {
   tools: TOOLS;
   stopWhen: StopCondition<TOOLS>;
   prepareStep: PrepareStepFunction<TOOLS>;
+  /** Records each step's token usage on the run (the last step has no `prepareStep` after it). */
   onStepFinish: (step: StepResult<TOOLS>) => void;
   /** Not spread (non-enumerable): the loopguard run behind these settings. */
   readonly run: RunGuard;

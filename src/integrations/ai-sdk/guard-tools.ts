@@ -14,6 +14,7 @@ import { getAiSdkRunState } from './ai-sdk-run-state.js';
  */
 type ToolCallOptions = { readonly toolCallId: string };
 
+/** Options of {@link guardTools}. */
 export interface GuardToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
   run: RunGuard;

@@ -50,6 +50,10 @@ export interface AiSdkCallSpan {
   outcome: { result: unknown } | { error: ToolErrorInfo } | undefined;
 }
 
+/**
+ * What an AI SDK span is to loopguard: a run (`ai.generateText` / `ai.streamText`), a round (a
+ * model call), or a tool call with its arguments and outcome.
+ */
 export type AiSdkSpanRole = AiSdkRunSpan | AiSdkRoundSpan | AiSdkCallSpan;
 
 const RUN_OPERATIONS = new Set(['ai.generateText', 'ai.streamText']);

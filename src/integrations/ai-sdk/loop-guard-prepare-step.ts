@@ -7,6 +7,7 @@ import { getAiSdkRunState } from './ai-sdk-run-state.js';
 import { recordStepUsage } from './record-step-usage.js';
 import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
 
+/** Options of {@link loopGuardPrepareStep}. */
 export interface LoopGuardPrepareStepOptions<TOOLS extends ToolSet> {
   /** The tools passed to generateText: needed to compute `activeTools` without the disabled ones. */
   tools: TOOLS;

@@ -21,6 +21,7 @@ import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { newClaudeCodeAgentState, type ClaudeCodeAgentState } from './claude-code-agent-state.js';
 import { toolFailureOutcome, toolResponseOutcome } from './tool-response-outcome.js';
 
+/** Options of {@link createLoopGuardHooks}: the engine, and how the run is named and ended. */
 export interface CreateLoopGuardHooksOptions {
   guard: LoopGuard;
   /**

@@ -5,6 +5,7 @@ import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { guardLangChainTools } from './guard-lang-chain-tools.js';
 import { type LoopGuardMiddleware, loopGuardMiddleware } from './loop-guard-middleware.js';
 
+/** Options of {@link createGuardedAgentRun}: the engine, the tools, and the run. */
 export interface CreateGuardedAgentRunOptions<TOOL extends object> {
   guard: LoopGuard;
   /** The agent's tools; pass the returned `tools` to `createAgent({ tools })`. */

@@ -6,6 +6,7 @@ import { failOpenAsync } from '../fail-open.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
+/** Options of {@link guardLangChainTools}. */
 export interface GuardLangChainToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
   run: RunGuard;

@@ -6,6 +6,7 @@ import type { DeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
+/** Options of {@link LoopGuardCallbackHandler}. */
 export interface LoopGuardCallbackHandlerOptions {
   /** The run the observed agent invocation belongs to (`guard.startRun(...)`). */
   run: RunGuard;
@@ -24,7 +25,7 @@ export type WouldRefuseDecision = DeliveredRefusal;
  * `would_refuse` (the call is marked observe-only, which is how loopguard's telemetry counts
  * it: in `loopguard.tool.calls{loopguard.decision="would_refuse"}`, never in
  * `loopguard.refusals`) and listed in {@link wouldRefuse}; `run.shouldStop()` still says where
- * the run would have stopped. See README "Enforced or only watched".
+ * the run would have stopped. See docs/getting-started.md, "Enforced or only watched".
  *
  * Calls are identified by tool name and arguments only: a shell tool's command line is not
  * classified here (it counts as a possible write, the safe side), as for spans.

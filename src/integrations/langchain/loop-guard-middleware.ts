@@ -34,16 +34,25 @@ export interface LoopGuardToolCallRequest {
  */
 export interface LoopGuardMiddleware {
   readonly name: string;
+  /**
+   * Judges the run and opens a round, then shapes this model call: the nudge, the tools still
+   * offered, or on a stop no tools and the stop message.
+   */
   readonly wrapModelCall: <REQUEST extends LoopGuardModelRequest, RESPONSE>(
     request: REQUEST,
     handler: (request: REQUEST) => RESPONSE | PromiseLike<RESPONSE>,
   ) => Promise<RESPONSE>;
+  /**
+   * Present only with `guardToolCalls: true`: claims each tool call before it runs and answers a
+   * refusal with a ToolMessage.
+   */
   readonly wrapToolCall?: <REQUEST extends LoopGuardToolCallRequest, RESULT>(
     request: REQUEST,
     handler: (request: REQUEST) => RESULT | PromiseLike<RESULT>,
   ) => Promise<RESULT | ToolMessage>;
 }
 
+/** Options of {@link loopGuardMiddleware}. */
 export interface LoopGuardMiddlewareOptions {
   /**
    * Text appended to the system prompt of every model call, e.g. `guard.describePolicy()`, so

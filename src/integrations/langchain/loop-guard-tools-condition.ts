@@ -5,6 +5,7 @@ import { getLangChainRunState } from './lang-chain-run-state.js';
 /** LangGraph's END node name (`END` from @langchain/langgraph), spelled out so this entry never loads LangGraph. */
 const END = '__end__';
 
+/** Options of {@link loopGuardToolsCondition}. */
 export interface LoopGuardToolsConditionOptions<TOOLS_NODE extends string> {
   /** The name of your ToolNode in the graph. Default `'tools'`. */
   toolsNode?: TOOLS_NODE;

@@ -2,7 +2,7 @@ import type { CallEffect, ToolAnnotations, ToolPolicy } from '../../core/types.j
 
 /**
  * What a tool's MCP annotations (`tools/list`) say about its effect on the world, in the
- * order the policy reads them (README "world state"): `readOnlyHint: true` is a read;
+ * order the policy reads them (docs/concepts/world-state.md): `readOnlyHint: true` is a read;
  * `destructiveHint: true` or `readOnlyHint: false` may write. Anything else says nothing
  * (undefined): the policy then decides (the well-known tool table, else `unknown`), which
  * leans to "new fact" — a wrong "read" would refuse a re-run after a write.

@@ -12,6 +12,7 @@ import { McpToolCallGuard } from './mcp-tool-call-guard.js';
 /** The two methods loopguard wraps; any object with the SDK Client's signatures works. */
 type McpClientLike = Pick<Client, 'callTool' | 'listTools'>;
 
+/** Options of {@link guardMcpClient}. */
 export interface GuardMcpClientOptions {
   /** The engine; its policy decides the calls. */
   guard: LoopGuard;

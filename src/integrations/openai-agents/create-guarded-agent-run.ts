@@ -9,6 +9,7 @@ import { loopGuardCallModelInputFilter } from './loop-guard-call-model-input-fil
 import { loopGuardToolErrorFormatter } from './loop-guard-tool-error-formatter.js';
 import { recordAgentUsage } from './record-agent-usage.js';
 
+/** Options of {@link createGuardedAgentRun}: the engine, the tools, and the run. */
 export interface CreateGuardedAgentRunOptions<TContext> {
   guard: LoopGuard;
   /** The agent's tools; pass the returned `tools` to `new Agent({ tools })`. */

@@ -5,6 +5,7 @@ import { beginAgentRound } from './begin-agent-round.js';
 import { loopGuardToolInputGuardrail } from './loop-guard-tool-input-guardrail.js';
 import { loopGuardToolOutputGuardrail } from './loop-guard-tool-output-guardrail.js';
 
+/** Options of {@link guardAgentTools}. */
 export interface GuardAgentToolsOptions {
   /** The run these tool calls belong to (`guard.startRun(...)`). */
   run: RunGuard;
