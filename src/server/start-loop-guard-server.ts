@@ -250,13 +250,19 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closed ??= (async () => {
+      // Still listening while requests in flight finish: a new request gets 503 with
+      // Retry-After and `Connection: close`, and /readyz says 503, so a load balancer moves
+      // traffic to another replica instead of seeing refused connections.
       closing = true;
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      // In-flight requests finish; past the deadline their connections are dropped.
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, shutdownTimeoutMs).unref());
-      await Promise.race([stopped, deadline]);
+      const deadline = Date.now() + shutdownTimeoutMs;
+      while (metrics.inFlight > 0 && Date.now() < deadline) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 10).unref());
+      }
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Past the deadline, connections still open are dropped.
       server.closeAllConnections();
+      await stopped;
       try {
         live.endAll();
         await guard.flush();
