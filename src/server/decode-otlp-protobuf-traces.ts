@@ -11,7 +11,7 @@ const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
  */
 export function decodeOtlpProtobufTraces(body: Uint8Array): unknown {
   const message = ExportTraceServiceRequestType.decode(body);
-  const object = ExportTraceServiceRequestType.toObject(message, { longs: String, bytes: Buffer, defaults: false, oneofs: false });
+  const object = ExportTraceServiceRequestType.toObject(message, { longs: String, bytes: Buffer, defaults: false, arrays: true, oneofs: false });
   return hexIds(object);
 }
 

@@ -44,6 +44,10 @@ export async function receiveOtlpTraces(body: Buffer, encoding: OtlpEncoding, li
   } catch (error) {
     return otlpError(encoding, 400, `the body is not a valid ${encoding === 'protobuf' ? 'protobuf' : 'JSON'} ExportTraceServiceRequest: ${(error as Error).message}`);
   }
+  // Absent repeated fields are empty in the protobuf JSON mapping: `{}` is an empty export.
+  if (typeof request === 'object' && request !== null && !Array.isArray(request) && (request as { resourceSpans?: unknown }).resourceSpans === undefined) {
+    request = { resourceSpans: [] };
+  }
   const collector = new OtlpSpanCollector();
   let problems: ReplayInputError[];
   try {
