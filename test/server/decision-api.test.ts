@@ -96,7 +96,7 @@ describe('loopguard serve: decision API', function () {
       expect(answer.status, key).to.equal(Number(status));
       let response = (doc.paths[path]![method] as Operation).responses[status]!;
       if ('$ref' in response) response = resolve(doc, response.$ref as string);
-      const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
+      const [type, media] = (Object.entries(response.content ?? {})[0] ?? []) as [string | undefined, Schema | undefined];
       if (type === undefined) continue;
       expect(answer.headers.get('content-type') ?? '', key).to.contain(type);
       const problems = validate(doc, media!.schema, answer.body, 'body');

@@ -9,7 +9,7 @@ export async function postJson(
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
+    body: typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body) : JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text.length > 0 && /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
