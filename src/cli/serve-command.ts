@@ -49,8 +49,15 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
       say(`loopguard serve: --redis must be a redis:// or rediss:// URL, got ${JSON.stringify(redactRedisUrl(options.redis))}`);
       return EXIT_BAD_INPUT;
     }
+    let createRedisRunStore: typeof import('../redis/index.js').createRedisRunStore;
     try {
-      const { createRedisRunStore } = await import('../redis/create-redis-run-store.js');
+      // The entry point loads ioredis (an optional peer) and hands it to the store.
+      ({ createRedisRunStore } = await import('../redis/index.js'));
+    } catch (error) {
+      say(`loopguard serve: --redis needs the ioredis package (npm install ioredis): ${error instanceof Error ? error.message : String(error)}`);
+      return EXIT_BAD_INPUT;
+    }
+    try {
       const redisStore = createRedisRunStore({ url: options.redis, ...(options.keyPrefix !== undefined ? { keyPrefix: options.keyPrefix } : {}) });
       engineOptions.store = redisStore;
       store = redisStore;
