@@ -10,7 +10,7 @@
  * of each ratio is plain JavaScript from node_modules. BENCH_TSX=1 runs them through tsx.
  *
  * Environment: BENCH_ROUNDS (default 5) interleaved rounds per timing case; BENCH_SUITES
- * (comma list: overhead,hashing,query,memory,scale,soak,redis) to run a subset — BENCHMARKS.md is only
+ * (comma list: overhead,hashing,query,memory,scale,soak,redis,serve) to run a subset — BENCHMARKS.md is only
  * written when every suite ran; BENCH_QUICK=1 shrinks the memory, soak and redis cases for a smoke run.
  * The redis suite starts its own redis-server (Debian's redis-server must be installed).
  */
@@ -22,11 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { machineInfo, renderReport, type SuiteResults } from './lib/report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SUITES = ['overhead', 'hashing', 'query', 'memory', 'scale', 'soak', 'redis'] as const;
+const SUITES = ['overhead', 'hashing', 'query', 'memory', 'scale', 'soak', 'redis', 'serve'] as const;
 type Suite = (typeof SUITES)[number];
 const selected = (process.env.BENCH_SUITES?.split(',') ?? [...SUITES]) as Suite[];
 const quick = process.env.BENCH_QUICK === '1';
-const quickEnv: Record<string, string> = quick ? { BENCH_MEMORY_RUNS: '10000', BENCH_SCALE_CALLS: '20000', BENCH_SOAK_RUNS: '100000', BENCH_SOAK_SPAN_RUNS: '10000', BENCH_REDIS_CALLS: '100', BENCH_ROUNDS: process.env.BENCH_ROUNDS ?? '3' } : {};
+const quickEnv: Record<string, string> = quick ? { BENCH_MEMORY_RUNS: '10000', BENCH_SCALE_CALLS: '20000', BENCH_SOAK_RUNS: '100000', BENCH_SOAK_SPAN_RUNS: '10000', BENCH_REDIS_CALLS: '100', BENCH_SERVE_OTLP_REQUESTS: '60', BENCH_SERVE_CALLS: '500', BENCH_SERVE_RUNS: '1000', BENCH_ROUNDS: process.env.BENCH_ROUNDS ?? '3' } : {};
 
 const useTsx = process.env.BENCH_TSX === '1';
 if (!useTsx) {

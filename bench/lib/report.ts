@@ -122,6 +122,14 @@ export interface SuiteResults {
   scale?: { cases: ScaleCase[]; seconds: number };
   soak: SoakPart & { callsPerRun: number; samples: Array<{ runs: number; heapBytes: number }>; spans: SoakPart; seconds: number };
   redis: RedisSuiteResult & { seconds: number };
+  serve?: ServeSuiteResult & { seconds: number };
+}
+
+/** bench/serve.ts (issue 19). */
+export interface ServeSuiteResult {
+  ingestion: { spansPerSecond: number; spanBytes: number; requests: number };
+  decision: { claim: { p50: number; p99: number }; echo: { p50: number; p99: number }; p50Ratio: number; p99Ratio: number };
+  memory: { runs: number; bytesPerRun: number };
 }
 
 export interface ReportContext {
@@ -399,6 +407,7 @@ export function renderReport(results: SuiteResults, context: ReportContext): str
   }
 
   if (results.redis !== undefined) push(...renderRedisSection(results.redis));
+  if (results.serve !== undefined) push(...renderServeSection(results.serve));
 
   push(...NOTES);
   return `${lines.join('\n')}\n`;
@@ -659,3 +668,22 @@ const NOTES: string[] = [
   '  (small integers are not boxed): −32 B per call (two 16 B HeapNumbers), ≈ 190 B.',
   '',
 ];
+
+export function renderServeSection(serve: ServeSuiteResult): string[] {
+  const ms = (value: number) => `${value.toFixed(3)} ms`;
+  return [
+    '',
+    '## loopguard serve (bench/serve.ts)',
+    '',
+    'The client runs in the server\'s process, so both share one core: the ratio against a bare',
+    'node:http echo (same body, same client, interleaved) is the number to read.',
+    '',
+    '| Case | Result | Target |',
+    '|---|---|---|',
+    `| OTLP ingestion, protobuf, ${serve.ingestion.spanBytes} B tool spans, 4 requests in flight | ${serve.ingestion.spansPerSecond.toFixed(0)} spans/s | ≥ 50 000 spans/s on 2 cores |`,
+    `| decision API claim p50 / p99 | ${ms(serve.decision.claim.p50)} / ${ms(serve.decision.claim.p99)} | |`,
+    `| node:http echo p50 / p99 | ${ms(serve.decision.echo.p50)} / ${ms(serve.decision.echo.p99)} | |`,
+    `| claim ÷ echo, p50 / p99 | x${serve.decision.p50Ratio.toFixed(2)} / x${serve.decision.p99Ratio.toFixed(2)} | ≤ x1.5 |`,
+    `| memory per open run (one round, one call; ${serve.memory.runs} runs) | ${serve.memory.bytesPerRun.toFixed(0)} B | |`,
+  ];
+}

@@ -4,6 +4,7 @@ import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
 import { runMcpProxyCommand } from './mcp-proxy-command.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
 import { runRunsCommand } from './runs-command.js';
+import { registerServeCommand } from './serve-command-options.js';
 
 /**
  * Entry point of the `loopguard` binary (bin/loopguard.js). Returns the exit code instead of
@@ -163,6 +164,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         io,
       );
     });
+
+  registerServeCommand(program, io, (code) => (exitCode = code));
 
   if (argv.length === 0) {
     // A bare `loopguard` is a usage error, not a silent success.

@@ -1,17 +1,13 @@
-import { ATTR_GEN_AI_OPERATION_NAME, MODEL_CALL_OPERATIONS, OPERATION_EXECUTE_TOOL, OPERATION_INVOKE_AGENT } from '../otel/attributes.js';
 import { decodeOtlpAttributes } from './otlp-any-value.js';
 import { isPlainObject } from './parse-transcript-line.js';
 import { ReplayInputError } from './replay-input-error.js';
+import { readSpanConvention } from './span-conventions/read-span-convention.js';
+import type { CollectedSpanRole } from './span-conventions/span-reading.js';
 
-/**
- * What a span means to replay:
- * - `run`: opens a run (`invoke_agent`, or Vercel AI SDK `ai.generateText` / `ai.streamText`);
- * - `round`: a model call (gen_ai chat / generate_content / text_completion, or Vercel
- *   `ai.generateText.doGenerate` / `ai.streamText.doStream`);
- * - `tool`: a tool call (`execute_tool`, or Vercel `ai.toolCall`);
- * - `other`: kept only as a link in the parent chain.
- */
-export type CollectedSpanRole = 'run' | 'round' | 'tool' | 'other';
+// What a span means (run, round, tool, other) is decided by one reader per convention in
+// span-conventions/ (GenAI, OpenInference, OpenLLMetry/Traceloop, Logfire, the AI SDK); the
+// same readers serve `loopguard replay` and `loopguard serve`.
+export type { CollectedSpanRole };
 
 /** A span reduced to what replay needs; `other` spans keep only their ids. */
 export interface CollectedSpan {
@@ -19,8 +15,10 @@ export interface CollectedSpan {
   spanId: string;
   parentSpanId: string | undefined;
   role: CollectedSpanRole;
-  /** `genai` for gen_ai / loopguard spans, `vercel` for Vercel AI SDK `ai.*` spans. */
+  /** `genai` for gen_ai / loopguard spans (and conventions read onto their names), `vercel` for Vercel AI SDK `ai.*` spans. */
   flavor: 'genai' | 'vercel';
+  /** The convention that recognised the span (`gen_ai`, `openinference`, `traceloop`, `logfire`, `ai_sdk`, `none`). */
+  convention: string;
   name: string;
   line: number;
   /** Order of the span in the file: the last tie-breaker when timestamps are equal. */
@@ -51,9 +49,6 @@ const KEPT_ATTRIBUTE_PREFIXES = [
   'ai.settings.context.runId',
 ];
 
-const VERCEL_RUN_SPANS = new Set(['ai.generateText', 'ai.streamText']);
-const VERCEL_ROUND_SPANS = new Set(['ai.generateText.doGenerate', 'ai.streamText.doStream']);
-const VERCEL_TOOL_SPAN = 'ai.toolCall';
 
 /**
  * Buffers the spans of an OTLP JSON file (one ExportTraceServiceRequest per line). Spans of
@@ -72,6 +67,14 @@ export class OtlpSpanCollector {
     } catch (error) {
       throw new ReplayInputError({ file, line, problem: `not valid JSON (${(error as Error).message})` });
     }
+    return this.addRequest(request, file, line);
+  }
+
+  /**
+   * Collects the spans of one decoded ExportTraceServiceRequest (OTLP/JSON, or protobuf decoded
+   * to the JSON shape). Throws for a value that is not a request; returns span-level problems.
+   */
+  addRequest(request: unknown, file: string, line: number): ReplayInputError[] {
     if (!isPlainObject(request) || !Array.isArray(request.resourceSpans)) {
       throw new ReplayInputError({
         file,
@@ -121,31 +124,11 @@ function collectSpan(
   const name = typeof span.name === 'string' ? span.name : '';
 
   const attributes = decodeOtlpAttributes(span.attributes);
-  // Same fallback as the span processor: spans that follow only the naming half of the GenAI
-  // convention ("execute_tool search") are still recognised by their name's first word.
-  const operation = typeof attributes[ATTR_GEN_AI_OPERATION_NAME] === 'string' ? attributes[ATTR_GEN_AI_OPERATION_NAME] : name.split(' ', 1)[0];
-  let role: CollectedSpanRole = 'other';
-  let flavor: CollectedSpan['flavor'] = 'genai';
-  if (operation === OPERATION_INVOKE_AGENT) role = 'run';
-  else if (operation === OPERATION_EXECUTE_TOOL) {
-    role = 'tool';
-    if (typeof attributes['gen_ai.tool.name'] !== 'string' && name.startsWith(`${OPERATION_EXECUTE_TOOL} `)) {
-      attributes['gen_ai.tool.name'] = name.slice(OPERATION_EXECUTE_TOOL.length + 1);
-    }
-  }
-  else if (typeof operation === 'string' && MODEL_CALL_OPERATIONS.has(operation)) role = 'round';
-  else {
-    const vercelOperation = typeof attributes['ai.operationId'] === 'string' ? (attributes['ai.operationId'] as string) : name;
-    flavor = 'vercel';
-    if (VERCEL_RUN_SPANS.has(vercelOperation)) role = 'run';
-    else if (VERCEL_ROUND_SPANS.has(vercelOperation)) role = 'round';
-    else if (vercelOperation === VERCEL_TOOL_SPAN) role = 'tool';
-    else flavor = 'genai';
-  }
+  const { role, flavor, convention } = readSpanConvention(name, attributes);
 
   if (role === 'other') {
     return {
-      traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path,
+      traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path,
       startNanos: 0n, endNanos: 0n, attributes: {},
       statusError: false, statusMessage: undefined, exceptionType: undefined, exceptionMessage: undefined,
     };
@@ -175,7 +158,7 @@ function collectSpan(
     if (KEPT_ATTRIBUTE_PREFIXES.some((prefix) => key.startsWith(prefix))) kept[key] = attributes[key];
   }
   return {
-    traceId, spanId, parentSpanId, role, flavor, name, line, seq: 0, path, startNanos, endNanos, attributes: kept,
+    traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path, startNanos, endNanos, attributes: kept,
     statusError, statusMessage, exceptionType, exceptionMessage,
   };
 }

@@ -295,6 +295,7 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     run,
     round,
     tool: tool as string,
+    spanKey: spanKey(span.traceId, span.spanId),
     outcome: { result: null },
     startTime: nanosToMs(span.startNanos),
     durationMs: nanosToMs(span.endNanos - span.startNanos),

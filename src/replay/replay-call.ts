@@ -24,6 +24,8 @@ export interface ReplayCall {
   args?: unknown;
   argsHash?: string;
   callId?: string;
+  /** The tool span's `traceId/spanId`, for calls read from spans (`loopguard serve` feeds each span once). */
+  spanKey?: string;
   /** Epoch ms at call start. */
   startTime?: number;
   durationMs?: number;

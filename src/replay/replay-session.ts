@@ -274,14 +274,16 @@ export class ReplaySession {
   }
 }
 
-function toEngineCall(call: ReplayCall): ToolCall | PrehashedToolCall {
+/** A recorded call as the engine takes it (raw arguments, or only their hash). */
+export function toEngineCall(call: ReplayCall): ToolCall | PrehashedToolCall {
   if (call.argsHash !== undefined && call.args === undefined) {
     return { tool: call.tool, argsHash: call.argsHash, callId: call.callId, startTime: call.startTime };
   }
   return { tool: call.tool, args: call.args, callId: call.callId, startTime: call.startTime };
 }
 
-function withEndTime(
+/** The outcome with the call's recorded end time (the engine's clock for when it finished). */
+export function withEndTime(
   outcome: CallOutcome | PrehashedOutcome,
   endTime: number | undefined,
 ): CallOutcome | PrehashedOutcome {

@@ -211,6 +211,20 @@ export const options: Options = { hooks: guarded.hooks };
 export const used = entry;
 `,
   },
+  server: {
+    packages: ['@types/node'],
+    code: `
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/server';
+import { startLoopGuardServer, ServerRequestError, type LoopGuardServer } from 'loopguard/server';
+export async function serve(): Promise<LoopGuardServer> {
+  const server = await startLoopGuardServer({ guard: new LoopGuard(), port: 0, authToken: 'a-token-of-sixteen-chars' });
+  return server;
+}
+export const failure: ServerRequestError = new ServerRequestError({ status: 400, code: 'bad_request', message: 'x' });
+export const used = entry;
+`,
+  },
   langchain: {
     packages: ['@langchain/core', 'zod', '@types/node'],
     code: `
@@ -315,7 +329,8 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
       }
     }
     expect(undeclared).to.deep.equal([]);
-    expect(Object.keys(dependencies).sort()).to.deep.equal(['commander', 'picocolors', 'shell-quote']);
+    // protobufjs: `loopguard serve` decodes OTLP protobuf (loaded only by loopguard/server and the CLI).
+    expect(Object.keys(dependencies).sort()).to.deep.equal(['commander', 'picocolors', 'protobufjs', 'shell-quote']);
     expect(Object.keys(peerDependencies).filter((name) => peerDependenciesMeta[name]?.optional !== true)).to.deep.equal(['@opentelemetry/api']);
   });
 

@@ -1,0 +1,176 @@
+"""loopguard client for Python: guard any agent's tool loop with a running `loopguard serve`.
+
+Standard library only (urllib, json), one file: copy it next to your agent. Python 3.8+.
+
+    from loopguard_client import LoopGuardClient
+
+    run = LoopGuardClient("http://127.0.0.1:4319").run("run-42")
+    run.begin_round()                       # before each model call
+    decision = run.claim("search", {"q": "refund policy"})
+    if decision.allowed:
+        result = search(q="refund policy")
+        run.outcome(decision, result=result)
+    else:
+        result = decision.message           # give this to the model instead
+    if run.should_stop().stopped:           # after the round's calls
+        ...                                  # end the loop; tell the model to answer
+
+The decision API is described in docs/serve-openapi.yaml; docs/serve.md walks through it.
+Every method raises LoopGuardError on a 4xx/5xx answer or when the server cannot be reached.
+Whether to fail open (run the tool anyway) when the server is down is the caller's choice:
+catch LoopGuardError around `claim`.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+__all__ = ["LoopGuardClient", "GuardedRun", "CallDecision", "RunDecision", "LoopGuardError"]
+
+
+class LoopGuardError(Exception):
+    """The server answered with an error (status, code, message), or could not be reached (status 0)."""
+
+    def __init__(self, status: int, code: str, message: str, field: Optional[str] = None) -> None:
+        super().__init__(f"loopguard serve: {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """The answer to a claim: `allow` (run it), `refuse` (don't; tell the model `message`) or `stop`."""
+
+    decision: str
+    ticket: Optional[str] = None
+    kind: Optional[str] = None
+    reason: Optional[str] = None
+    message: Optional[str] = None
+    round: Optional[int] = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow"
+
+    @property
+    def stopped(self) -> bool:
+        return self.decision == "stop"
+
+
+@dataclass(frozen=True)
+class RunDecision:
+    """The answer to should_stop: continue (maybe with a nudge for the model) or stop with the message for the model."""
+
+    action: str
+    reason: Optional[str] = None
+    message: Optional[str] = None
+    detail: Optional[str] = None
+    nudge: Optional[str] = None
+    disabled_tools: List[str] = field(default_factory=list)
+
+    @property
+    def stopped(self) -> bool:
+        return self.action == "stop"
+
+
+class LoopGuardClient:
+    """A connection to `loopguard serve`. `token`: the server's --auth-token, if it has one."""
+
+    def __init__(self, url: str = "http://127.0.0.1:4319", token: Optional[str] = None, timeout: float = 5.0) -> None:
+        self.url = url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    def run(self, run_id: str) -> "GuardedRun":
+        """The run with this id (calls of one agent run share it; pick any unique string)."""
+        return GuardedRun(self, run_id)
+
+    def request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        if self.token is not None:
+            headers["authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                answer: Dict[str, Any] = json.loads(response.read() or b"{}")
+                return answer
+        except urllib.error.HTTPError as error:
+            try:
+                problem = json.loads(error.read()).get("error", {})
+            except ValueError:
+                problem = {}
+            raise LoopGuardError(error.code, problem.get("code", "http_error"), problem.get("message", str(error)), problem.get("field")) from None
+        except (urllib.error.URLError, OSError) as error:
+            raise LoopGuardError(0, "unreachable", f"cannot reach {self.url}: {error}") from None
+
+
+class GuardedRun:
+    """One agent run on the server: begin_round, claim, outcome, should_stop, end."""
+
+    def __init__(self, client: LoopGuardClient, run_id: str) -> None:
+        self.client = client
+        self.run_id = run_id
+        self._path = "/v1/runs/" + urllib.parse.quote(run_id, safe="")
+
+    def begin_round(self, input_tokens: Optional[int] = None, output_tokens: Optional[int] = None) -> int:
+        """Call before each model call. Token usage, when known, lets stops report what they saved."""
+        usage: Dict[str, int] = {}
+        if input_tokens is not None:
+            usage["inputTokens"] = input_tokens
+        if output_tokens is not None:
+            usage["outputTokens"] = output_tokens
+        answer = self.client.request("POST", self._path + "/rounds", {"usage": usage} if usage else {})
+        return int(answer["round"])
+
+    def claim(self, tool: str, arguments: Any = None, call_id: Optional[str] = None, effect: Optional[str] = None) -> CallDecision:
+        """Before running a tool call. Run it only if `.allowed`; otherwise give the model `.message`."""
+        body: Dict[str, Any] = {"tool": tool, "arguments": arguments}
+        if call_id is not None:
+            body["callId"] = call_id
+        if effect is not None:
+            body["effect"] = effect
+        answer = self.client.request("POST", self._path + "/calls", body)
+        return CallDecision(
+            decision=answer["decision"],
+            ticket=answer.get("ticket"),
+            kind=answer.get("kind"),
+            reason=answer.get("reason"),
+            message=answer.get("message"),
+            round=answer.get("round"),
+        )
+
+    def outcome(self, decision: CallDecision, result: Any = None, error: Optional[Dict[str, str]] = None) -> str:
+        """What an allowed call returned (`result`, any JSON value) or how it failed (`error={"type": ..., "message": ...}`)."""
+        if decision.ticket is None:
+            raise ValueError("outcome() is for allowed calls: this decision has no ticket")
+        body: Dict[str, Any] = {"error": error} if error is not None else {"result": result}
+        path = f"{self._path}/calls/{urllib.parse.quote(decision.ticket, safe='')}/outcome"
+        return str(self.client.request("POST", path, body)["novelty"])
+
+    def should_stop(self) -> RunDecision:
+        """After a round's calls finished: stop the loop when `.stopped` (give the model `.message`)."""
+        answer = self.client.request("POST", self._path + "/should-stop", {})
+        return RunDecision(
+            action=answer["action"],
+            reason=answer.get("reason"),
+            message=answer.get("message"),
+            detail=answer.get("detail"),
+            nudge=answer.get("nudge"),
+            disabled_tools=list(answer.get("disabledTools", [])),
+        )
+
+    def report_state(self, state: Any) -> None:
+        """Optional: a digest of what the task moves (files changed, facts gathered), once per round."""
+        self.client.request("POST", self._path + "/state", {"state": state})
+
+    def end(self) -> None:
+        """The run is over. Idempotent."""
+        self.client.request("POST", self._path + "/end", {})

@@ -1,0 +1,233 @@
+import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
+import type { CallTicket } from '../core/run-guard.js';
+import type { CallEffect, CallOutcome, ModelUsage, ToolCall } from '../core/types.js';
+import { ServerRequestError } from './server-request-error.js';
+
+/** Options of {@link DecisionApi}. */
+export interface DecisionApiOptions {
+  guard: LoopGuard;
+  /** Claimed calls whose outcome has not come back, kept at most; the oldest go first. Default 100 000. */
+  maxOpenTickets?: number;
+}
+
+const MAX_ID_CHARS = 512;
+const EFFECTS: ReadonlySet<string> = new Set<CallEffect>(['read', 'write', 'unknown']);
+
+type Json = Record<string, unknown>;
+
+/**
+ * The decision API: the engine's run methods over JSON, for agents in any language. Each
+ * handler is one engine call: `claim` is `run.claimCall` (the same store-aware door every
+ * integration uses), `outcome` is `run.finishCall`, then `beginRound`, `shouldStop`,
+ * `reportState`, `end`.
+ *
+ * A claim's ticket is an opaque string. Without a shared store it names the ticket this
+ * process holds. With one (`--redis`) it carries the call's key in the run's shared log and
+ * its tool, so the outcome may go to any replica: that replica catches up with the log and
+ * finishes the call the log knows. Every answer waits until what it changed is in the store,
+ * so the next request sees it whichever replica it reaches.
+ */
+export class DecisionApi {
+  private readonly guard: LoopGuard;
+  private readonly maxOpenTickets: number;
+  /** Tickets of calls claimed here, by `runId \0 ticket`; insertion order = age. */
+  private readonly tickets = new Map<string, CallTicket>();
+  private sequence = 0;
+
+  constructor(options: DecisionApiOptions) {
+    this.guard = options.guard;
+    this.maxOpenTickets = options.maxOpenTickets ?? 100_000;
+  }
+
+  get openTickets(): number {
+    return this.tickets.size;
+  }
+
+  /** POST /v1/runs/{runId}/calls */
+  async claim(runId: string, body: Json): Promise<Json> {
+    const tool = requireString(body, 'tool');
+    const call: ToolCall = { tool, args: body.arguments };
+    if (body.callId !== undefined) call.callId = requireString(body, 'callId');
+    if (body.effect !== undefined) {
+      if (typeof body.effect !== 'string' || !EFFECTS.has(body.effect)) throw badField('effect', `must be "read", "write" or "unknown", got ${JSON.stringify(body.effect)}`);
+      call.effect = body.effect as CallEffect;
+    }
+    const run = await this.openRun(runId);
+    const ticket = await run.claimCall(call);
+    await settled(run);
+    const decision = ticket.decision;
+    if (decision.action === 'refuse') {
+      const stopped = run.stopped;
+      // After a stop every call gets the stop (tools are over), not a per-call reason.
+      if (stopped !== undefined && decision.reason === 'run.stopped') {
+        return { decision: 'stop', reason: stopped.reason, message: stopped.message, detail: stopped.detail, round: stopped.round };
+      }
+      return { decision: 'refuse', reason: decision.reason, message: decision.message, round: ticket.round, argsHash: decision.argsHash };
+    }
+    const token = this.keep(runId, ticket);
+    return { decision: 'allow', kind: decision.kind, ticket: token, round: ticket.round, argsHash: decision.argsHash };
+  }
+
+  /** POST /v1/runs/{runId}/calls/{ticket}/outcome */
+  async outcome(runId: string, token: string, body: Json): Promise<Json> {
+    let outcome: CallOutcome;
+    if (Object.hasOwn(body, 'error') && body.error !== undefined && body.error !== null) outcome = { error: body.error };
+    else if (Object.hasOwn(body, 'result')) outcome = { result: body.result };
+    else throw badField('result', 'give the tool\'s result as "result" (any JSON), or its failure as "error" ({ "type": "timeout", "message": "…" })');
+    const key = `${runId}\u0000${token}`;
+    const local = this.tickets.get(key);
+    let run: RunGuard;
+    let ticket: CallTicket;
+    if (local !== undefined) {
+      this.tickets.delete(key);
+      run = this.guard.isShared ? await this.guard.resumeRun(runId) : (this.guard.getRun(runId) ?? this.guard.startRun(runId));
+      ticket = local;
+    } else {
+      const parsed = parseToken(token);
+      if (!this.guard.isShared || parsed === undefined || parsed.logKey === undefined) {
+        throw new ServerRequestError({
+          status: 404,
+          code: 'unknown_ticket',
+          message: `no open call with ticket ${JSON.stringify(token)} in run ${JSON.stringify(runId)}: its outcome was already recorded, the run ended, or the ticket is not one this server gave (without --redis, outcomes must go to the server that gave the ticket)`,
+          field: 'ticket',
+        });
+      }
+      // Claimed on another replica: this one catches up with the log, which knows the call.
+      run = await this.guard.resumeRun(runId);
+      ticket = { decision: { action: 'allow', kind: 'new', tool: parsed.tool, argsHash: '' }, round: run.round, call: { tool: parsed.tool, argsHash: '' }, finished: false, key: parsed.logKey };
+    }
+    const novelty = run.finishCall(ticket, outcome);
+    await settled(run);
+    return { novelty };
+  }
+
+  /** POST /v1/runs/{runId}/rounds */
+  async beginRound(runId: string, body: Json): Promise<Json> {
+    const usage = optionalUsage(body);
+    const run = await this.openRun(runId);
+    const round = run.beginRound(usage);
+    await settled(run);
+    return { round };
+  }
+
+  /** POST /v1/runs/{runId}/should-stop */
+  async shouldStop(runId: string): Promise<Json> {
+    const run = await this.openRun(runId);
+    const decision = run.shouldStop();
+    await settled(run);
+    if (decision.action === 'stop') {
+      return { action: 'stop', reason: decision.reason, message: decision.message, detail: decision.detail, round: decision.round, partial: decision.partial };
+    }
+    return decision.nudge === undefined ? { action: 'continue', disabledTools: decision.disabledTools } : { action: 'continue', nudge: decision.nudge, disabledTools: decision.disabledTools };
+  }
+
+  /** POST /v1/runs/{runId}/state */
+  async reportState(runId: string, body: Json): Promise<Json> {
+    if (!Object.hasOwn(body, 'state')) throw badField('state', 'give the progress state as "state" (a digest string, or any JSON to be hashed)');
+    const run = await this.openRun(runId);
+    run.reportState(body.state);
+    await settled(run);
+    return { recorded: true };
+  }
+
+  /** POST /v1/runs/{runId}/end */
+  async end(runId: string): Promise<Json> {
+    const run = this.guard.isShared ? await this.guard.resumeRun(runId) : this.guard.getRun(runId);
+    if (run === undefined) return { ended: true };
+    const stop = run.stopped;
+    run.end();
+    await settled(run);
+    for (const key of this.tickets.keys()) if (key.startsWith(`${runId}\u0000`)) this.tickets.delete(key);
+    return stop === undefined ? { ended: true } : { ended: true, stopped: { reason: stop.reason, detail: stop.detail, round: stop.round } };
+  }
+
+  /** GET /v1/runs/{runId}: the run as this server sees it (with --redis: as the log says). */
+  async view(runId: string): Promise<Json> {
+    const run = this.guard.isShared ? await this.guard.resumeRun(runId) : this.guard.getRun(runId);
+    if (run === undefined) throw new ServerRequestError({ status: 404, code: 'unknown_run', message: `no run ${JSON.stringify(runId)} is open or recently ended on this server` });
+    return describeRun(run);
+  }
+
+  /** GET /v1/runs: open runs, most recently active last (as `loopguard runs` lists them). */
+  list(limit: number): Json {
+    const runs: Json[] = [];
+    for (const run of this.guard.runs()) runs.push(describeRun(run));
+    return { ...this.guard.stats(), runs: runs.slice(-limit) };
+  }
+
+  private async openRun(runId: string): Promise<RunGuard> {
+    // With a shared store a request may be the first this replica sees of a run, or come
+    // after other replicas moved it on: catch up first, so shouldStop and rounds judge the
+    // whole log (a claim is compare-and-append anyway).
+    if (this.guard.isShared) return this.guard.resumeRun(runId);
+    const run = this.guard.getRun(runId);
+    return run !== undefined && !run.isEnded ? run : this.guard.startRun(runId);
+  }
+
+  private keep(runId: string, ticket: CallTicket): string {
+    const token = `${Buffer.from(ticket.call.tool).toString('base64url')}.${ticket.key ?? `~${(this.sequence += 1).toString(36)}`}`;
+    this.tickets.set(`${runId}\u0000${token}`, ticket);
+    if (this.tickets.size > this.maxOpenTickets) this.tickets.delete(this.tickets.keys().next().value as string);
+    return token;
+  }
+}
+
+/** Resolves when what the run recorded is in the shared store (at once without one). */
+function settled(run: RunGuard): Promise<void> {
+  // The run's own flush, not LoopGuard.flush(): that one waits on every open run.
+  return run.shared?.flushed() ?? Promise.resolve();
+}
+
+function parseToken(token: string): { tool: string; logKey: string | undefined } | undefined {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return undefined;
+  const tool = Buffer.from(token.slice(0, dot), 'base64url').toString();
+  const rest = token.slice(dot + 1);
+  if (tool.length === 0 || rest.length === 0) return undefined;
+  return { tool, logKey: rest.startsWith('~') ? undefined : rest };
+}
+
+export function describeRun(run: RunGuard): Json {
+  const stop = run.stopped;
+  return {
+    id: run.id,
+    profile: run.profile,
+    round: run.round,
+    staleRoundStreak: run.staleRoundStreak,
+    refusedRoundStreak: run.refusedRoundStreak,
+    inFlight: run.inFlight,
+    ended: run.isEnded,
+    stopped: stop === undefined ? null : { reason: stop.reason, detail: stop.detail, round: stop.round },
+  };
+}
+
+export function requireRunId(value: string): string {
+  if (value.length === 0 || value.length > MAX_ID_CHARS) throw badField('runId', `the run id in the path must be 1 to ${MAX_ID_CHARS} characters`);
+  return value;
+}
+
+function requireString(body: Json, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_CHARS) {
+    throw badField(field, `must be a non-empty string of at most ${MAX_ID_CHARS} characters, got ${value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 80)}`);
+  }
+  return value;
+}
+
+function optionalUsage(body: Json): ModelUsage | undefined {
+  const usage = body.usage;
+  if (usage === undefined || usage === null) return undefined;
+  if (typeof usage !== 'object' || Array.isArray(usage)) throw badField('usage', 'must be an object { "inputTokens": n, "outputTokens": n }');
+  const result: ModelUsage = {};
+  for (const field of ['inputTokens', 'outputTokens'] as const) {
+    const value = (usage as Json)[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw badField(`usage.${field}`, `must be a number ≥ 0, got ${JSON.stringify(value)}`);
+    result[field] = value;
+  }
+  return result;
+}
+
+function badField(field: string, problem: string): ServerRequestError {
+  return new ServerRequestError({ status: 400, code: 'bad_request', field, message: `${field}: ${problem}` });
+}

@@ -1,0 +1,223 @@
+import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
+import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
+import { otlpSpansToReplayRuns } from '../replay/otlp-spans-to-replay-calls.js';
+import type { ReplayCall } from '../replay/replay-call.js';
+import { toEngineCall, withEndTime } from '../replay/replay-session.js';
+
+/** Options of {@link LiveSpanRuns}. */
+export interface LiveSpanRunsOptions {
+  guard: LoopGuard;
+  /** Traces held at once; past it the least recently active is let go. Default 10 000. */
+  maxTraces?: number;
+  /** Spans kept per trace; further spans of that trace are rejected. Default 10 000. */
+  maxSpansPerTrace?: number;
+  /** A trace with no new span for this long is let go (its run ends). Default 600 000 (10 min). */
+  traceIdleMs?: number;
+  now?: () => number;
+}
+
+interface LiveTrace {
+  spans: CollectedSpan[];
+  /** Tool spans already fed to the engine (`traceId/spanId`). */
+  fed: Set<string>;
+  /** The engine run of each run the replay reader finds, keyed by its first fed call's span. */
+  runIdByFirstCall: Map<string, string>;
+  /** Round the engine run is in, by engine run id. */
+  engineRound: Map<string, number>;
+  /** Run spans already seen: their runs ended. */
+  endedRunSpans: Set<string>;
+  /** Span problems already reported (each is reported with the request that brought the span). */
+  reported: Set<string>;
+  lastActivity: number;
+}
+
+/**
+ * Live evaluation of spans arriving over OTLP, with the readers `loopguard replay` uses: the
+ * spans of each trace are kept (reduced to what the readers need), each batch re-reads the
+ * trace with otlpSpansToReplayRuns, and every tool call not fed yet goes through the engine
+ * the way ReplaySession feeds it (rounds opened as their numbers move, shouldStop before each
+ * new round, claim then finish), so a trace gets the decisions its replay gets.
+ *
+ * Differences from replay, by necessity: exporters send a span when it ends, so a run's
+ * `invoke_agent` span arrives after its calls; calls are named by their own
+ * `loopguard.run.id` / `gen_ai.conversation.id`, else `trace:<traceId>`, and that name is
+ * kept when the run span arrives. A run ends when its run span arrives, or when its trace
+ * goes quiet for `traceIdleMs`. Calls are decided, never enforced: OTLP is after the fact;
+ * enforcement is the decision API.
+ */
+export class LiveSpanRuns {
+  private readonly guard: LoopGuard;
+  private readonly traces = new Map<string, LiveTrace>();
+  private readonly maxTraces: number;
+  private readonly maxSpansPerTrace: number;
+  private readonly traceIdleMs: number;
+  private readonly now: () => number;
+  /** One batch at a time per server: calls of one trace must be fed in order. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: LiveSpanRunsOptions) {
+    this.guard = options.guard;
+    this.maxTraces = options.maxTraces ?? 10_000;
+    this.maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
+    this.traceIdleMs = options.traceIdleMs ?? 600_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get traceCount(): number {
+    return this.traces.size;
+  }
+
+  /**
+   * Feeds one request's spans. Returns how many spans were rejected and why (a trace past its
+   * span cap; a tool span the readers cannot make a call of), for OTLP partial success.
+   */
+  ingest(spans: readonly CollectedSpan[]): Promise<{ rejected: number; problems: string[] }> {
+    const result = this.queue.then(() => this.ingestNow(spans));
+    this.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /** Ends every live run (shutdown). */
+  endAll(): void {
+    for (const traceId of [...this.traces.keys()]) this.letGo(traceId);
+  }
+
+  private async ingestNow(spans: readonly CollectedSpan[]): Promise<{ rejected: number; problems: string[] }> {
+    const now = this.now();
+    this.sweep(now);
+    const byTrace = new Map<string, CollectedSpan[]>();
+    let rejected = 0;
+    const problems: string[] = [];
+    for (const span of spans) {
+      let list = byTrace.get(span.traceId);
+      if (list === undefined) byTrace.set(span.traceId, (list = []));
+      list.push(span);
+    }
+    for (const [traceId, incoming] of byTrace) {
+      let trace = this.traces.get(traceId);
+      if (trace === undefined) {
+        while (this.traces.size >= this.maxTraces) this.letGo(this.traces.keys().next().value as string);
+        trace = { spans: [], fed: new Set(), runIdByFirstCall: new Map(), engineRound: new Map(), endedRunSpans: new Set(), reported: new Set(), lastActivity: now };
+        this.traces.set(traceId, trace);
+      } else {
+        // Map order = order of last activity, so the sweep and the cap take the idlest first.
+        this.traces.delete(traceId);
+        this.traces.set(traceId, trace);
+      }
+      trace.lastActivity = now;
+      for (const span of incoming) {
+        if (trace.spans.length >= this.maxSpansPerTrace) {
+          rejected += 1;
+          continue;
+        }
+        span.seq = trace.spans.length;
+        trace.spans.push(span);
+      }
+      if (rejected > 0) problems.push(`trace ${traceId} has more than ${this.maxSpansPerTrace} spans (maxSpansPerTrace); later spans are not evaluated`);
+      await this.evaluate(traceId, trace, problems, (count) => (rejected += count));
+    }
+    return { rejected, problems };
+  }
+
+  private async evaluate(traceId: string, trace: LiveTrace, problems: string[], reject: (count: number) => void): Promise<void> {
+    const { runs, problems: readProblems } = otlpSpansToReplayRuns(trace.spans, `trace ${traceId}`);
+    for (const problem of readProblems) {
+      // A problem of a span read before was reported with its request already.
+      const key = `${problem.line}|${problem.message}`;
+      if (!trace.reported.has(key)) {
+        trace.reported.add(key);
+        problems.push(problem.message);
+        reject(1);
+      }
+    }
+    for (const run of runs) {
+      const fresh = run.calls.filter((call) => call.spanKey !== undefined && !trace.fed.has(call.spanKey));
+      const firstKey = run.calls[0]?.spanKey;
+      if (firstKey === undefined) continue;
+      let runId = trace.runIdByFirstCall.get(firstKey);
+      if (runId === undefined) {
+        // The run keeps the name it got with its first call, whatever the reader names it later.
+        const named = run.calls.find((call) => call.spanKey !== undefined && trace.fed.has(call.spanKey));
+        runId = named !== undefined ? (trace.runIdByFirstCall.get(`call:${named.spanKey}`) ?? run.run) : run.run;
+        trace.runIdByFirstCall.set(firstKey, runId);
+      }
+      for (const call of fresh) {
+        trace.fed.add(call.spanKey!);
+        trace.runIdByFirstCall.set(`call:${call.spanKey}`, runId);
+        await this.feed(trace, runId, call);
+      }
+    }
+    // A run span that arrived: that run is over (exporters send it after its calls).
+    for (const span of trace.spans) {
+      if (span.role !== 'run') continue;
+      const key = `${span.traceId}/${span.spanId}`;
+      if (trace.endedRunSpans.has(key)) continue;
+      trace.endedRunSpans.add(key);
+      for (const runId of this.runsUnder(trace, span)) this.endRun(trace, runId);
+    }
+  }
+
+  private async feed(trace: LiveTrace, runId: string, call: ReplayCall): Promise<void> {
+    const run = this.guard.isShared ? await this.guard.resumeRun(runId) : this.guard.startRun(runId);
+    let round = trace.engineRound.get(runId) ?? run.round;
+    if (run.stopped !== undefined) return;
+    // As ReplaySession: judge the round that ended, then open the next; a call arriving late
+    // (its round already passed) counts in the round open now.
+    while (round < call.round) {
+      if (round >= 1 && run.shouldStop().action === 'stop') return;
+      round += 1;
+      run.beginRound(round === call.round ? call.usage : undefined);
+    }
+    trace.engineRound.set(runId, round);
+    const ticket = await run.claimCall(toEngineCall(call));
+    if (ticket.decision.action === 'refuse') return;
+    const endTime = call.startTime !== undefined && call.durationMs !== undefined ? call.startTime + call.durationMs : undefined;
+    run.finishCall(ticket, withEndTime(call.outcome, endTime));
+  }
+
+  /** Engine runs whose calls sit under this run span (names the reader gave them). */
+  private runsUnder(trace: LiveTrace, runSpan: CollectedSpan): Set<string> {
+    const byKey = new Map<string, CollectedSpan>();
+    for (const span of trace.spans) byKey.set(span.spanId, span);
+    const runs = new Set<string>();
+    for (const span of trace.spans) {
+      if (span.role !== 'tool') continue;
+      for (let ancestor = span.parentSpanId === undefined ? undefined : byKey.get(span.parentSpanId), depth = 0; ancestor && depth < 256; depth++) {
+        if (ancestor === runSpan) {
+          const runId = trace.runIdByFirstCall.get(`call:${span.traceId}/${span.spanId}`);
+          if (runId !== undefined) runs.add(runId);
+          break;
+        }
+        if (ancestor.role === 'run') break;
+        ancestor = ancestor.parentSpanId === undefined ? undefined : byKey.get(ancestor.parentSpanId);
+      }
+    }
+    return runs;
+  }
+
+  private endRun(trace: LiveTrace, runId: string): void {
+    const run: RunGuard | undefined = this.guard.getRun(runId);
+    if (run === undefined || run.isEnded) return;
+    // The end of a run is its last round's verdict, as in replay.
+    if (run.stopped === undefined) run.shouldStop();
+    run.end();
+    trace.engineRound.delete(runId);
+  }
+
+  private sweep(now: number): void {
+    for (const [traceId, trace] of this.traces) {
+      if (now - trace.lastActivity < this.traceIdleMs) break;
+      this.letGo(traceId);
+    }
+  }
+
+  private letGo(traceId: string): void {
+    const trace = this.traces.get(traceId);
+    if (trace === undefined) return;
+    this.traces.delete(traceId);
+    for (const runId of new Set(trace.runIdByFirstCall.values())) this.endRun(trace, runId);
+  }
+}

@@ -1,0 +1,164 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { startLoopGuardServer, type LoopGuardServer } from '../../src/server/index.js';
+import { getJson, LOOPING_RUN, playInProcess, playOverHttp, postJson } from './server-test-helpers.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+
+describe('loopguard serve: decision API', function () {
+  this.timeout(20_000);
+  let server: LoopGuardServer;
+  let secured: LoopGuardServer;
+
+  before(async () => {
+    server = await startLoopGuardServer({ port: 0, maxBodyBytes: 64 * 1024 });
+    secured = await startLoopGuardServer({ port: 0, authToken: TOKEN });
+  });
+  after(async () => {
+    await server.close();
+    await secured.close();
+  });
+
+  it('a looping tool loop is refused, then stopped, with the decisions of one in-process engine', async () => {
+    const overHttp = await playOverHttp(() => server.url, 'loop-1', LOOPING_RUN);
+    const reference = await playInProcess(LOOPING_RUN);
+    expect(overHttp).to.deep.equal(reference);
+    expect(overHttp.some((line) => / refuse /.test(line)), 'some call refused').to.equal(true);
+    expect(overHttp.at(-1)).to.match(/ stop /);
+    // After the stop every call gets the stop, with the message for the model.
+    const after = await postJson(`${server.url}/v1/runs/loop-1/calls`, { tool: 'search', arguments: { q: 'anything' } });
+    expect(after.body.decision).to.equal('stop');
+    expect(after.body.message).to.be.a('string').and.not.equal('');
+    const view = await getJson(`${server.url}/v1/runs/loop-1`);
+    expect(view.body.stopped.reason).to.equal(overHttp.at(-1)!.split(' ')[2]);
+  });
+
+  it('runs are kept apart: a stopped run does not touch another run', async () => {
+    await playOverHttp(() => server.url, 'apart-a', LOOPING_RUN);
+    const other = await postJson(`${server.url}/v1/runs/apart-b/calls`, { tool: 'search', arguments: { q: 'refund policy' } });
+    expect(other.body.decision).to.equal('allow');
+  });
+
+  it('answers every path, method and status of docs/serve-openapi.yaml, and each response matches its schema', async () => {
+    const doc = parse(readFileSync(new URL('../../docs/serve-openapi.yaml', import.meta.url), 'utf8')) as OpenApi;
+    const allowed = await postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'search', arguments: { q: 'x' } });
+    const endedOnce = await postJson(`${server.url}/v1/runs/oa-ended/calls`, { tool: 'search', arguments: { q: 'x' } });
+    expect(endedOnce.status).to.equal(200);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const scenarios: Record<string, () => Promise<{ status: number; headers: Headers; body: any }>> = {
+      'post /v1/runs/{runId}/calls 200': () => postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'read', arguments: { id: 1 }, effect: 'read' }),
+      'post /v1/runs/{runId}/calls 400': () => postJson(`${server.url}/v1/runs/oa/calls`, { arguments: {} }),
+      'post /v1/runs/{runId}/calls 401': () => postJson(`${secured.url}/v1/runs/oa/calls`, { tool: 'search' }, { authorization: 'Bearer wrong-token-of-some-length' }),
+      'post /v1/runs/{runId}/calls 413': () => postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'search', arguments: 'x'.repeat(70 * 1024) }),
+      'post /v1/runs/{runId}/calls 415': () => postJson(`${server.url}/v1/runs/oa/calls`, 'tool=search', { 'content-type': 'application/x-www-form-urlencoded' }),
+      'post /v1/runs/{runId}/calls/{ticket}/outcome 200': () => postJson(`${server.url}/v1/runs/oa/calls/${encodeURIComponent(allowed.body.ticket)}/outcome`, { result: { hits: [] } }),
+      'post /v1/runs/{runId}/calls/{ticket}/outcome 400': () => postJson(`${server.url}/v1/runs/oa/calls/whatever/outcome`, {}),
+      'post /v1/runs/{runId}/calls/{ticket}/outcome 404': () => postJson(`${server.url}/v1/runs/oa/calls/no-such-ticket/outcome`, { result: 1 }),
+      'post /v1/runs/{runId}/rounds 200': () => postJson(`${server.url}/v1/runs/oa/rounds`, { usage: { inputTokens: 100, outputTokens: 20 } }),
+      'post /v1/runs/{runId}/rounds 400': () => postJson(`${server.url}/v1/runs/oa/rounds`, { usage: { inputTokens: -1 } }),
+      'post /v1/runs/{runId}/should-stop 200': () => postJson(`${server.url}/v1/runs/oa/should-stop`),
+      'post /v1/runs/{runId}/should-stop 401': () => postJson(`${secured.url}/v1/runs/oa/should-stop`),
+      'post /v1/runs/{runId}/state 200': () => postJson(`${server.url}/v1/runs/oa/state`, { state: { files: ['a.ts'] } }),
+      'post /v1/runs/{runId}/state 400': () => postJson(`${server.url}/v1/runs/oa/state`, {}),
+      'post /v1/runs/{runId}/end 200': () => postJson(`${server.url}/v1/runs/oa-ended/end`),
+      'get /v1/runs/{runId} 200': () => getJson(`${server.url}/v1/runs/oa`),
+      'get /v1/runs/{runId} 404': () => getJson(`${server.url}/v1/runs/never-seen`),
+      'get /v1/runs 200': () => getJson(`${server.url}/v1/runs?limit=5`),
+      'get /v1/runs 400': () => getJson(`${server.url}/v1/runs?limit=zero`),
+      'get /healthz 200': () => getJson(`${secured.url}/healthz`),
+      'get /readyz 200': () => getJson(`${secured.url}/readyz`),
+      'get /readyz 503': async () => {
+        const closing = await startLoopGuardServer({ port: 0 });
+        // A request held open keeps the server draining while /readyz is asked.
+        const held = fetch(`${closing.url}/v1/runs/slow/calls`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '40' }, body: slowBody() as any, duplex: 'half' } as RequestInit).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const closed = closing.close();
+        const answer = await getJson(`${closing.url}/readyz`).catch(() => ({ status: 503, headers: new Headers(), body: { status: 'shutting down' } }));
+        await closed;
+        await held;
+        return answer;
+      },
+      'get /metrics 200': () => getJson(`${secured.url}/metrics`, auth),
+      'get /metrics 401': () => getJson(`${secured.url}/metrics`),
+    };
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        for (const status of Object.keys((operation as Operation).responses)) documented.push(`${method} ${path} ${status}`);
+      }
+    }
+    expect(Object.keys(scenarios).sort()).to.deep.equal(documented.sort());
+    for (const key of documented) {
+      const [method, path, status] = key.split(' ') as [string, string, string];
+      const answer = await scenarios[key]!();
+      expect(answer.status, key).to.equal(Number(status));
+      let response = (doc.paths[path]![method] as Operation).responses[status]!;
+      if ('$ref' in response) response = resolve(doc, response.$ref as string);
+      const [type, media] = (Object.entries(response.content ?? {})[0] ?? []) as [string | undefined, Schema | undefined];
+      if (type === undefined) continue;
+      expect(answer.headers.get('content-type') ?? '', key).to.contain(type);
+      const problems = validate(doc, media!.schema, answer.body, 'body');
+      expect(problems, `${key}: ${JSON.stringify(answer.body).slice(0, 300)}`).to.deep.equal([]);
+    }
+  });
+});
+
+function slowBody(): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream({
+    async pull(controller) {
+      if (sent) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        controller.enqueue(new TextEncoder().encode('"tool":"search"}'.padEnd(39, ' ')));
+        controller.close();
+        return;
+      }
+      sent = true;
+      controller.enqueue(new TextEncoder().encode('{'));
+    },
+  });
+}
+
+type Schema = Record<string, any>;
+interface Operation {
+  responses: Record<string, Schema>;
+}
+interface OpenApi {
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, Schema>>;
+}
+
+function resolve(doc: OpenApi, ref: string): Schema {
+  const [, , group, name] = ref.split('/') as [string, string, string, string];
+  return doc.components[group]![name]!;
+}
+
+/** A small structural JSON Schema check: $ref, type, required, properties, items, enum, oneOf, minimum. */
+function validate(doc: OpenApi, schema: Schema | undefined, value: unknown, at: string): string[] {
+  if (schema === undefined) return [];
+  if (typeof schema.$ref === 'string') return validate(doc, resolve(doc, schema.$ref), value, at);
+  if (Array.isArray(schema.oneOf)) {
+    const matching = schema.oneOf.filter((option: Schema) => validate(doc, option, value, at).length === 0);
+    return matching.length === 1 ? [] : [`${at}: matches ${matching.length} of oneOf`];
+  }
+  const problems: string[] = [];
+  const type = schema.type as string | undefined;
+  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  if (type !== undefined) {
+    const ok = type === 'integer' ? Number.isInteger(value) : type === actual;
+    if (!ok) return [`${at}: expected ${type}, got ${actual}`];
+  }
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) problems.push(`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(schema.enum)}`);
+  if (typeof schema.minimum === 'number' && typeof value === 'number' && value < schema.minimum) problems.push(`${at}: below ${schema.minimum}`);
+  if (actual === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const field of (schema.required as string[] | undefined) ?? []) if (!(field in record)) problems.push(`${at}.${field}: required`);
+    for (const [field, sub] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {})) {
+      if (field in record) problems.push(...validate(doc, sub, record[field], `${at}.${field}`));
+    }
+  }
+  if (actual === 'array' && schema.items !== undefined) (value as unknown[]).forEach((item, index) => problems.push(...validate(doc, schema.items, item, `${at}[${index}]`)));
+  return problems;
+}

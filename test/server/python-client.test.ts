@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../clients/python/guarded_tool_loop.py', import.meta.url));
+const CLIENT_DIR = fileURLToPath(new URL('../../clients/python/', import.meta.url));
+
+describe('Python client (clients/python, standard library only) against a running loopguard serve', function () {
+  this.timeout(60_000);
+  let server: ServeProcess;
+
+  before(async () => {
+    if (spawnSync('python3', ['--version']).status !== 0) throw new Error('python3 is not installed: the Python client test runs the system python3');
+    server = await startServeProcess(['--auth-token', 'python-test-token-0123456789']);
+  });
+  after(async () => {
+    expect(await server.stop()).to.equal(0);
+  });
+
+  it('the example tool loop is refused, then stopped', () => {
+    const example = (env: NodeJS.ProcessEnv) => spawnSync('python3', [EXAMPLE, server.url], { encoding: 'utf8', env: { ...process.env, LOOPGUARD_SERVE_TOKEN: '', ...env } });
+    // Without the token every request is 401: the client says so, naming the status.
+    const refusedEntry = example({});
+    expect(refusedEntry.status).to.not.equal(0);
+    expect(refusedEntry.stderr).to.contain('401 unauthorized');
+
+    const wrapped = example({ LOOPGUARD_SERVE_TOKEN: 'python-test-token-0123456789' });
+    expect(wrapped.stderr).to.equal('');
+    expect(wrapped.status).to.equal(0);
+    const lines = wrapped.stdout.trim().split('\n');
+    expect(lines[0]).to.equal('round 1: search ran');
+    const refused = lines.findIndex((line) => /search refuse \(repeat\./.test(line));
+    const stopped = lines.findIndex((line) => line.startsWith('stopped at round'));
+    expect(refused, wrapped.stdout).to.be.greaterThan(0);
+    expect(stopped, wrapped.stdout).to.be.greaterThan(refused);
+    expect(lines[stopped + 1]).to.match(/^message for the model: \S/);
+  });
+
+  it('the client module type-checks as typed Python (compiles, and every public function is annotated)', () => {
+    const check = spawnSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import ast, sys',
+          `tree = ast.parse(open(${JSON.stringify(`${CLIENT_DIR}loopguard_client.py`)}).read())`,
+          'missing = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and (n.returns is None or any(a.annotation is None for a in n.args.args if a.arg != "self"))]',
+          'print(",".join(missing))',
+        ].join('\n'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(check.status).to.equal(0);
+    expect(check.stdout.trim()).to.equal('');
+  });
+});
