@@ -12,6 +12,7 @@ const wholeNumber = (min: number) => (value: string): number => {
 export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('serve')
+    .summary('a decision API and an OTLP/HTTP receiver, so agents in any language are guarded')
     .description(
       'Guard agents in any language: a decision API (claim a call, record its outcome, ask shouldStop) ' +
         'and an OTLP/HTTP traces receiver that evaluates agent spans live. See docs/serve.md.',
@@ -26,6 +27,19 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
     .option('--max-spans <n>', 'most spans in one OTLP request (default 10000)', wholeNumber(1))
     .option('--max-concurrent <n>', 'requests answered at once; past it 503/429 with Retry-After (default 256)', wholeNumber(1))
     .option('--shutdown-timeout-ms <ms>', 'on SIGTERM, how long requests in flight may finish (default 10000)', wholeNumber(0))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  # on 127.0.0.1:4319, runs kept in memory; point an OTLP exporter at http://127.0.0.1:4319/v1/traces',
+        '  $ loopguard serve --port 4319',
+        '  # a replica of a fleet: runs in Redis, every request but the health checks needs the token',
+        '  $ loopguard serve --host 0.0.0.0 --port 4319 --redis redis://127.0.0.1:6379 --auth-token "$TOKEN"',
+        '',
+        'Exit codes: 0 after SIGTERM/SIGINT drained the requests in flight; 2 a bad flag or --policy; 1 the port could not be bound.',
+      ].join('\n'),
+    )
     .exitOverride()
     .action(async (options: { host: string; port: number; policy?: string; redis?: string; keyPrefix?: string; authToken?: string; maxBodyBytes?: number; maxSpans?: number; maxConcurrent?: number; shutdownTimeoutMs?: number }) => {
       setExitCode(await runServeCommand(options, io));

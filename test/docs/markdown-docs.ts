@@ -12,13 +12,9 @@ import { Lexer, walkTokens, type Token } from 'marked';
  * any page). The lead deletes this list after merging those branches.
  */
 export const PENDING_PAGES_FROM_OTHER_BRANCHES: readonly string[] = [
-  'docs/serve.md',
-  'docs/serve-openapi.yaml',
   'docs/operations/exactly-once-and-store-faults.md',
   'docs/integrations/mcp-proxy-behaviour.md',
-  'docs/cli-exit-codes-and-output.md',
   'docs/concepts/noise-and-identity.md',
-  'docs/concepts/answer-tools-and-browser-agents.md',
 ];
 
 /** README.md, CHANGELOG.md, CONTRIBUTING.md and every Markdown file under docs/, repo-relative, `/`-separated. */
