@@ -43,7 +43,11 @@ export interface McpStdioProxyOptions {
   env?: NodeJS.ProcessEnv;
   /** The server's working directory. Default this process's. */
   cwd?: string;
-  /** After the client closes its side: how long the server gets to exit before SIGTERM, then SIGKILL. Default 2000 ms. */
+  /**
+   * After the client closes its side: how long the server gets to exit before SIGTERM, then
+   * before SIGKILL, both to its process group (a server started through a shell or `npx` has
+   * children that hold its stdout). Default 2000 ms.
+   */
   shutdownGraceMs?: number;
 }
 
@@ -52,8 +56,14 @@ export interface McpStdioProxy {
   readonly run: RunGuard;
   /** Settles once the server exited: its exit code, 128 + signal number if killed, 127 if it could not start. */
   readonly exited: Promise<number>;
-  /** Stops the server (SIGTERM, then SIGKILL after the grace) and settles like `exited`. */
+  /**
+   * Stops the server: SIGTERM to its process group, SIGKILL after the grace; settles like
+   * `exited`, and settles after a second grace even if something outside the group still holds
+   * the server's stdout.
+   */
   stop(): Promise<number>;
+  /** Ends the server's process group with SIGKILL and the session at once (137). For a second signal. */
+  kill(): Promise<number>;
   /** Why and where the session's run ended, as loopguard saw it. */
   outcome(): LoopGuardOutcome;
 }
@@ -69,6 +79,8 @@ interface JsonRpcMessage {
 
 /** Exit code when the server could not be started (the shell's "command not found"). */
 const EXIT_CANNOT_START = 127;
+/** Exit code of a session ended by SIGKILL (128 + 9), as a shell reports it. */
+const EXIT_KILLED = 137;
 
 /**
  * Starts an MCP server as a child and stands between it and the client on stdio. Every
@@ -142,11 +154,16 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
       env: options.env ?? process.env,
       cwd: options.cwd,
       windowsHide: true,
+      // Its own process group, so stopping the server stops what it started (a shell's or npx's
+      // children hold its stdout: signalling the shell alone left the proxy waiting for them).
+      // The client's SIGINT to the proxy's group no longer reaches the server directly: the
+      // proxy forwards it as a stop.
+      detached: process.platform !== 'win32',
     });
   } catch (error) {
     // spawn throws synchronously for some bad arguments (a NUL byte in the command).
     log(`loopguard mcp-proxy: cannot start ${JSON.stringify(options.command)}: ${(error as Error).message}`);
-    const failed: McpStdioProxy = { run, exited, stop: () => exited, outcome: () => getLoopGuardOutcome(run) };
+    const failed: McpStdioProxy = { run, exited, stop: () => exited, kill: () => exited, outcome: () => getLoopGuardOutcome(run) };
     queueMicrotask(() => finishSession(EXIT_CANNOT_START));
     return failed;
   }
@@ -353,15 +370,56 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     });
   });
 
+  /** Signals the server's process group (the server alone where there is none). */
+  const signalServer = (signal: NodeJS.Signals): void => {
+    if (done || child.pid === undefined) return;
+    try {
+      if (process.platform === 'win32') throw new Error('no process groups');
+      process.kill(-child.pid, signal);
+    } catch {
+      try {
+        child.kill(signal);
+      } catch (error) {
+        diag.debug('loopguard: mcp-proxy could not signal the server', error);
+      }
+    }
+  };
+  const later = (ms: number, action: () => void): void => {
+    if (killTimer !== undefined) clearTimeout(killTimer);
+    killTimer = setTimeout(action, ms);
+    killTimer.unref?.();
+  };
+  /** SIGTERM, SIGKILL a grace later, and a grace after that the session ends whatever holds the pipes. */
+  const shutDown = (): void => {
+    signalServer('SIGTERM');
+    later(graceMs, () => {
+      signalServer('SIGKILL');
+      later(graceMs, () => abandon(EXIT_KILLED));
+    });
+  };
+  /** Ends the session without waiting for the server's stdio to close (something outside its group holds it). */
+  const abandon = (code: number): void => {
+    if (done) return;
+    serverReader.end();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    child.stdin?.destroy();
+    child.unref();
+    finishSession(exitCode ?? code);
+  };
+  let exitCode: number | undefined;
+  child.on('exit', (code, signal) => {
+    exitCode = code ?? (signal !== null ? 128 + (osConstants.signals[signal] ?? 0) : 1);
+    // Gone, but its stdout may be held by a child it left: give it a grace to drain, then end
+    // the rest of its group and the session.
+    later(graceMs, () => {
+      signalServer('SIGKILL');
+      abandon(exitCode!);
+    });
+  });
   const terminate = (afterMs: number): void => {
     if (done || killTimer !== undefined) return;
-    killTimer = setTimeout(() => {
-      if (done) return;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => void (done || child.kill('SIGKILL')), graceMs);
-      killTimer.unref?.();
-    }, afterMs);
-    killTimer.unref?.();
+    later(afterMs, shutDown);
   };
   function onInputData(chunk: Buffer | string): void {
     clientReader.push(chunk);
@@ -388,12 +446,12 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     run,
     exited,
     stop: () => {
-      if (!done) {
-        child.kill('SIGTERM');
-        if (killTimer !== undefined) clearTimeout(killTimer);
-        killTimer = setTimeout(() => void (done || child.kill('SIGKILL')), graceMs);
-        killTimer.unref?.();
-      }
+      if (!done) shutDown();
+      return exited;
+    },
+    kill: () => {
+      signalServer('SIGKILL');
+      abandon(EXIT_KILLED);
       return exited;
     },
     outcome: () => getLoopGuardOutcome(run),
