@@ -1,6 +1,7 @@
 // The proxy's wire, in process: startMcpStdioProxy between in-memory client streams and a bare
 // JSON-RPC server (fixtures/raw-json-rpc-server.mjs) that writes exactly the bytes the tests
 // check — batches, ids no JS number holds, 20 MB lines, invalid UTF-8.
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -162,5 +163,32 @@ describe('loopguard mcp-proxy wire (batches, ids, bytes, big lines)', function (
     expect(answer.id).to.equal(6);
     expect(answer.result.content[0]!.text.length).to.equal(bytes);
     expect(await callsRun(session, '7')).to.equal(2);
+  });
+
+  it('issue 23 #16: with --round-gap-ms 0 the stop comes at the call the docs say, for each loop in their table', async () => {
+    const page = readFileSync(join(REPO_ROOT, 'docs/integrations/mcp-proxy-behaviour.md'), 'utf8');
+    const table = page.slice(page.indexOf('<!-- stop-table'));
+    const stopAt = (row: string): number => {
+      const match = new RegExp(`^\\| ${row}[^\\n]*\\| (\\d+) \\|$`, 'm').exec(table);
+      expect(match, `the docs' row "${row}"`).to.not.equal(null);
+      return Number(match![1]);
+    };
+    const loops: Array<[string, string, (call: number) => unknown]> = [
+      ['the same call to a read-only tool', 'lookup', () => ({ key: 'k' })],
+      ['the same call to a tool without hints', 'same', () => ({ q: 'refund policy' })],
+      ['new arguments each time, the same answer', 'same', (call) => ({ q: `refund policy ${call}` })],
+    ];
+    for (const [row, tool, args] of loops) {
+      session = startWireSession(0);
+      await initialized(session);
+      let stoppedAt: number | undefined;
+      for (let call = 1; call <= 12 && stoppedAt === undefined; call++) {
+        session.send(toolCall(String(100 + call), tool, args(call)));
+        if ((await session.nextLine()).toString('utf8').includes('"loopguard/stop"')) stoppedAt = call;
+      }
+      expect(stoppedAt, row).to.equal(stopAt(row));
+      await session.close();
+      session = undefined;
+    }
   });
 });
