@@ -83,9 +83,11 @@ const EXIT_CANNOT_START = 127;
 const EXIT_KILLED = 137;
 
 /**
- * Starts an MCP server as a child and stands between it and the client on stdio. Every
- * message is forwarded unchanged both ways — requests, responses and notifications the proxy
- * does not know included — except `tools/call`: loopguard decides each one first. A refused
+ * Starts an MCP server as a child (in its own process group) and stands between it and the
+ * client on stdio. Every message is forwarded as the bytes that came, both ways — requests,
+ * responses and notifications the proxy does not know, and invalid UTF-8, included — except
+ * `tools/call`: loopguard decides each one first, inside batch arrays too. Request ids are
+ * kept as their raw JSON text (docs/integrations/mcp-proxy-behaviour.md). A refused
  * call is answered by the proxy with an error result (`isError: true`) holding loopguard's
  * message and never reaches the server; after a stop, every call gets the stop message.
  * Annotations of `tools/list` results feed each call's effect; results are fingerprinted by
