@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { LoopGuard } from '../core/loop-guard.js';
 import type { LoopGuardOptions } from '../core/types.js';
 import { startMcpStdioProxy } from '../integrations/mcp/start-mcp-stdio-proxy.js';
@@ -27,6 +28,11 @@ const TELEMETRY_FLUSH_MS = 5000;
  */
 export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: CliIo): Promise<number> {
   const say = (text: string): void => void io.stderr.write(`${escapeControl(text)}\n`);
+  if (options.command === '') {
+    // As with no command at all (commander's usage error): one line, exit 2, no stack.
+    say('loopguard mcp-proxy: the server command after -- is empty; name the MCP server to start (e.g. -- npx -y @modelcontextprotocol/server-filesystem /path)');
+    return EXIT_BAD_INPUT;
+  }
   let policy: LoopGuardOptions;
   try {
     policy = await loadReplayPolicy(options.policy, undefined);
@@ -71,12 +77,24 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
     log: say,
     env: io.env,
   });
-  const onSignal = (): void => void proxy.stop();
+  // The first signal stops the server (its group gets the grace); a second one means now.
+  let forcedBy: NodeJS.Signals | undefined;
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!signalled) {
+      signalled = true;
+      void proxy.stop();
+      return;
+    }
+    forcedBy ??= signal;
+    void proxy.kill();
+  };
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
   for (const signal of signals) process.on(signal, onSignal);
   let code: number;
   try {
     code = await proxy.exited;
+    if (forcedBy !== undefined) code = 128 + (osConstants.signals[forcedBy] ?? 0);
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
     removeListener();

@@ -80,7 +80,8 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
     'every tool call is answered with the stop message and never reaches the server',
     'guardMcpClient() is per run: call it again for the next run (the MCP client itself can stay connected).',
   );
-  let toolListRequested = false;
+  /** The one listing for annotations; every call waits for it, parallel ones too. */
+  let toolListing: Promise<void> | undefined;
 
   const listTools: Client['listTools'] = async (params, requestOptions) => {
     const result = await client.listTools(params, requestOptions);
@@ -88,9 +89,7 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
     return result;
   };
 
-  const readAnnotations = async (): Promise<void> => {
-    if (toolListRequested || callGuard.hasToolList) return;
-    toolListRequested = true;
+  const listAllTools = async (): Promise<void> => {
     try {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_LIST_PAGES; page++) {
@@ -103,10 +102,16 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
       // A server without tools/list: calls go on, with effects from the policy alone.
     }
   };
+  const readAnnotations = (): Promise<void> | undefined => {
+    if (toolListing === undefined && callGuard.hasToolList) return undefined;
+    toolListing ??= listAllTools();
+    return toolListing;
+  };
 
   const callTool: Client['callTool'] = async (params, resultSchema, requestOptions) => {
     failOpen('reuse check', warnIfReused, undefined);
-    await readAnnotations();
+    const listing = readAnnotations();
+    if (listing !== undefined) await listing;
     const start = await callGuard.start(params.name, params.arguments, undefined);
     // Structurally a CallToolResult (text content, isError, _meta); declared without the SDK.
     if (start.action === 'answer') return start.result as Awaited<ReturnType<Client['callTool']>>;

@@ -39,6 +39,7 @@ export class McpToolCallGuard {
   private inFlight = 0;
   private lastFinishedAt: number | undefined;
   private toolListSeen = false;
+  private openedRound = false;
 
   constructor(options: McpToolCallGuardOptions) {
     this.guard = options.guard;
@@ -76,8 +77,12 @@ export class McpToolCallGuard {
       if (next?.action === 'continue') {
         nudge = next.nudge;
         failOpen('beginRound', () => run.beginRound(), undefined);
+        this.openedRound = true;
       }
     }
+    // Counted as running before the claim is awaited: parallel calls of one turn arrive while
+    // it is pending, and must see this one running or each would open its own round.
+    this.inFlight += 1;
     const declared = failOpen('policy', () => (Object.hasOwn(this.guard.options.tools, name) ? this.guard.options.tools[name] : undefined), undefined);
     const effect = effectFromMcpAnnotations(this.annotations.get(name), declared);
     const ticket = await failOpenAsync<CallTicket | undefined>(
@@ -88,13 +93,13 @@ export class McpToolCallGuard {
     const decision = ticket?.decision;
     if (decision?.action === 'refuse') {
       failOpen('record refusal', () => recordDeliveredRefusal(run, ticket!), undefined);
+      this.inFlight = Math.max(0, this.inFlight - 1);
       this.lastFinishedAt = this.now();
       // After a stop every call gets the stop message (tools are over), not a per-call reason.
       const stopped = run.stopped;
       const result = stopped !== undefined && decision.reason === 'run.stopped' ? stopToolResult(stopped) : refusalToolResult(decision);
       return { action: 'answer', result };
     }
-    this.inFlight += 1;
     return nudge === undefined ? { action: 'forward', ticket } : { action: 'forward', ticket, nudge };
   }
 
@@ -109,7 +114,9 @@ export class McpToolCallGuard {
 
   private opensRound(): boolean {
     if (this.inFlight > 0) return false;
-    if (this.run.round === 0 || this.lastFinishedAt === undefined) return true;
+    if (this.run.round === 0) return true;
+    // Nothing has finished since this guard opened its first round: still that turn.
+    if (this.lastFinishedAt === undefined) return !this.openedRound;
     return this.now() - this.lastFinishedAt >= (this.roundGapMs as number);
   }
 

@@ -7,9 +7,11 @@ import { describeConfigValue } from '../../core/describe-config-value.js';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
+import { jsonRpcIdKey } from './json-rpc-id-key.js';
 import { JsonRpcLineReader } from './json-rpc-line-reader.js';
 import { withNudge } from './mcp-call-tool-result.js';
 import { McpToolCallGuard } from './mcp-tool-call-guard.js';
+import { readRawJson, type RawJsonSpan } from './read-raw-json.js';
 
 /** Options of {@link startMcpStdioProxy}. */
 export interface McpStdioProxyOptions {
@@ -41,7 +43,11 @@ export interface McpStdioProxyOptions {
   env?: NodeJS.ProcessEnv;
   /** The server's working directory. Default this process's. */
   cwd?: string;
-  /** After the client closes its side: how long the server gets to exit before SIGTERM, then SIGKILL. Default 2000 ms. */
+  /**
+   * After the client closes its side: how long the server gets to exit before SIGTERM, then
+   * before SIGKILL, both to its process group (a server started through a shell or `npx` has
+   * children that hold its stdout). Default 2000 ms.
+   */
   shutdownGraceMs?: number;
 }
 
@@ -50,8 +56,14 @@ export interface McpStdioProxy {
   readonly run: RunGuard;
   /** Settles once the server exited: its exit code, 128 + signal number if killed, 127 if it could not start. */
   readonly exited: Promise<number>;
-  /** Stops the server (SIGTERM, then SIGKILL after the grace) and settles like `exited`. */
+  /**
+   * Stops the server: SIGTERM to its process group, SIGKILL after the grace; settles like
+   * `exited`, and settles after a second grace even if something outside the group still holds
+   * the server's stdout.
+   */
   stop(): Promise<number>;
+  /** Ends the server's process group with SIGKILL and the session at once (137). For a second signal. */
+  kill(): Promise<number>;
   /** Why and where the session's run ended, as loopguard saw it. */
   outcome(): LoopGuardOutcome;
 }
@@ -67,11 +79,15 @@ interface JsonRpcMessage {
 
 /** Exit code when the server could not be started (the shell's "command not found"). */
 const EXIT_CANNOT_START = 127;
+/** Exit code of a session ended by SIGKILL (128 + 9), as a shell reports it. */
+const EXIT_KILLED = 137;
 
 /**
- * Starts an MCP server as a child and stands between it and the client on stdio. Every
- * message is forwarded unchanged both ways — requests, responses and notifications the proxy
- * does not know included — except `tools/call`: loopguard decides each one first. A refused
+ * Starts an MCP server as a child (in its own process group) and stands between it and the
+ * client on stdio. Every message is forwarded as the bytes that came, both ways — requests,
+ * responses and notifications the proxy does not know, and invalid UTF-8, included — except
+ * `tools/call`: loopguard decides each one first, inside batch arrays too. Request ids are
+ * kept as their raw JSON text (docs/integrations/mcp-proxy-behaviour.md). A refused
  * call is answered by the proxy with an error result (`isError: true`) holding loopguard's
  * message and never reaches the server; after a stop, every call gets the stop message.
  * Annotations of `tools/list` results feed each call's effect; results are fingerprinted by
@@ -100,10 +116,12 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
   const callGuard = new McpToolCallGuard({ guard: options.guard, run, roundGapMs });
   const { input, output } = options;
 
-  /** Forwarded tools/call requests by id key, until the server answers or the client cancels. */
-  const pendingCalls = new Map<string, { ticket: CallTicket | undefined; nudge: string | undefined }>();
-  /** Forwarded tools/list requests by id key: their results carry the annotations. */
-  const pendingToolLists = new Set<string>();
+  /** Forwarded tools/call requests by id key, oldest first (a client may reuse an id), until answered or cancelled. */
+  const pendingCalls = new Map<string, PendingCall[]>();
+  /** Forwarded tools/list requests by id key (how many): their results carry the annotations. */
+  const pendingToolLists = new Map<string, number>();
+  /** Batches with refused calls, by the id keys of their forwarded requests: the refusals join the server's answer. */
+  const pendingBatches = new Map<string, PendingBatch>();
 
   const serverStderr = options.serverStderr ?? 'inherit';
   let child: ChildProcess;
@@ -121,8 +139,13 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     input.off('error', onInputEnd);
     output.off('error', onOutputError);
     input.pause();
-    for (const { ticket } of pendingCalls.values()) callGuard.finish(ticket, { error: { name: 'ServerExited', message: 'the MCP server exited before answering' } });
+    for (const calls of pendingCalls.values()) {
+      for (const { ticket } of calls) callGuard.finish(ticket, { error: { name: 'ServerExited', message: 'the MCP server exited before answering' } });
+    }
     pendingCalls.clear();
+    // Refusals of a batch the server never answered still belong to the client.
+    for (const batch of new Set(pendingBatches.values())) toClient(batchAnswer(batch.refusals));
+    pendingBatches.clear();
     options.guard.endRun(run.id);
     settle(code);
   };
@@ -133,28 +156,35 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
       env: options.env ?? process.env,
       cwd: options.cwd,
       windowsHide: true,
+      // Its own process group, so stopping the server stops what it started (a shell's or npx's
+      // children hold its stdout: signalling the shell alone left the proxy waiting for them).
+      // The client's SIGINT to the proxy's group no longer reaches the server directly: the
+      // proxy forwards it as a stop.
+      detached: process.platform !== 'win32',
     });
   } catch (error) {
     // spawn throws synchronously for some bad arguments (a NUL byte in the command).
     log(`loopguard mcp-proxy: cannot start ${JSON.stringify(options.command)}: ${(error as Error).message}`);
-    const failed: McpStdioProxy = { run, exited, stop: () => exited, outcome: () => getLoopGuardOutcome(run) };
+    const failed: McpStdioProxy = { run, exited, stop: () => exited, kill: () => exited, outcome: () => getLoopGuardOutcome(run) };
     queueMicrotask(() => finishSession(EXIT_CANNOT_START));
     return failed;
   }
   if (serverStderr !== 'inherit') child.stderr?.pipe(serverStderr, { end: false });
 
-  const toClient = (line: string): void => {
+  const toClient = (line: Buffer | string): void => {
     if (done && !output.writable) return;
     try {
-      output.write(`${line}\n`);
+      output.write(line);
+      output.write('\n');
     } catch (error) {
       diag.warn('loopguard: mcp-proxy could not write to the client', error);
     }
   };
-  const toServer = (line: string): void => {
+  const toServer = (line: Buffer | string): void => {
     const stdin = child.stdin;
     if (stdin === null || stdin.destroyed || stdin.writableEnded) return;
-    stdin.write(`${line}\n`);
+    stdin.write(line);
+    stdin.write('\n');
   };
   // A server that exits closes its stdin: a late write must not crash the proxy.
   child.stdin?.on('error', (error) => diag.debug('loopguard: mcp-proxy server stdin', error));
@@ -172,29 +202,89 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
   });
 
   // ---- server -> client -------------------------------------------------------------------
-  const serverReader = new JsonRpcLineReader((line) => {
-    if (pendingCalls.size === 0 && pendingToolLists.size === 0) return toClient(line);
-    let rewritten: string | undefined;
-    try {
-      const message = parseMessage(line);
-      if (message !== undefined && message.method === undefined && message.id !== undefined && message.id !== null) {
-        const key = idKey(message.id);
-        const pending = pendingCalls.get(key);
-        if (pending !== undefined) {
-          pendingCalls.delete(key);
-          if (message.error !== undefined) callGuard.finish(pending.ticket, { error: jsonRpcError(message.error) });
-          else {
-            callGuard.finish(pending.ticket, { result: message.result });
-            if (pending.nudge !== undefined) rewritten = JSON.stringify({ ...message, result: withNudge(message.result, pending.nudge) });
-          }
-        } else if (pendingToolLists.delete(key) && message.error === undefined) {
-          callGuard.recordToolList(message.result);
+  /** A server answer to one request: finishes its call or reads its tool list; a replacement if a nudge joins the result. */
+  const readServerAnswer = (bytes: Buffer, span: RawJsonSpan): { replacement?: Buffer; batch?: PendingBatch; key?: string } => {
+    const members = readRawJson(bytes, span.start, span.end);
+    if (members?.kind !== 'object' || members.members.has('method')) return {};
+    const idSpan = members.members.get('id');
+    const key = idSpan === undefined ? undefined : jsonRpcIdKey(bytes.toString('utf8', idSpan.start, idSpan.end));
+    if (key === undefined) return {};
+    const member = (name: string): unknown => {
+      const at = members.members.get(name);
+      return at === undefined ? undefined : JSON.parse(bytes.toString('utf8', at.start, at.end));
+    };
+    const batch = pendingBatches.get(key);
+    const calls = pendingCalls.get(key);
+    const pending = calls?.shift();
+    if (calls !== undefined && calls.length === 0) pendingCalls.delete(key);
+    if (pending !== undefined) {
+      const error = member('error') as JsonRpcMessage['error'];
+      if (error !== undefined) callGuard.finish(pending.ticket, { error: jsonRpcError(error) });
+      else {
+        const result = member('result');
+        callGuard.finish(pending.ticket, { result });
+        const resultSpan = members.members.get('result');
+        if (pending.nudge !== undefined && resultSpan !== undefined) {
+          // Only the result changes; every other byte of the answer stays the server's.
+          const replacement = Buffer.concat([
+            bytes.subarray(span.start, resultSpan.start),
+            Buffer.from(JSON.stringify(withNudge(result, pending.nudge))),
+            bytes.subarray(resultSpan.end, span.end),
+          ]);
+          return { replacement, key, ...(batch !== undefined ? { batch } : {}) };
         }
       }
+    } else {
+      const lists = pendingToolLists.get(key);
+      if (lists !== undefined) {
+        if (lists <= 1) pendingToolLists.delete(key);
+        else pendingToolLists.set(key, lists - 1);
+        if (!members.members.has('error')) callGuard.recordToolList(member('result'));
+      }
+    }
+    return batch !== undefined ? { batch, key } : { key };
+  };
+  const settleBatch = (batch: PendingBatch): void => {
+    for (const key of batch.waiting) if (pendingBatches.get(key) === batch) pendingBatches.delete(key);
+  };
+  const fromServer = (line: Buffer): void => {
+    const top = readRawJson(line);
+    if (top?.kind === 'array') {
+      // A batch answer: each element as one answer; refusals of the batch it answers join it.
+      const elements: Array<Buffer> = [];
+      let changed = false;
+      const batches = new Set<PendingBatch>();
+      for (const element of top.elements) {
+        const { replacement, batch } = readServerAnswer(line, element);
+        if (batch !== undefined) batches.add(batch);
+        if (replacement !== undefined) changed = true;
+        elements.push(replacement ?? line.subarray(element.start, element.end));
+      }
+      if (!changed && batches.size === 0) return toClient(line);
+      const refusals: string[] = [];
+      for (const batch of batches) {
+        settleBatch(batch);
+        refusals.push(...batch.refusals);
+      }
+      return toClient(Buffer.concat([Buffer.from('['), ...joinWithCommas([...elements, ...refusals.map((text) => Buffer.from(text))]), Buffer.from(']')]));
+    }
+    const { replacement, batch, key } = readServerAnswer(line, { start: 0, end: line.length });
+    toClient(replacement ?? line);
+    if (batch !== undefined && key !== undefined) {
+      // The server answered the batch's requests one by one: the refusals go once all came.
+      batch.waiting.delete(key);
+      pendingBatches.delete(key);
+      if (batch.waiting.size === 0) toClient(batchAnswer(batch.refusals));
+    }
+  };
+  const serverReader = new JsonRpcLineReader((line) => {
+    if (pendingCalls.size === 0 && pendingToolLists.size === 0 && pendingBatches.size === 0) return toClient(line);
+    try {
+      fromServer(line);
     } catch (error) {
       diag.warn('loopguard: mcp-proxy could not read a server message; forwarded as is', error);
+      toClient(line);
     }
-    toClient(rewritten ?? line);
   });
   child.stdout?.on('data', (chunk: Buffer) => serverReader.push(chunk));
   child.stdout?.on('end', () => serverReader.end());
@@ -203,37 +293,77 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
   // One at a time, in order: a tools/call waits for loopguard's decision, and whatever the
   // client sends next (a cancellation of that call, say) must not overtake it.
   let clientQueue: Promise<void> = Promise.resolve();
-  const fromClient = async (line: string): Promise<void> => {
-    const message = parseMessage(line);
-    if (message === undefined || message.method === undefined) return toServer(line);
-    const hasId = message.id !== undefined && message.id !== null;
-    if (message.method === 'tools/call' && hasId) return handleToolCall(message, line);
-    if (message.method === 'tools/list' && hasId) pendingToolLists.add(idKey(message.id!));
-    if (message.method === 'notifications/cancelled') {
-      const requestId = message.params?.requestId;
-      const key = typeof requestId === 'string' || typeof requestId === 'number' ? idKey(requestId) : undefined;
-      const pending = key === undefined ? undefined : pendingCalls.get(key);
-      if (pending !== undefined) {
-        // The server should not answer a cancelled call; it is not in flight any more. As a
-        // timeout: a cancelled write may have gone through (write.outcome_unknown).
-        pendingCalls.delete(key!);
-        callGuard.finish(pending.ticket, { error: { name: 'AbortError', message: 'the client cancelled the call' } });
+  /**
+   * One client message: `undefined` to forward it, or the proxy's answer (a refused call).
+   * Reads only the members it needs, from the bytes: the message itself is never re-encoded.
+   */
+  const readClientMessage = async (bytes: Buffer, span: RawJsonSpan): Promise<{ answer?: string; forwardedKey?: string }> => {
+    const top = readRawJson(bytes, span.start, span.end);
+    if (top?.kind !== 'object') return {};
+    const member = (name: string): unknown => {
+      const at = top.members.get(name);
+      return at === undefined ? undefined : JSON.parse(bytes.toString('utf8', at.start, at.end));
+    };
+    const idSpan = top.members.get('id');
+    const rawId = idSpan === undefined ? undefined : bytes.toString('utf8', idSpan.start, idSpan.end);
+    const key = rawId === undefined ? undefined : jsonRpcIdKey(rawId);
+    const method = member('method');
+    if (key === undefined) {
+      if (method === 'notifications/cancelled') cancel(bytes, top.members.get('params'));
+      return {};
+    }
+    if (method === 'tools/list') pendingToolLists.set(key, (pendingToolLists.get(key) ?? 0) + 1);
+    if (method !== 'tools/call') return { forwardedKey: key };
+    const params = member('params') as JsonRpcMessage['params'];
+    const name = params?.name;
+    // Malformed: the server's own error is the right answer.
+    if (typeof name !== 'string') return { forwardedKey: key };
+    const callId = key.startsWith('s:') ? key.slice(2) : rawId!;
+    const start = await callGuard.start(name, params?.arguments, callId);
+    if (start.action === 'answer') return { answer: `{"jsonrpc":"2.0","id":${rawId!},"result":${JSON.stringify(start.result)}}` };
+    const calls = pendingCalls.get(key);
+    const pending: PendingCall = { ticket: start.ticket, nudge: start.nudge };
+    if (calls === undefined) pendingCalls.set(key, [pending]);
+    else calls.push(pending);
+    return { forwardedKey: key };
+  };
+  const cancel = (bytes: Buffer, paramsSpan: RawJsonSpan | undefined): void => {
+    const params = paramsSpan === undefined ? undefined : readRawJson(bytes, paramsSpan.start, paramsSpan.end);
+    const requestIdSpan = params?.kind === 'object' ? params.members.get('requestId') : undefined;
+    const key = requestIdSpan === undefined ? undefined : jsonRpcIdKey(bytes.toString('utf8', requestIdSpan.start, requestIdSpan.end));
+    const calls = key === undefined ? undefined : pendingCalls.get(key);
+    const pending = calls?.shift();
+    if (pending === undefined) return;
+    if (calls!.length === 0) pendingCalls.delete(key!);
+    // The server should not answer a cancelled call; it is not in flight any more. As a
+    // timeout: a cancelled write may have gone through (write.outcome_unknown).
+    callGuard.finish(pending.ticket, { error: { name: 'AbortError', message: 'the client cancelled the call' } });
+  };
+  const fromClient = async (line: Buffer): Promise<void> => {
+    const top = readRawJson(line);
+    if (top?.kind === 'array') return fromClientBatch(line, top.elements);
+    const { answer } = await readClientMessage(line, { start: 0, end: line.length });
+    if (answer !== undefined) toClient(answer);
+    else toServer(line);
+  };
+  /** A batch: every element decided; refused calls answered in the batch's one answer array. */
+  const fromClientBatch = async (line: Buffer, elements: RawJsonSpan[]): Promise<void> => {
+    const refusals: string[] = [];
+    const forwarded: Buffer[] = [];
+    const waiting = new Set<string>();
+    for (const element of elements) {
+      const { answer, forwardedKey } = await readClientMessage(line, element);
+      if (answer !== undefined) refusals.push(answer);
+      else {
+        forwarded.push(line.subarray(element.start, element.end));
+        if (forwardedKey !== undefined) waiting.add(forwardedKey);
       }
     }
-    toServer(line);
-  };
-  const handleToolCall = async (message: JsonRpcMessage, line: string): Promise<void> => {
-    const name = message.params?.name;
-    // Malformed: the server's own error is the right answer.
-    if (typeof name !== 'string') return toServer(line);
-    const id = message.id as string | number;
-    const start = await callGuard.start(name, message.params?.arguments, String(id));
-    if (start.action === 'answer') {
-      toClient(JSON.stringify({ jsonrpc: '2.0', id, result: start.result }));
-      return;
-    }
-    pendingCalls.set(idKey(id), { ticket: start.ticket, nudge: start.nudge });
-    toServer(line);
+    if (refusals.length === 0) return toServer(line);
+    if (forwarded.length > 0) toServer(Buffer.concat([Buffer.from('['), ...joinWithCommas(forwarded), Buffer.from(']')]));
+    if (waiting.size === 0) return toClient(batchAnswer(refusals));
+    const batch: PendingBatch = { waiting, refusals };
+    for (const key of waiting) pendingBatches.set(key, batch);
   };
   const clientReader = new JsonRpcLineReader((line) => {
     clientQueue = clientQueue.then(() => fromClient(line)).catch((error: unknown) => {
@@ -242,15 +372,56 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     });
   });
 
+  /** Signals the server's process group (the server alone where there is none). */
+  const signalServer = (signal: NodeJS.Signals): void => {
+    if (done || child.pid === undefined) return;
+    try {
+      if (process.platform === 'win32') throw new Error('no process groups');
+      process.kill(-child.pid, signal);
+    } catch {
+      try {
+        child.kill(signal);
+      } catch (error) {
+        diag.debug('loopguard: mcp-proxy could not signal the server', error);
+      }
+    }
+  };
+  const later = (ms: number, action: () => void): void => {
+    if (killTimer !== undefined) clearTimeout(killTimer);
+    killTimer = setTimeout(action, ms);
+    killTimer.unref?.();
+  };
+  /** SIGTERM, SIGKILL a grace later, and a grace after that the session ends whatever holds the pipes. */
+  const shutDown = (): void => {
+    signalServer('SIGTERM');
+    later(graceMs, () => {
+      signalServer('SIGKILL');
+      later(graceMs, () => abandon(EXIT_KILLED));
+    });
+  };
+  /** Ends the session without waiting for the server's stdio to close (something outside its group holds it). */
+  const abandon = (code: number): void => {
+    if (done) return;
+    serverReader.end();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    child.stdin?.destroy();
+    child.unref();
+    finishSession(exitCode ?? code);
+  };
+  let exitCode: number | undefined;
+  child.on('exit', (code, signal) => {
+    exitCode = code ?? (signal !== null ? 128 + (osConstants.signals[signal] ?? 0) : 1);
+    // Gone, but its stdout may be held by a child it left: give it a grace to drain, then end
+    // the rest of its group and the session.
+    later(graceMs, () => {
+      signalServer('SIGKILL');
+      abandon(exitCode!);
+    });
+  });
   const terminate = (afterMs: number): void => {
     if (done || killTimer !== undefined) return;
-    killTimer = setTimeout(() => {
-      if (done) return;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => void (done || child.kill('SIGKILL')), graceMs);
-      killTimer.unref?.();
-    }, afterMs);
-    killTimer.unref?.();
+    later(afterMs, shutDown);
   };
   function onInputData(chunk: Buffer | string): void {
     clientReader.push(chunk);
@@ -277,33 +448,42 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     run,
     exited,
     stop: () => {
-      if (!done) {
-        child.kill('SIGTERM');
-        if (killTimer !== undefined) clearTimeout(killTimer);
-        killTimer = setTimeout(() => void (done || child.kill('SIGKILL')), graceMs);
-        killTimer.unref?.();
-      }
+      if (!done) shutDown();
+      return exited;
+    },
+    kill: () => {
+      signalServer('SIGKILL');
+      abandon(EXIT_KILLED);
       return exited;
     },
     outcome: () => getLoopGuardOutcome(run),
   };
 }
 
-function parseMessage(line: string): JsonRpcMessage | undefined {
-  // Only objects are inspected; a batch (an array, allowed before MCP 2025-06-18) or a line
-  // that is not JSON goes through as it is, and the other side answers it.
-  if (!line.trimStart().startsWith('{')) return undefined;
-  try {
-    const value = JSON.parse(line) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRpcMessage) : undefined;
-  } catch {
-    return undefined;
-  }
+interface PendingCall {
+  ticket: CallTicket | undefined;
+  nudge: string | undefined;
 }
 
-/** Request ids are strings or numbers and `1` is not `"1"`. */
-function idKey(id: string | number): string {
-  return `${typeof id}:${id}`;
+/** A client batch with refused calls, waiting for the server's answer to the rest. */
+interface PendingBatch {
+  /** Id keys of its forwarded requests not answered yet. */
+  waiting: Set<string>;
+  /** The proxy's answers to its refused calls (JSON text). */
+  refusals: string[];
+}
+
+function batchAnswer(answers: string[]): string {
+  return `[${answers.join(',')}]`;
+}
+
+function joinWithCommas(parts: Buffer[]): Buffer[] {
+  const joined: Buffer[] = [];
+  for (const part of parts) {
+    if (joined.length > 0) joined.push(Buffer.from(','));
+    joined.push(part);
+  }
+  return joined;
 }
 
 /** A JSON-RPC error answer as a failure loopguard can classify (-32001: the SDK's request timeout). */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { effectFromMcpAnnotations } from '../../../src/integrations/mcp/index.js';
+import { jsonRpcIdKey } from '../../../src/integrations/mcp/json-rpc-id-key.js';
 import { JsonRpcLineReader } from '../../../src/integrations/mcp/json-rpc-line-reader.js';
 
 describe('effectFromMcpAnnotations', () => {
@@ -25,7 +26,7 @@ describe('effectFromMcpAnnotations', () => {
 describe('JsonRpcLineReader', () => {
   it('keeps each line exactly as sent, across chunk and UTF-8 boundaries, with CRLF and a last line without newline', () => {
     const lines: string[] = [];
-    const reader = new JsonRpcLineReader((line) => lines.push(line));
+    const reader = new JsonRpcLineReader((line) => lines.push(line.toString('utf8')));
     const text = Buffer.from('{"a":"é","b" : 1 }\r\n\n{"c":"✓"}\n{"d":2}', 'utf8');
     // Split inside the two-byte é and the three-byte ✓.
     const cuts = [7, 8, 25, 26, 27, text.length];
@@ -37,5 +38,39 @@ describe('JsonRpcLineReader', () => {
     expect(lines).to.deep.equal(['{"a":"é","b" : 1 }', '{"c":"✓"}']);
     reader.end();
     expect(lines).to.deep.equal(['{"a":"é","b" : 1 }', '{"c":"✓"}', '{"d":2}']);
+  });
+
+  it('issue 23 #11: reads a 20 MB line arriving in 64 KiB chunks whole, looking at each byte once', () => {
+    const lines: Buffer[] = [];
+    const reader = new JsonRpcLineReader((line) => lines.push(line));
+    const body = Buffer.alloc(20 * 1024 * 1024, 'x');
+    const stream = Buffer.concat([Buffer.from('{"a":1}\n'), body, Buffer.from('\n{"b":2}\n')]);
+    for (let offset = 0; offset < stream.length; offset += 65_536) reader.push(stream.subarray(offset, offset + 65_536));
+    expect(lines).to.have.length(3);
+    expect(lines[1]!.equals(body)).to.equal(true);
+    expect(lines[2]!.toString('utf8')).to.equal('{"b":2}');
+    // Re-scanning the buffered part on each chunk (quadratic: 20 MB took 12 s) would count ~3200x this.
+    expect(reader.bytesScanned).to.equal(stream.length);
+  });
+
+  it('issue 23 #12: hands each line over as the bytes that came, invalid UTF-8 included', () => {
+    const lines: Buffer[] = [];
+    const reader = new JsonRpcLineReader((line) => lines.push(line));
+    const line = Buffer.concat([Buffer.from('{"s":"'), Buffer.from([0xff, 0xe2, 0x82]), Buffer.from('"}')]);
+    reader.push(line.subarray(0, 7));
+    reader.push(Buffer.concat([line.subarray(7), Buffer.from('\n')]));
+    expect(lines).to.have.length(1);
+    expect(lines[0]!.equals(line)).to.equal(true);
+  });
+});
+
+describe('jsonRpcIdKey', () => {
+  it('issue 23 #10: files ids exactly: numbers one double apart stay apart, spellings of one value meet, 1 is not "1"', () => {
+    expect(jsonRpcIdKey('12345678901234567891')).to.not.equal(jsonRpcIdKey('12345678901234567890'));
+    expect(jsonRpcIdKey('1e400')).to.not.equal(jsonRpcIdKey('1e401'));
+    expect(new Set(['1', '1.0', '10e-1', '0.1E+1'].map(jsonRpcIdKey)).size).to.equal(1);
+    expect(jsonRpcIdKey('"a"')).to.equal(jsonRpcIdKey('"\\u0061"'));
+    expect(jsonRpcIdKey('1')).to.not.equal(jsonRpcIdKey('"1"'));
+    expect(jsonRpcIdKey('null')).to.equal(undefined);
   });
 });

@@ -128,6 +128,18 @@ describe('guardMcpClient over an in-memory McpServer', () => {
     expect(server.served.broken).to.equal(2);
   });
 
+  it('issue 23 #15: with roundGapMs, three turns of three parallel calls are three rounds', async () => {
+    const guarded = guardMcpClient(server.client, { guard: new LoopGuard(), roundGapMs: 0 });
+    for (let turn = 0; turn < 3; turn++) {
+      const results = await Promise.all([0, 1, 2].map((index) => callTool(guarded.client, 'lookup', { key: `${turn}-${index}` })));
+      for (const result of results) expect(result.isError, textOf(result)).to.not.equal(true);
+    }
+    expect(guarded.run.round).to.equal(3);
+    // Every call knew the tool's annotations, the parallel ones too: one listing, no unknown effect.
+    expect(server.toolLists()).to.equal(1);
+    guarded.end();
+  });
+
   it('with roundGapMs the guard counts rounds itself: the stop comes without a loop of yours', async () => {
     const guarded = guardMcpClient(server.client, { guard: new LoopGuard(), roundGapMs: 0 });
     const results = [];

@@ -1,6 +1,8 @@
 // End to end: the official MCP SDK Client drives `loopguard mcp-proxy` (a real process) in
 // front of the real published @modelcontextprotocol/server-filesystem over a temporary folder,
 // and in front of a small echo server for what the filesystem server does not do.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -280,5 +282,74 @@ describe('loopguard mcp-proxy (process lifetime)', function () {
     } finally {
       await folder.remove();
     }
+  });
+
+  /** Child pids of a process (pgrep -P), none if it has none. */
+  const childrenOf = (pid: number): number[] => {
+    try {
+      return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  /** The proxy in front of a shell whose grandchild holds the server's stdout; the pids of both. */
+  async function proxyBeforeShell(script: string): Promise<{ proxy: ReturnType<typeof spawnProxy>; shell: number; sleep: number }> {
+    const proxy = spawnProxy([], ['sh', '-c', script]);
+    let shell = 0;
+    let sleep = 0;
+    await waitFor(() => {
+      shell = childrenOf(proxy.child.pid!)[0] ?? 0;
+      sleep = shell === 0 ? 0 : (childrenOf(shell)[0] ?? 0);
+      return sleep !== 0;
+    });
+    return { proxy, shell, sleep };
+  }
+  /** Running: not gone and not a zombie waiting for a parent that does not reap (as in some containers). */
+  const isRunning = (pid: number): boolean => {
+    if (!isAlive(pid)) return false;
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return process.platform !== 'linux';
+    }
+  };
+  const exitedWithin = (proxy: ReturnType<typeof spawnProxy>, ms: number) =>
+    Promise.race([proxy.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
+
+  it('issue 23 #13: exits on SIGTERM, SIGINT and stdin close though the server\'s grandchild holds its stdout, and ends that grandchild', async () => {
+    for (const how of ['SIGTERM', 'SIGINT', 'stdin'] as const) {
+      const { proxy, sleep } = await proxyBeforeShell('sleep 25; :');
+      if (how === 'stdin') proxy.child.stdin.end();
+      else proxy.child.kill(how);
+      // Two grace periods (2 s each) and room to spare; the sleep alone lasts 25 s.
+      const exit = await exitedWithin(proxy, 12_000);
+      if (exit === undefined) proxy.child.kill('SIGKILL');
+      expect(exit, `the proxy exited after ${how}`).to.not.equal(undefined);
+      await waitFor(() => !isRunning(sleep), 5_000).catch(() => undefined);
+      expect(isRunning(sleep), `the server's grandchild ended after ${how}`).to.equal(false);
+    }
+  });
+
+  it('issue 23 #13: a second signal ends the proxy and the server\'s process group at once (exit 128 + signal)', async () => {
+    // The server ignores SIGTERM (sleep inherits that), so the first signal would wait for the grace.
+    const { proxy, sleep } = await proxyBeforeShell('trap "" TERM; sleep 25; :');
+    proxy.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    proxy.child.kill('SIGINT');
+    const exit = await exitedWithin(proxy, 12_000);
+    if (exit === undefined) proxy.child.kill('SIGKILL');
+    expect(exit?.code).to.equal(130);
+    await waitFor(() => !isRunning(sleep), 5_000).catch(() => undefined);
+    expect(isRunning(sleep)).to.equal(false);
+  });
+
+  it('issue 23 #14: an empty server command is one line on stderr and exit 2, as no command', async () => {
+    const empty = spawnProxy([], ['']);
+    empty.child.stdin.end();
+    expect((await empty.exited).code).to.equal(2);
+    expect(empty.stderr().trim().split('\n')).to.have.length(1);
+    expect(empty.stderr()).to.match(/^loopguard mcp-proxy: .*command/);
+    expect(empty.stderr()).to.not.contain('    at ');
+    expect(empty.stdout()).to.equal('');
   });
 });

@@ -1,0 +1,194 @@
+// The proxy's wire, in process: startMcpStdioProxy between in-memory client streams and a bare
+// JSON-RPC server (fixtures/raw-json-rpc-server.mjs) that writes exactly the bytes the tests
+// check — batches, ids no JS number holds, 20 MB lines, invalid UTF-8.
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { startMcpStdioProxy, type McpStdioProxy } from '../../../src/integrations/mcp/start-mcp-stdio-proxy.js';
+import { REPO_ROOT, waitFor } from './mcp-proxy-helpers.js';
+
+const RAW_SERVER = join(REPO_ROOT, 'test/integrations/mcp/fixtures/raw-json-rpc-server.mjs');
+
+interface WireSession {
+  proxy: McpStdioProxy;
+  /** Sends one line (a newline is added). */
+  send(line: string | Buffer): void;
+  /** The next line the client received, as raw bytes (without its newline). */
+  nextLine(): Promise<Buffer>;
+  close(): Promise<number>;
+}
+
+function startWireSession(roundGapMs = 0): WireSession {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const proxy = startMcpStdioProxy({ guard: new LoopGuard(), command: process.execPath, args: [RAW_SERVER], roundGapMs, input, output, serverStderr: new PassThrough() });
+  const chunks: Buffer[] = [];
+  output.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const lines: Buffer[] = [];
+  const takeLines = (): void => {
+    let all = Buffer.concat(chunks);
+    chunks.length = 0;
+    for (let newline = all.indexOf(10); newline >= 0; newline = all.indexOf(10)) {
+      lines.push(all.subarray(0, newline));
+      all = all.subarray(newline + 1);
+    }
+    if (all.length > 0) chunks.push(all);
+  };
+  return {
+    proxy,
+    send: (line) => void input.write(Buffer.concat([Buffer.isBuffer(line) ? line : Buffer.from(line), Buffer.from('\n')])),
+    async nextLine() {
+      await waitFor(() => (takeLines(), lines.length > 0), 60_000);
+      return lines.shift()!;
+    },
+    close: () => {
+      input.end();
+      return proxy.exited;
+    },
+  };
+}
+
+const request = (id: string, method: string, params: unknown = {}): string => `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${JSON.stringify(params)}}`;
+const toolCall = (id: string, name: string, args: unknown = {}): string => request(id, 'tools/call', { name, arguments: args });
+
+async function initialized(session: WireSession): Promise<void> {
+  session.send(request('0', 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'wire', version: '1' } }));
+  await session.nextLine();
+  session.send(request('1', 'tools/list'));
+  await session.nextLine();
+}
+
+async function callsRun(session: WireSession, id: string): Promise<number> {
+  session.send(toolCall(id, 'calls_run'));
+  const answer = JSON.parse((await session.nextLine()).toString('utf8')) as { result: { content: Array<{ text: string }> } };
+  return Number(answer.result.content[0]!.text);
+}
+
+describe('loopguard mcp-proxy wire (batches, ids, bytes, big lines)', function () {
+  this.timeout(120_000);
+  let session: WireSession | undefined;
+  afterEach(async () => {
+    await session?.close();
+    session = undefined;
+  });
+
+  it('issue 23 #9: decides every tools/call inside a batch: of 10 identical batched reads one runs, the rest are refused in the one batch answer', async () => {
+    session = startWireSession();
+    await initialized(session);
+    const ids = Array.from({ length: 10 }, (_, index) => String(100 + index));
+    session.send(`[${ids.map((id) => toolCall(id, 'lookup', { key: 'k' })).join(',')}]`);
+    const answer = JSON.parse((await session.nextLine()).toString('utf8')) as Array<{ id: number; result: { isError?: boolean; _meta?: Record<string, { reason?: string }> } }>;
+    expect(answer, 'one array answers the batch').to.be.an('array').with.length(10);
+    expect(answer.map((element) => String(element.id)).sort()).to.deep.equal(ids);
+    const refused = answer.filter((element) => element.result._meta?.['loopguard/refusal'] !== undefined);
+    expect(refused).to.have.length(9);
+    for (const element of refused) expect(element.result.isError).to.equal(true);
+    expect(await callsRun(session, '200'), 'the server ran the lookup once, and calls_run').to.equal(2);
+  });
+
+  it('issue 23 #9: a batch whose every call is refused is answered by the proxy alone; notifications in a batch still reach the server', async () => {
+    session = startWireSession();
+    await initialized(session);
+    session.send(toolCall('5', 'lookup', { key: 'k' }));
+    await session.nextLine();
+    session.send(`[${toolCall('6', 'lookup', { key: 'k' })},${toolCall('"seven"', 'lookup', { key: 'k' })},{"jsonrpc":"2.0","method":"notifications/vendor"}]`);
+    const answer = JSON.parse((await session.nextLine()).toString('utf8')) as Array<{ id: unknown; result: { _meta?: Record<string, { reason?: string }> } }>;
+    expect(answer.map((element) => element.id)).to.deep.equal([6, 'seven']);
+    for (const element of answer) expect(element.result._meta?.['loopguard/refusal']).to.deep.include({ reason: 'repeat.run_wide' });
+    expect(await callsRun(session, '8')).to.equal(2);
+  });
+
+  it('issue 23 #10: answers refusals with the id exactly as the client wrote it (big integers, 1e400, strings with escapes)', async () => {
+    // One round for all (no stop in between): each answer is the repeat's refusal.
+    session = startWireSession(60_000);
+    await initialized(session);
+    session.send(toolCall('2', 'lookup', { key: 'k' }));
+    await session.nextLine();
+    for (const id of ['12345678901234567891', '1e400', '-0.50', '"a\\u0062c"']) {
+      session.send(toolCall(id, 'lookup', { key: 'k' }));
+      const line = (await session.nextLine()).toString('utf8');
+      expect(line.startsWith(`{"jsonrpc":"2.0","id":${id},`), line.slice(0, 60)).to.equal(true);
+      expect(line).to.contain('loopguard/refusal');
+    }
+  });
+
+  it('issue 23 #10: two ids that are one JS number keep their own calls; a reused id does not leave a tool in flight', async () => {
+    session = startWireSession();
+    await initialized(session);
+    // 12345678901234567891 and ...890 are the same double: once shared, the first result was never recorded.
+    session.send(toolCall('12345678901234567891', 'lookup', { key: 'a' }));
+    session.send(toolCall('12345678901234567890', 'lookup', { key: 'b' }));
+    const first = [(await session.nextLine()).toString('utf8'), (await session.nextLine()).toString('utf8')];
+    expect(first.map((line) => /"id":(\d+)/.exec(line)![1]).sort()).to.deep.equal(['12345678901234567890', '12345678901234567891']);
+    for (const line of first) expect(line).to.not.contain('loopguard/refusal');
+    // Both finished: the repeat of a is a plain repeat, not "still running".
+    session.send(toolCall('3', 'lookup', { key: 'a' }));
+    expect((await session.nextLine()).toString('utf8')).to.contain('"reason":"repeat.run_wide"');
+
+    // A client reusing an id while its first call runs: both answers finish their own call.
+    session.send(toolCall('9', 'lookup', { key: 'c' }));
+    session.send(toolCall('9', 'lookup', { key: 'd' }));
+    await session.nextLine();
+    await session.nextLine();
+    session.send(toolCall('10', 'lookup', { key: 'c' }));
+    session.send(toolCall('11', 'lookup', { key: 'd' }));
+    for (const line of [(await session.nextLine()).toString('utf8'), (await session.nextLine()).toString('utf8')]) {
+      expect(line).to.contain('"reason":"repeat.run_wide"');
+      expect(line).to.not.contain('in_flight');
+    }
+  });
+
+  it('issue 23 #12: forwards bytes unchanged, invalid UTF-8 included, both ways', async () => {
+    session = startWireSession();
+    await initialized(session);
+    // Server -> client, while a call is pending (so the proxy reads the answer).
+    session.send(toolCall('4', 'invalid_utf8'));
+    const answer = await session.nextLine();
+    expect(answer.includes(Buffer.from([0x80, 0xe2, 0x82])), 'the invalid bytes came through').to.equal(true);
+    expect(answer.includes(Buffer.from('\uFFFD'))).to.equal(false);
+    // Client -> server: an unknown request with invalid UTF-8 in a string; the server echoes nothing
+    // of it, so the check is that the proxy neither chokes nor rewrites what follows.
+    session.send(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":5,"method":"vendor/x","params":{"s":"'), Buffer.from([0xff, 0xc3]), Buffer.from('"}}')]));
+    expect((await session.nextLine()).toString('utf8')).to.equal('{"jsonrpc":"2.0","id":5,"result":{}}');
+  });
+
+  it('issue 23 #11: carries a 20 MB answer that arrives in many chunks whole, and what follows it', async () => {
+    session = startWireSession();
+    await initialized(session);
+    const bytes = 20 * 1024 * 1024;
+    session.send(toolCall('6', 'big', { bytes }));
+    const answer = JSON.parse((await session.nextLine()).toString('utf8')) as { id: number; result: { content: Array<{ text: string }> } };
+    expect(answer.id).to.equal(6);
+    expect(answer.result.content[0]!.text.length).to.equal(bytes);
+    expect(await callsRun(session, '7')).to.equal(2);
+  });
+
+  it('issue 23 #16: with --round-gap-ms 0 the stop comes at the call the docs say, for each loop in their table', async () => {
+    const page = readFileSync(join(REPO_ROOT, 'docs/integrations/mcp-proxy-behaviour.md'), 'utf8');
+    const table = page.slice(page.indexOf('<!-- stop-table'));
+    const stopAt = (row: string): number => {
+      const match = new RegExp(`^\\| ${row}[^\\n]*\\| (\\d+) \\|$`, 'm').exec(table);
+      expect(match, `the docs' row "${row}"`).to.not.equal(null);
+      return Number(match![1]);
+    };
+    const loops: Array<[string, string, (call: number) => unknown]> = [
+      ['the same call to a read-only tool', 'lookup', () => ({ key: 'k' })],
+      ['the same call to a tool without hints', 'same', () => ({ q: 'refund policy' })],
+      ['new arguments each time, the same answer', 'same', (call) => ({ q: `refund policy ${call}` })],
+    ];
+    for (const [row, tool, args] of loops) {
+      session = startWireSession(0);
+      await initialized(session);
+      let stoppedAt: number | undefined;
+      for (let call = 1; call <= 12 && stoppedAt === undefined; call++) {
+        session.send(toolCall(String(100 + call), tool, args(call)));
+        if ((await session.nextLine()).toString('utf8').includes('"loopguard/stop"')) stoppedAt = call;
+      }
+      expect(stoppedAt, row).to.equal(stopAt(row));
+      await session.close();
+      session = undefined;
+    }
+  });
+});
