@@ -13,7 +13,6 @@ import { Lexer, walkTokens, type Token } from 'marked';
  */
 export const PENDING_PAGES_FROM_OTHER_BRANCHES: readonly string[] = [
   'docs/operations/exactly-once-and-store-faults.md',
-  'docs/integrations/mcp-proxy-behaviour.md',
   'docs/concepts/noise-and-identity.md',
 ];
 
