@@ -21,7 +21,8 @@ export interface SharedReplica {
   applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket;
   /** The claim is in the log (or decided without it): tell the listeners, once. */
   announceClaim(ticket: CallTicket, decision?: CallDecision): void;
-  startCall(call: ToolCall | PrehashedToolCall): CallTicket;
+  /** An evicted run's call, decided as unguarded (its business key was settled by the claim). */
+  startUnguarded(call: ToolCall | PrehashedToolCall): CallTicket;
 }
 
 /** How the link reports the store's trouble (the engine turns it into a warning and a listener event). */
@@ -102,6 +103,8 @@ export class SharedRunLink {
   private lastExpiryScan = -Infinity;
   private warnedContention = false;
   private warnedCap = false;
+  /** Tools whose business-key write reached the synchronous door, said once per run each. */
+  private warnedUnclaimed: Set<string> | undefined;
 
   constructor(
     private readonly replica: SharedReplica,
@@ -179,6 +182,30 @@ export class SharedRunLink {
         ? store.releaseBusinessKey(held.key, held.owner)
         : store.completeBusinessKey(held.key, held.owner, outcome.resultHash, held.policy.ttlMs),
     );
+  }
+
+  /**
+   * The synchronous door (`startCall`: the span processor's onStart, a hand-written loop)
+   * cannot wait for the store, so it cannot claim a business key. Such a write is refused
+   * rather than run unclaimed (issue 23 #2): returns the refusal, or undefined when `call`
+   * holds no business key (no policy for its tool, or its arguments lack a key part — the
+   * async door runs those unprotected too, with a warning). A call known only by its hash
+   * (a span without arguments) may be any write of its tool: refused.
+   */
+  refusalOfUnclaimedWrite(call: ToolCall | PrehashedToolCall): { reason: RefusalReason; message: string } | undefined {
+    const write = this.shared.idempotentWrites.get(call.tool);
+    if (write === undefined) return undefined;
+    if (!isPrehashedCall(call) && safeKey(write, call.args) === undefined) return undefined;
+    if (!(this.warnedUnclaimed ??= new Set()).has(call.tool)) {
+      this.warnedUnclaimed.add(call.tool);
+      this.reporter.warn(
+        `run ${JSON.stringify(this.replica.id)}: ${call.tool} has a business key (idempotentWrites.${call.tool}) but was decided on the synchronous path ` +
+          '(run.startCall, or the span processor\'s onStart for a span no async wrapper claimed), which cannot wait for the store to claim the key; ' +
+          'it is refused (store.unavailable) rather than run without exactly-once protection. Decide such calls with await run.claimCall(...) ' +
+          '(instrumentTool and every framework integration do). Said once per tool and run.',
+      );
+    }
+    return { reason: 'store.unavailable', message: unclaimedWriteMessage(call.tool) };
   }
 
   /** Summary fields written beside the log with the next append. */
@@ -355,8 +382,11 @@ export class SharedRunLink {
     let forced: { reason: RefusalReason; message: string } | undefined;
     // The business key first, even for a run the engine evicted: exactly-once is the key's
     // promise, not the run's.
-    if (write !== undefined && 'args' in call) {
-      const outcome = await this.claimBusinessKey(call as ToolCall, write);
+    if (write !== undefined && isPrehashedCall(call)) {
+      // Known only by its hash: its key cannot be read, so it cannot be claimed (issue 23 #2).
+      forced = this.refusalOfUnclaimedWrite(call);
+    } else if (write !== undefined) {
+      const outcome = await this.claimBusinessKey(call, write);
       if (outcome === 'store_down') forced = { reason: 'store.unavailable', message: storeUnavailableMessage(tool) };
       else if ('refuse' in outcome) forced = outcome.refuse;
       else held = outcome.held;
@@ -458,7 +488,7 @@ export class SharedRunLink {
 
   /** An evicted run is not guarded any more, but a business key still decides its write. */
   private unguardedClaim(call: ToolCall | PrehashedToolCall, forced: { reason: RefusalReason; message: string } | undefined, held: HeldKey | undefined): CallTicket {
-    const ticket = this.replica.startCall(call);
+    const ticket = this.replica.startUnguarded(call);
     if (forced !== undefined) {
       return { decision: { action: 'refuse', reason: forced.reason, tool: ticket.call.tool, argsHash: ticket.call.argsHash, message: forced.message }, round: ticket.round, call: ticket.call, finished: false };
     }
@@ -518,7 +548,7 @@ export class SharedRunLink {
           }
           let verified: boolean;
           try {
-            verified = (await write.verify(call.args)).done === true;
+            verified = (await write.verify(argumentsOf(call.args))).done === true;
           } catch (error) {
             this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
             return {
@@ -606,12 +636,35 @@ function isTransientFailure(outcome: PrehashedOutcome): boolean {
   return outcome.transient === true || (outcome.transient === undefined && outcome.errorType !== undefined && isTransientErrorType(outcome.errorType));
 }
 
+/**
+ * The arguments as the key and `verify` read them: frameworks that hand over the model's JSON
+ * text (OpenAI Agents) get it parsed, as the call signature does, so `key: ['to']` finds `to`.
+ */
+function argumentsOf(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  const trimmed = args.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
 function safeKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined {
   try {
-    return write.keyOf(args);
+    return write.keyOf(argumentsOf(args));
   } catch {
     return undefined;
   }
+}
+
+function isPrehashedCall(call: ToolCall | PrehashedToolCall): call is PrehashedToolCall {
+  return typeof (call as PrehashedToolCall).argsHash === 'string';
+}
+
+function unclaimedWriteMessage(tool: string): string {
+  return `Not run: this ${tool} must be checked against the shared record of writes before it runs (it may already have been done), and that check could not be made here. Do not assume it happened.`;
 }
 
 function storeUnavailableMessage(tool: string): string {
