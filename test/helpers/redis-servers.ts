@@ -46,7 +46,8 @@ interface ServerOptions {
 }
 
 async function launch(port: number, dir: string, options: ServerOptions): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'];
+  // DEBUG SLEEP (a stalled server, issue 23) is off by default since Redis 7; loopback only.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--enable-debug-command', 'local'];
   if (options.appendOnly) args.push('--appendonly', 'yes', '--appendfsync', 'always');
   else args.push('--appendonly', 'no');
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000');

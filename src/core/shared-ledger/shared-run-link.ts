@@ -103,6 +103,12 @@ export class SharedRunLink {
   private lastExpiryScan = -Infinity;
   private warnedContention = false;
   private warnedCap = false;
+  /**
+   * Business-key claims whose callers were told the write did not run, still to be released:
+   * a claim that timed out may land when the store catches up (issue 23 #3), and a release
+   * that failed is tried again with the next flush.
+   */
+  private untold: Array<{ key: BusinessKey; owner: string }> = [];
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
   private warnedUnclaimed: Set<string> | undefined;
 
@@ -126,13 +132,14 @@ export class SharedRunLink {
 
   /** Waits until every event recorded so far is in the store (or the store failed). */
   async flushed(): Promise<void> {
+    this.releaseUntold();
     await this.exclusive(() => this.flush());
     await Promise.all(this.settling);
   }
 
   /** The store answered again: append what waited (the engine calls it for every run). */
   storeIsBack(): void {
-    if (this.pending.length > 0 || this.uncertain !== undefined) this.scheduleFlush();
+    if (this.pending.length > 0 || this.uncertain !== undefined || this.untold.length > 0) this.scheduleFlush();
   }
 
   /** Brings the replica up to date with the log (a process joining a run, an SRE tool). */
@@ -285,6 +292,7 @@ export class SharedRunLink {
     setImmediate(() => {
       void this.exclusive(async () => {
         this.flushQueued = false;
+        this.releaseUntold();
         // A claim behind this one carries the pending events in its own append: flushing them
         // first would be a second round trip per call (bench/redis.ts: 1.5 appends per guarded
         // call before this check, 1.0 after).
@@ -500,7 +508,28 @@ export class SharedRunLink {
   }
 
   private releaseQuietly(held: HeldKey): void {
-    this.track(this.shared.store.releaseBusinessKey(held.key, held.owner));
+    this.untold.push({ key: held.key, owner: held.owner });
+    this.releaseUntold();
+  }
+
+  /**
+   * Releases the claims of writes that were refused. Sent on the store's connection behind the
+   * claim itself, so a claim that lands late is released right after; a release that fails is
+   * kept and tried again with the next flush (the retry timer, the next change, the store back).
+   */
+  private releaseUntold(): void {
+    if (this.untold.length === 0) return;
+    const untold = this.untold;
+    this.untold = [];
+    for (const entry of untold) {
+      this.track(
+        this.shared.store.releaseBusinessKey(entry.key, entry.owner).catch((error: unknown) => {
+          this.untold.push(entry);
+          this.scheduleRetry();
+          throw error;
+        }),
+      );
+    }
   }
 
   /**
@@ -574,7 +603,14 @@ export class SharedRunLink {
       }
     } catch (error) {
       this.reporter.storeFailed(this.replica.id, 'business_key', error);
-      return this.shared.idempotentWritesFailOpen ? { held: undefined } : 'store_down';
+      // The claim (or a take-over) may still land when the store catches up (a timeout is not
+      // a "no"). Fail open: the write runs, and settling it completes or releases the claim
+      // like any other. Fail closed: the caller is told it did not run, so the claim is
+      // released, or the write's every retry would be refused as in flight, then as of
+      // unknown outcome, for the key's whole ttl (issue 23 #3).
+      if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, policy: write } };
+      this.releaseQuietly({ key, owner, policy: write });
+      return 'store_down';
     }
   }
 
