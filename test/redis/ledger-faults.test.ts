@@ -2,6 +2,8 @@
 // redis-server) and with runs that already left the engine's lists.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import type { RunStore } from '../../src/core/shared-ledger/run-store.js';
+import { RedisStoreTimeoutError } from '../../src/redis/redis-store-timeout-error.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guard.js';
 import { createRedisRunStore, type RedisRunStore } from '../../src/redis/index.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
@@ -61,5 +63,59 @@ describe('issue 23: the shared ledger under a stalled Redis (real redis-server)'
     await guard.flush();
     const again = await run.claimCall({ tool: 'send_email', args });
     expect(again.decision.action === 'refuse' && again.decision.reason).to.equal('write.already_done');
+  });
+
+  /**
+   * The real store with two faults on demand: an append Redis runs whose reply comes too late
+   * (the caller sees a timeout), and reads that time out.
+   */
+  function withLateReplies(store: RunStore): RunStore & { lateAppends: number; failedReads: number } {
+    const faulty = {
+      ...store,
+      lateAppends: 0,
+      failedReads: 0,
+      async appendRunEvents(...args: Parameters<RunStore['appendRunEvents']>) {
+        const result = await store.appendRunEvents(...args);
+        if (faulty.lateAppends > 0) {
+          faulty.lateAppends -= 1;
+          throw new RedisStoreTimeoutError('append', 200);
+        }
+        return result;
+      },
+      async readRunEvents(...args: Parameters<RunStore['readRunEvents']>) {
+        if (faulty.failedReads > 0) {
+          faulty.failedReads -= 1;
+          throw new RedisStoreTimeoutError('read', 200);
+        }
+        return store.readRunEvents(...args);
+      },
+    };
+    return faulty;
+  }
+
+  it('issue 23 #4: an append whose reply came late is applied once when resumeRun rebuilds before it is confirmed', async () => {
+    const redisStore = createRedisRunStore({ client: await server.client(), keyPrefix: prefix, timeoutMs: 2000 });
+    const store = withLateReplies(redisStore);
+    const guard = new LoopGuard({ profile: 'researcher', store, logger: { warn: () => undefined } });
+    const run = guard.startRun('late-append');
+    run.beginRound();
+    const first = await run.claimCall({ tool: 'search', args: { q: 'refund policy' } });
+    // Redis runs the outcome's append; its reply is lost (a timeout).
+    store.lateAppends = 1;
+    run.finishCall(first, { result: ['doc-1'] });
+    // Appended in the background (not flushed: a flush would settle it at once).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(store.lateAppends).to.equal(0);
+    // The rebuild's first read (settling the late append) times out too; the next one works.
+    store.failedReads = 1;
+    await guard.resumeRun('late-append');
+    await guard.flush();
+    const log = await client.lrange(redisStore.keysOf('late-append').log, 0, -1);
+    expect(new Set(log).size, `the log holds an entry twice:\n${log.join('\n')}`).to.equal(log.length);
+    expect(log).to.have.length(3); // round, call, finish
+    expect(run.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1, seenResults: 0 });
+    // Another process sees one call with one outcome, as this one does.
+    const other = await new LoopGuard({ profile: 'researcher', store: redisStore, logger: { warn: () => undefined } }).resumeRun('late-append');
+    expect(other.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1, seenResults: 0 });
   });
 });

@@ -332,11 +332,10 @@ export class SharedRunLink {
   private async append(): Promise<{ result: AppendResult; sent: number }> {
     if (this.uncertain !== undefined) {
       const { at, entries } = this.uncertain;
-      const logged = await this.read(at);
-      this.uncertain = undefined;
-      if (at === this.confirmed && logged.length >= entries.length && entries.every((entry, index) => logged[index] === entry)) {
-        this.pending.splice(0, entries.length);
-        this.confirmed = at + entries.length;
+      if (at === this.confirmed) {
+        if (this.settleUncertain(await this.read(at), at)) this.confirmed = at + entries.length;
+      } else {
+        this.uncertain = undefined;
       }
     }
     const batch = this.pending.slice();
@@ -353,6 +352,24 @@ export class SharedRunLink {
     } finally {
       this.sending = 0;
     }
+  }
+
+  /**
+   * Settles an append of unknown fate against the log (`log` holds its entries from `from`
+   * on, read after that append on the same connection, so it ran before the read or never
+   * will): if its entries are where they were sent to, they are logged and leave `pending`.
+   * Returns whether they were.
+   */
+  private settleUncertain(log: readonly string[], from: number): boolean {
+    const uncertain = this.uncertain;
+    if (uncertain === undefined) return false;
+    this.uncertain = undefined;
+    const offset = uncertain.at - from;
+    const landed =
+      offset >= 0 &&
+      uncertain.entries.every((entry, index) => log[offset + index] === entry && this.pending[index] === entry);
+    if (landed) this.pending.splice(0, uncertain.entries.length);
+    return landed;
   }
 
   private async flush(): Promise<void> {
@@ -660,6 +677,10 @@ export class SharedRunLink {
     }
     // Taken back only now that the log is read: a failed read leaves the claim in place.
     if (withdrawn !== undefined) this.pending.splice(this.pending.lastIndexOf(withdrawn), 1);
+    // An append whose reply never came may be in what was just read: its entries are then
+    // applied from the log, and must not be applied (and appended) again from pending
+    // (issue 23 #4).
+    this.settleUncertain(entries, 0);
     const own = this.pending;
     this.replica.resetReplica();
     this.tickets.clear();
