@@ -118,4 +118,38 @@ describe('issue 23: the shared ledger under a stalled Redis (real redis-server)'
     const other = await new LoopGuard({ profile: 'researcher', store: redisStore, logger: { warn: () => undefined } }).resumeRun('late-append');
     expect(other.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1, seenResults: 0 });
   });
+
+  /** The real store, each append held back `ms` first (a slow network): flush() has to wait for it. */
+  function withSlowAppends(store: RunStore, ms: number): RunStore {
+    return {
+      ...store,
+      async appendRunEvents(...args: Parameters<RunStore['appendRunEvents']>) {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return store.appendRunEvents(...args);
+      },
+    };
+  }
+
+  for (const { label, options, churn } of [
+    { label: 'endedRunTtlMs: 0', options: { endedRunTtlMs: 0 }, churn: () => undefined },
+    // Runs evicted past the cap, with nothing of their own to write, push it out of the ended list.
+    { label: 'more than maxOpenRuns ended runs', options: { maxOpenRuns: 1 }, churn: (guard: LoopGuard) => ['x', 'y', 'z'].forEach((id) => guard.startRun(id)) },
+    { label: 'its id reused by a new run', options: {}, churn: (guard: LoopGuard) => void guard.startRun('ended-run') },
+  ]) {
+    it(`issue 23 #5: flush() covers a run that already left the engine's lists (${label})`, async () => {
+      const redisStore = createRedisRunStore({ client: await server.client(), keyPrefix: prefix, timeoutMs: 2000 });
+      const guard = new LoopGuard({ ...options, store: withSlowAppends(redisStore, 150), logger: { warn: () => undefined } });
+      const run = guard.startRun('ended-run');
+      run.beginRound();
+      const ticket = run.startCall({ tool: 'search', args: { q: 'x' } });
+      run.finishCall(ticket, { result: ['a'] });
+      run.end();
+      churn(guard);
+      expect(guard.getRun('ended-run') === run, 'the run has left the engine').to.equal(false);
+      await guard.flush();
+      const log = (await client.lrange(redisStore.keysOf('ended-run').log, 0, -1)).map((entry) => (JSON.parse(entry) as unknown[])[0]);
+      expect(log, 'round, call, finish and end are all in the store').to.deep.equal(['r', 'c', 'f', 'e']);
+      expect((await redisStore.describeRun('ended-run'))?.ended).to.equal(true);
+    });
+  }
 });

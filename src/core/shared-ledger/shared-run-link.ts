@@ -30,6 +30,11 @@ export interface SharedLedgerReporter {
   storeFailed(runId: string, operation: StoreOperation, error: unknown): void;
   storeRecovered(runId: string): void;
   warn(message: string): void;
+  /**
+   * The link has changes not yet in the store (`true`), or none any more (`false`): the engine
+   * keeps busy links so flush() covers runs that already left its lists (issue 23 #5).
+   */
+  unflushed(link: SharedRunLink, unflushed: boolean): void;
 }
 
 export type StoreOperation = 'claim' | 'append' | 'read' | 'business_key';
@@ -109,6 +114,8 @@ export class SharedRunLink {
    * that failed is tried again with the next flush.
    */
   private untold: Array<{ key: BusinessKey; owner: string }> = [];
+  /** Told to the engine: this link has changes not yet in the store. */
+  private busy = false;
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
   private warnedUnclaimed: Set<string> | undefined;
 
@@ -251,7 +258,21 @@ export class SharedRunLink {
 
   // -------------------------------------------------------------------------------------
 
+  private markBusy(): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.reporter.unflushed(this, true);
+  }
+
+  /** Everything recorded is in the store (or dropped): the engine may let go of this link. */
+  private markIdleIfDone(): void {
+    if (!this.busy || this.pending.length > 0 || this.uncertain !== undefined || this.settling.size > 0 || this.untold.length > 0) return;
+    this.busy = false;
+    this.reporter.unflushed(this, false);
+  }
+
   private push(entry: string): void {
+    this.markBusy();
     this.pending.push(entry);
     // Entries being sent do not count: they leave when the append returns.
     const excess = this.pending.length - this.sending - MAX_PENDING_EVENTS;
@@ -270,8 +291,12 @@ export class SharedRunLink {
       () => this.reporter.storeRecovered(this.replica.id),
       (error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error),
     );
+    this.markBusy();
     this.settling.add(tracked);
-    void tracked.then(() => this.settling.delete(tracked));
+    void tracked.then(() => {
+      this.settling.delete(tracked);
+      this.markIdleIfDone();
+    });
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -373,6 +398,14 @@ export class SharedRunLink {
   }
 
   private async flush(): Promise<void> {
+    try {
+      await this.flushPending();
+    } finally {
+      this.markIdleIfDone();
+    }
+  }
+
+  private async flushPending(): Promise<void> {
     for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
       if (attempt === MAX_CLAIM_ATTEMPTS) {
         if (!this.warnedContention) {
@@ -421,6 +454,7 @@ export class SharedRunLink {
       this.expireAbandonedCalls();
       // The business key settled what these two checks ask (is the same write running, or
       // did it maybe happen?): claimed fresh, or taken over after verify said "not done".
+      this.markBusy();
       const { ticket, decision, entry } = this.propose(call, forced, (proposed) =>
         held !== undefined && proposed.action === 'refuse' && (proposed.reason === 'repeat.in_flight' || proposed.reason === 'write.outcome_unknown')
           ? { action: 'allow', kind: 'retry', tool: proposed.tool, argsHash: proposed.argsHash }
@@ -443,6 +477,7 @@ export class SharedRunLink {
       this.pending.splice(0, sent);
       this.confirmed = result.length;
       this.keep(ticket, decision, held);
+      this.markIdleIfDone();
       replica.announceClaim(ticket);
       return ticket;
     }
@@ -525,6 +560,7 @@ export class SharedRunLink {
   }
 
   private releaseQuietly(held: HeldKey): void {
+    this.markBusy();
     this.untold.push({ key: held.key, owner: held.owner });
     this.releaseUntold();
   }
