@@ -1,12 +1,16 @@
 // Issue 23 #3–#5: the shared ledger under a stalled Redis (DEBUG SLEEP on a real
 // redis-server) and with runs that already left the engine's lists.
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { LoopGuardConfigError } from '../../src/core/errors.js';
 import type { RunStore } from '../../src/core/shared-ledger/run-store.js';
 import { RedisStoreTimeoutError } from '../../src/redis/redis-store-timeout-error.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guard.js';
 import { createRedisRunStore, type RedisRunStore } from '../../src/redis/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
+import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
 
 /** Stalls the server for `ms` (DEBUG SLEEP on its own connection); resolves when it answers again. */
 export async function stall(server: RedisServer, ms: number): Promise<{ over: Promise<unknown> }> {
@@ -152,4 +156,79 @@ describe('issue 23: the shared ledger under a stalled Redis (real redis-server)'
       expect((await redisStore.describeRun('ended-run'))?.ended).to.equal(true);
     });
   }
+});
+
+describe('issue 23 #6: a Redis that cannot be reached never crashes the host (child processes)', function () {
+  this.timeout(30_000);
+  const servers: Server[] = [];
+  after(() => {
+    for (const server of servers) server.close();
+  });
+
+  /** A local TCP server: `mute` accepts and never answers, `garbage` answers every byte with noise. */
+  async function fakeRedis(kind: 'mute' | 'garbage'): Promise<string> {
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      if (kind === 'garbage') socket.on('data', () => socket.write('%%garbage\x00\xff\r\n:not-a-number\r\n'));
+    });
+    server.on('close', () => sockets.forEach((socket) => socket.destroy()));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `redis://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  const HOST = fileURLToPath(new URL('./fixtures/unreachable-store-host.ts', import.meta.url));
+  /** Runs the host against `url`: its exit code, what it printed, and its stderr. */
+  async function host(url: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', HOST, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stdout, stderr };
+  }
+  const cases = [
+    { label: 'connection refused', url: async () => `redis://127.0.0.1:${await freePort()}` },
+    { label: 'a host that accepts and never answers', url: () => fakeRedis('mute') },
+    { label: 'a host that answers garbage', url: () => fakeRedis('garbage') },
+  ];
+  // The three hosts run at once (each mostly waits on timers): the suite's wall time is one host's.
+  let results: Array<Promise<{ code: number | null; stdout: string; stderr: string }>> = [];
+  before(async () => {
+    const urls = await Promise.all(cases.map(({ url }) => url()));
+    results = urls.map((url) => host(url));
+    // Settled here too: a failed case must not leave an unhandled rejection behind.
+    for (const result of results) result.catch(() => undefined);
+  });
+
+  cases.forEach(({ label }, index) => {
+    it(`issue 23 #6: ${label}: the host survives, follows storeFailure, warns once, and exits 0`, async () => {
+      const { code, stdout, stderr } = await results[index]!;
+      expect(code, `the host died:\n${stderr}`).to.equal(0);
+      const seen = JSON.parse(stdout) as { decisions: string[]; warnings: string[]; slowest: number };
+      // storeFailure defaults: ordinary calls fail open, business-key writes fail closed.
+      expect(seen.decisions).to.deep.equal(['allow', 'store.unavailable', 'allow', 'store.unavailable', 'allow', 'store.unavailable']);
+      expect(seen.warnings.filter((warning) => warning.includes('the shared store failed')), seen.warnings.join('\n')).to.have.length(1);
+      // Every answer bounded: a few store operations of timeoutMs (200 ms) at most.
+      expect(seen.slowest).to.be.below(1500);
+    });
+  });
+});
+
+describe('issue 23 #7: timer options of the store', () => {
+  const client = { evalsha: () => undefined } as unknown as Redis;
+  it('issue 23 #7: timeoutMs of 2^31 ms or more (which setTimeout turns into 1 ms) is rejected at construction, naming the field', () => {
+    for (const timeoutMs of [2 ** 31, 2 ** 32, 1e15]) {
+      expect(() => createRedisRunStore({ client, timeoutMs }), String(timeoutMs))
+        .to.throw(LoopGuardConfigError)
+        .with.property('field', 'timeoutMs');
+    }
+    expect(() => createRedisRunStore({ client, timeoutMs: 2 ** 31 })).to.throw(/at most 2147483647 ms/);
+    expect(() => createRedisRunStore({ client, timeoutMs: 2 ** 31 - 1 })).not.to.throw();
+    // Durations that are not timers (Redis expiry) may be longer.
+    expect(() => createRedisRunStore({ client, runTtlMs: 2 ** 32 })).not.to.throw();
+  });
 });
