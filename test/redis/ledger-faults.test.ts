@@ -12,15 +12,6 @@ import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guar
 import { createRedisRunStore, type RedisRunStore } from '../../src/redis/index.js';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
 
-/** Stalls the server for `ms` (DEBUG SLEEP on its own connection); resolves when it answers again. */
-export async function stall(server: RedisServer, ms: number): Promise<{ over: Promise<unknown> }> {
-  const sleeper = await server.client();
-  const over = sleeper.call('DEBUG', 'SLEEP', String(ms / 1000)).finally(() => sleeper.disconnect());
-  // The sleep has begun once another connection's PING waits.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  return { over };
-}
-
 describe('issue 23: the shared ledger under a stalled Redis (real redis-server)', function () {
   this.timeout(30_000);
   let server: RedisServer;
@@ -54,7 +45,7 @@ describe('issue 23: the shared ledger under a stalled Redis (real redis-server)'
     const warm = await run.claimCall({ tool: 'send_email', args: { to: 'warm@example.com' } });
     run.finishCall(warm, { result: 'sent' });
     await guard.flush();
-    const { over } = await stall(server, 600);
+    const { over } = await server.stall(600);
     const refused = await run.claimCall({ tool: 'send_email', args });
     expect(refused.decision.action).to.equal('refuse');
     expect(refused.decision.action === 'refuse' && refused.decision.reason).to.equal('store.unavailable');

@@ -109,11 +109,12 @@ export class SharedRunLink {
   private warnedContention = false;
   private warnedCap = false;
   /**
-   * Business-key claims whose callers were told the write did not run, still to be released:
-   * a claim that timed out may land when the store catches up (issue 23 #3), and a release
-   * that failed is tried again with the next flush.
+   * Business keys to settle in the store: claims whose callers were told the write did not
+   * run, to release (a claim that timed out may land when the store catches up, issue 23 #3),
+   * and writes that finished, to complete (`done`). One that fails is tried again with the
+   * next flush, so a write done during an outage is still remembered as done afterwards.
    */
-  private untold: Array<{ key: BusinessKey; owner: string }> = [];
+  private untold: Array<{ key: BusinessKey; owner: string; done?: { resultHash: string | undefined; ttlMs: number } }> = [];
   /** Told to the engine: this link has changes not yet in the store. */
   private busy = false;
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
@@ -190,12 +191,13 @@ export class SharedRunLink {
     // (document 001).
     if (outcome.outcome === 'timeout') return;
     if (outcome.outcome === 'error' && isTransientFailure(outcome)) return;
-    const store = this.shared.store;
-    this.track(
+    this.markBusy();
+    this.untold.push(
       outcome.outcome === 'error' || outcome.outcome === 'overloaded'
-        ? store.releaseBusinessKey(held.key, held.owner)
-        : store.completeBusinessKey(held.key, held.owner, outcome.resultHash, held.policy.ttlMs),
+        ? { key: held.key, owner: held.owner }
+        : { key: held.key, owner: held.owner, done: { resultHash: outcome.resultHash, ttlMs: held.policy.ttlMs } },
     );
+    this.releaseUntold();
   }
 
   /**
@@ -566,17 +568,20 @@ export class SharedRunLink {
   }
 
   /**
-   * Releases the claims of writes that were refused. Sent on the store's connection behind the
-   * claim itself, so a claim that lands late is released right after; a release that fails is
+   * Settles business keys: releases the claims of writes that were refused or failed for sure,
+   * completes those of writes that finished. A release goes on the store's connection behind
+   * the claim itself, so a claim that lands late is released right after. One that fails is
    * kept and tried again with the next flush (the retry timer, the next change, the store back).
    */
   private releaseUntold(): void {
     if (this.untold.length === 0) return;
     const untold = this.untold;
     this.untold = [];
+    const store = this.shared.store;
     for (const entry of untold) {
+      const settling = entry.done === undefined ? store.releaseBusinessKey(entry.key, entry.owner) : store.completeBusinessKey(entry.key, entry.owner, entry.done.resultHash, entry.done.ttlMs);
       this.track(
-        this.shared.store.releaseBusinessKey(entry.key, entry.owner).catch((error: unknown) => {
+        settling.catch((error: unknown) => {
           this.untold.push(entry);
           this.scheduleRetry();
           throw error;
