@@ -3,7 +3,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Cluster, Redis } from 'ioredis';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { CallOutcome, LoopGuardOptions } from '../../src/core/types.js';
 import { createRedisRunStore } from '../../src/redis/index.js';
