@@ -68,6 +68,13 @@ export class LoopGuard {
   private readonly hooks: RunHooks;
   private readonly shared: ResolvedSharedLedger | undefined;
   private readonly reporter: SharedLedgerReporter;
+  /**
+   * Runs' links with changes not yet in the store, whether or not the run is still in
+   * openRuns / endedRuns (an ended run leaves them at once with endedRunTtlMs: 0, past the
+   * cap, or when its id is reused): flush() waits for all of them. Bounded by the runs with
+   * unsent changes; a link leaves once everything it recorded is in the store.
+   */
+  private readonly unflushedLinks = new Set<SharedRunLink>();
   /** The store is failing (one warning per outage, not per call). */
   private storeDown = false;
 
@@ -102,10 +109,15 @@ export class LoopGuard {
         this.logger.warn('the shared store is reachable again');
         // What every run recorded during the outage goes in now, not at its next change
         // (a run that ended or went quiet would otherwise never reach the log).
+        for (const link of this.unflushedLinks) link.storeIsBack();
         for (const run of this.openRuns.values()) run.shared?.storeIsBack();
         for (const { run } of this.endedRuns.values()) run.shared?.storeIsBack();
       },
       warn: (message) => this.logger.warn(message),
+      unflushed: (link, unflushed) => {
+        if (unflushed) this.unflushedLinks.add(link);
+        else this.unflushedLinks.delete(link);
+      },
     };
     const emit = this.emit.bind(this);
     this.hooks = {
@@ -172,8 +184,10 @@ export class LoopGuard {
    * see storeFailure). Call it before a process exits. Without a store it resolves at once.
    */
   async flush(): Promise<void> {
-    const runs = [...this.openRuns.values(), ...[...this.endedRuns.values()].map((entry) => entry.run)];
-    await Promise.all(runs.map((run) => run.shared?.flushed()));
+    const links = new Set(this.unflushedLinks);
+    for (const run of this.openRuns.values()) if (run.shared !== undefined) links.add(run.shared);
+    for (const { run } of this.endedRuns.values()) if (run.shared !== undefined) links.add(run.shared);
+    await Promise.all([...links].map((link) => link.flushed()));
   }
 
   /** The engine has a shared store: async wrappers claim calls across processes. */

@@ -311,8 +311,14 @@ export class RunGuard implements RunView, SharedReplica {
       // that decision instead of deciding (and recording) it a second time.
       if (adopted.call.tool === prehashed.tool && adopted.call.argsHash === prehashed.argsHash) return adopted;
     }
-    if (this.unguarded) return this.startUnguardedCall(prehashed);
     const shared = this.shared;
+    if (this.unguarded) {
+      const unclaimed = shared?.refusalOfUnclaimedWrite(call);
+      if (unclaimed === undefined) return this.startUnguardedCall(prehashed);
+      const refusal: CallDecision = { action: 'refuse', reason: unclaimed.reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message: unclaimed.message };
+      this.hooks.callDecided(this, prehashed, refusal, this.ledger.round);
+      return { decision: refusal, round: this.ledger.round, call: prehashed, finished: false };
+    }
     if (shared !== undefined) {
       // The synchronous path also lets a dead process's calls go after their lease.
       shared.expireAbandonedCalls();
@@ -324,7 +330,13 @@ export class RunGuard implements RunView, SharedReplica {
     // logged: applying the call to a run at round 0 does the same in every replica.
     if (this.ledger.round === 0) this.openRound(undefined);
     const facts = this.factsOf(prehashed);
-    const decision = this.decide(prehashed, now, facts);
+    let decision = this.decide(prehashed, now, facts);
+    if (decision.action === 'allow' && shared !== undefined) {
+      // One door (issue 23 #2): this path cannot wait for the store, so a business-key write
+      // it would allow is refused, never run without its key claimed.
+      const unclaimed = shared.refusalOfUnclaimedWrite(call);
+      if (unclaimed !== undefined) decision = { action: 'refuse', reason: unclaimed.reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message: unclaimed.message };
+    }
     const ticket = this.applyStart(prehashed, decision, now, facts);
     if (shared !== undefined) {
       const key = shared.nextKey();
@@ -800,6 +812,11 @@ export class RunGuard implements RunView, SharedReplica {
   endLocally(): void {
     this.endsLocally = true;
     this.end();
+  }
+
+  /** @internal An evicted run's call whose business key the claim already settled. */
+  startUnguarded(call: ToolCall | PrehashedToolCall): CallTicket {
+    return this.startUnguardedCall(this.prehash(call));
   }
 
   private startUnguardedCall(call: PrehashedToolCall): CallTicket {

@@ -3,7 +3,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
-import { positiveMsOption } from '../core/shared-ledger/shared-ledger-options.js';
+import { MAX_TIMER_MS, positiveMsOption } from '../core/shared-ledger/shared-ledger-options.js';
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
 import { rejectAfter } from './reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
@@ -27,7 +27,7 @@ export interface RedisRunStoreOptions {
   runTtlMs?: number;
   /**
    * A store operation that takes longer fails (the engine then follows `storeFailure`), in
-   * ms. Default 500.
+   * ms: a positive integer below 2^31 (a Node timer). Default 500.
    */
   timeoutMs?: number;
 }
@@ -105,7 +105,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     throw new LoopGuardConfigError({ field: 'keyPrefix', message: `must be a non-empty string without braces, got ${describeConfigValue(prefix)}` });
   }
   const runTtlMs = positiveMsOption(options.runTtlMs, 'runTtlMs', 7 * 86_400_000);
-  const timeoutMs = positiveMsOption(options.timeoutMs, 'timeoutMs', 500);
+  // A timer: 2^31 ms or more would fire after 1 ms (issue 23 #7).
+  const timeoutMs = positiveMsOption(options.timeoutMs, 'timeoutMs', 500, MAX_TIMER_MS);
 
   let client: Redis | Cluster;
   let owned = false;
@@ -127,14 +128,23 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
 
   // A client the store made is still connecting, and without an offline queue its first
   // commands would fail at once: they wait for it to be ready (within timeoutMs) instead.
-  let connecting: Promise<void> | undefined = owned ? readyOrTimeout(client as Redis, timeoutMs) : undefined;
+  // Nobody may be waiting on a wait (it starts at construction, and again after each failed
+  // connect): each is handled here, or its timeout would be an unhandled rejection that kills
+  // the host 500 ms later (issue 23 #6). The caller that does await it gets the error, and
+  // the engine follows storeFailure.
+  const waitForReady = (): Promise<void> => {
+    const waiting = readyOrTimeout(client as Redis, timeoutMs);
+    waiting.catch(() => undefined);
+    return waiting;
+  };
+  let connecting: Promise<void> | undefined = owned ? waitForReady() : undefined;
   const ready = async (): Promise<void> => {
     if (connecting === undefined) return;
     try {
       await connecting;
       connecting = undefined;
     } catch (error) {
-      connecting = readyOrTimeout(client as Redis, timeoutMs);
+      connecting = waitForReady();
       throw error;
     }
   };

@@ -35,6 +35,14 @@ export interface RedisServer {
   crash(): Promise<void>;
   /** Starts it again on the same port and directory (its append-only file is replayed). */
   restart(): Promise<void>;
+  /** A mute server (SIGSTOP): connections stay open and nothing answers until `resume()`. */
+  pause(): void;
+  resume(): void;
+  /**
+   * A stalled server: DEBUG SLEEP for `ms` on its own connection. Resolves once the sleep has
+   * begun, with `over`, which resolves when the server answers again.
+   */
+  stall(ms: number): Promise<{ over: Promise<unknown> }>;
   stop(): Promise<void>;
 }
 
@@ -46,7 +54,8 @@ interface ServerOptions {
 }
 
 async function launch(port: number, dir: string, options: ServerOptions): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'];
+  // DEBUG SLEEP (a stalled server, issue 23) is off by default since Redis 7; loopback only.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--enable-debug-command', 'local'];
   if (options.appendOnly) args.push('--appendonly', 'yes', '--appendfsync', 'always');
   else args.push('--appendonly', 'no');
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000');
@@ -92,8 +101,21 @@ export async function startRedisServer(options: ServerOptions = {}): Promise<Red
     async restart() {
       child = await launch(port, dir, options);
     },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
+    async stall(ms) {
+      const sleeper = new Redis({ port, host: '127.0.0.1', lazyConnect: true, enableOfflineQueue: false });
+      sleeper.on('error', () => undefined);
+      await sleeper.connect();
+      const over = sleeper.call('DEBUG', 'SLEEP', String(ms / 1000)).finally(() => sleeper.disconnect());
+      over.catch(() => undefined);
+      // Sent; the server is asleep once it has read it (well within this).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { over };
+    },
     async stop() {
       for (const client of clients) client.disconnect();
+      child.kill('SIGCONT'); // a paused server could not stop
       await kill(child, 'SIGTERM');
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
@@ -108,6 +130,8 @@ export interface RedisClusterHandle {
   crash(node: number): Promise<void>;
   /** Starts a crashed node again (same port, directory and cluster config) and waits for cluster_state:ok. */
   restart(node: number): Promise<void>;
+  /** The node's server (to pause or stall it). */
+  server(node: number): RedisServer;
   stop(): Promise<void>;
 }
 
@@ -167,6 +191,7 @@ export async function startRedisCluster(options: { appendOnly?: boolean } = {}):
       return client;
     },
     crash: (node) => servers[node]!.crash(),
+    server: (node) => servers[node]!,
     async restart(node) {
       await servers[node]!.restart();
       await waitForClusterOk(ports);

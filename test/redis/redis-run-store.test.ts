@@ -3,69 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Cluster, Redis } from 'ioredis';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { CallOutcome, LoopGuardOptions } from '../../src/core/types.js';
 import { createRedisRunStore } from '../../src/redis/index.js';
 import { replayInputs } from '../../src/replay/index.js';
 import { REPO_ROOT } from '../cli/cli-test-helpers.js';
-import { startRedisCluster, startRedisServer, type RedisClusterHandle, type RedisServer } from '../helpers/redis-servers.js';
 import type { PlayedCall, WorkerInit } from './fixtures/shared-worker.js';
+import { cluster, singleServer, type Topology } from './topologies.js';
 import { requestId, startWorker, type Worker } from './worker-pool.js';
-
-interface Topology {
-  readonly name: string;
-  connection(): Pick<WorkerInit, 'url' | 'clusterPorts'>;
-  client(): Promise<Redis | Cluster>;
-  /** Crashes (SIGKILL) the node holding `key` and starts it again with its append-only file. */
-  crashAndRestart(key: string): Promise<void>;
-  /** Crashes the node holding `key`; returns a function that starts it again. */
-  crash(key: string): Promise<() => Promise<void>>;
-  stop(): Promise<void>;
-}
-
-async function singleServer(): Promise<Topology> {
-  const server: RedisServer = await startRedisServer({ appendOnly: true });
-  return {
-    name: 'one Redis server',
-    connection: () => ({ url: server.url }),
-    client: () => server.client(),
-    async crashAndRestart() {
-      await server.crash();
-      await server.restart();
-    },
-    async crash() {
-      await server.crash();
-      return () => server.restart();
-    },
-    stop: () => server.stop(),
-  };
-}
-
-async function cluster(): Promise<Topology> {
-  const handle: RedisClusterHandle = await startRedisCluster({ appendOnly: true });
-  const nodeOf = (key: string): number => {
-    // The node serving the key's slot, asked of the cluster itself.
-    const slot = Number(spawnSync('redis-cli', ['-p', String(handle.ports[0]), 'cluster', 'keyslot', key], { encoding: 'utf8' }).stdout.trim());
-    return handle.nodeForSlot(slot);
-  };
-  return {
-    name: 'a three-node Redis Cluster',
-    connection: () => ({ clusterPorts: [...handle.ports] }),
-    client: () => handle.client(),
-    async crashAndRestart(key) {
-      const node = nodeOf(key);
-      await handle.crash(node);
-      await handle.restart(node);
-    },
-    async crash(key) {
-      const node = nodeOf(key);
-      await handle.crash(node);
-      return () => handle.restart(node);
-    },
-    stop: () => handle.stop(),
-  };
-}
 
 /** A recorded run of the evaluation corpus, as rounds of calls with their recorded outcomes. */
 async function recordedRounds(file: string): Promise<PlayedCall[][]> {

@@ -93,10 +93,20 @@ function fail(field: string, message: string): never {
   throw new LoopGuardConfigError({ field, message });
 }
 
-/** A duration option in ms: `fallback` when absent, else a positive integer or a config error naming `field`. */
-export function positiveMsOption(value: unknown, field: string, fallback: number): number {
+/**
+ * The longest delay a Node timer takes: setTimeout turns anything longer into 1 ms (with only
+ * a warning), so a timeout option of 2^31 ms or more would fire at once (issue 23 #7).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration option in ms: `fallback` when absent, else a positive integer (at most `max`) or
+ * a config error naming `field`. Options that become a timer pass `MAX_TIMER_MS` as `max`.
+ */
+export function positiveMsOption(value: unknown, field: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail(field, `must be a positive integer (ms), got ${describeConfigValue(value)}`);
+  if (value > max) fail(field, `must be at most ${max} ms${max === MAX_TIMER_MS ? ' (the longest timer Node runs; longer ones fire after 1 ms)' : ''}, got ${value}`);
   return value;
 }
 

@@ -21,7 +21,8 @@ export interface SharedReplica {
   applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket;
   /** The claim is in the log (or decided without it): tell the listeners, once. */
   announceClaim(ticket: CallTicket, decision?: CallDecision): void;
-  startCall(call: ToolCall | PrehashedToolCall): CallTicket;
+  /** An evicted run's call, decided as unguarded (its business key was settled by the claim). */
+  startUnguarded(call: ToolCall | PrehashedToolCall): CallTicket;
 }
 
 /** How the link reports the store's trouble (the engine turns it into a warning and a listener event). */
@@ -29,6 +30,11 @@ export interface SharedLedgerReporter {
   storeFailed(runId: string, operation: StoreOperation, error: unknown): void;
   storeRecovered(runId: string): void;
   warn(message: string): void;
+  /**
+   * The link has changes not yet in the store (`true`), or none any more (`false`): the engine
+   * keeps busy links so flush() covers runs that already left its lists (issue 23 #5).
+   */
+  unflushed(link: SharedRunLink, unflushed: boolean): void;
 }
 
 export type StoreOperation = 'claim' | 'append' | 'read' | 'business_key';
@@ -102,6 +108,17 @@ export class SharedRunLink {
   private lastExpiryScan = -Infinity;
   private warnedContention = false;
   private warnedCap = false;
+  /**
+   * Business keys to settle in the store: claims whose callers were told the write did not
+   * run, to release (a claim that timed out may land when the store catches up, issue 23 #3),
+   * and writes that finished, to complete (`done`). One that fails is tried again with the
+   * next flush, so a write done during an outage is still remembered as done afterwards.
+   */
+  private untold: Array<{ key: BusinessKey; owner: string; done?: { resultHash: string | undefined; ttlMs: number } }> = [];
+  /** Told to the engine: this link has changes not yet in the store. */
+  private busy = false;
+  /** Tools whose business-key write reached the synchronous door, said once per run each. */
+  private warnedUnclaimed: Set<string> | undefined;
 
   constructor(
     private readonly replica: SharedReplica,
@@ -123,13 +140,14 @@ export class SharedRunLink {
 
   /** Waits until every event recorded so far is in the store (or the store failed). */
   async flushed(): Promise<void> {
+    this.releaseUntold();
     await this.exclusive(() => this.flush());
     await Promise.all(this.settling);
   }
 
   /** The store answered again: append what waited (the engine calls it for every run). */
   storeIsBack(): void {
-    if (this.pending.length > 0 || this.uncertain !== undefined) this.scheduleFlush();
+    if (this.pending.length > 0 || this.uncertain !== undefined || this.untold.length > 0) this.scheduleFlush();
   }
 
   /** Brings the replica up to date with the log (a process joining a run, an SRE tool). */
@@ -173,12 +191,37 @@ export class SharedRunLink {
     // (document 001).
     if (outcome.outcome === 'timeout') return;
     if (outcome.outcome === 'error' && isTransientFailure(outcome)) return;
-    const store = this.shared.store;
-    this.track(
+    this.markBusy();
+    this.untold.push(
       outcome.outcome === 'error' || outcome.outcome === 'overloaded'
-        ? store.releaseBusinessKey(held.key, held.owner)
-        : store.completeBusinessKey(held.key, held.owner, outcome.resultHash, held.policy.ttlMs),
+        ? { key: held.key, owner: held.owner }
+        : { key: held.key, owner: held.owner, done: { resultHash: outcome.resultHash, ttlMs: held.policy.ttlMs } },
     );
+    this.releaseUntold();
+  }
+
+  /**
+   * The synchronous door (`startCall`: the span processor's onStart, a hand-written loop)
+   * cannot wait for the store, so it cannot claim a business key. Such a write is refused
+   * rather than run unclaimed (issue 23 #2): returns the refusal, or undefined when `call`
+   * holds no business key (no policy for its tool, or its arguments lack a key part — the
+   * async door runs those unprotected too, with a warning). A call known only by its hash
+   * (a span without arguments) may be any write of its tool: refused.
+   */
+  refusalOfUnclaimedWrite(call: ToolCall | PrehashedToolCall): { reason: RefusalReason; message: string } | undefined {
+    const write = this.shared.idempotentWrites.get(call.tool);
+    if (write === undefined) return undefined;
+    if (!isPrehashedCall(call) && safeKey(write, call.args) === undefined) return undefined;
+    if (!(this.warnedUnclaimed ??= new Set()).has(call.tool)) {
+      this.warnedUnclaimed.add(call.tool);
+      this.reporter.warn(
+        `run ${JSON.stringify(this.replica.id)}: ${call.tool} has a business key (idempotentWrites.${call.tool}) but was decided on the synchronous path ` +
+          '(run.startCall, or the span processor\'s onStart for a span no async wrapper claimed), which cannot wait for the store to claim the key; ' +
+          'it is refused (store.unavailable) rather than run without exactly-once protection. Decide such calls with await run.claimCall(...) ' +
+          '(instrumentTool and every framework integration do). Said once per tool and run.',
+      );
+    }
+    return { reason: 'store.unavailable', message: unclaimedWriteMessage(call.tool) };
   }
 
   /** Summary fields written beside the log with the next append. */
@@ -217,7 +260,21 @@ export class SharedRunLink {
 
   // -------------------------------------------------------------------------------------
 
+  private markBusy(): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.reporter.unflushed(this, true);
+  }
+
+  /** Everything recorded is in the store (or dropped): the engine may let go of this link. */
+  private markIdleIfDone(): void {
+    if (!this.busy || this.pending.length > 0 || this.uncertain !== undefined || this.settling.size > 0 || this.untold.length > 0) return;
+    this.busy = false;
+    this.reporter.unflushed(this, false);
+  }
+
   private push(entry: string): void {
+    this.markBusy();
     this.pending.push(entry);
     // Entries being sent do not count: they leave when the append returns.
     const excess = this.pending.length - this.sending - MAX_PENDING_EVENTS;
@@ -236,8 +293,12 @@ export class SharedRunLink {
       () => this.reporter.storeRecovered(this.replica.id),
       (error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error),
     );
+    this.markBusy();
     this.settling.add(tracked);
-    void tracked.then(() => this.settling.delete(tracked));
+    void tracked.then(() => {
+      this.settling.delete(tracked);
+      this.markIdleIfDone();
+    });
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -258,6 +319,7 @@ export class SharedRunLink {
     setImmediate(() => {
       void this.exclusive(async () => {
         this.flushQueued = false;
+        this.releaseUntold();
         // A claim behind this one carries the pending events in its own append: flushing them
         // first would be a second round trip per call (bench/redis.ts: 1.5 appends per guarded
         // call before this check, 1.0 after).
@@ -297,11 +359,10 @@ export class SharedRunLink {
   private async append(): Promise<{ result: AppendResult; sent: number }> {
     if (this.uncertain !== undefined) {
       const { at, entries } = this.uncertain;
-      const logged = await this.read(at);
-      this.uncertain = undefined;
-      if (at === this.confirmed && logged.length >= entries.length && entries.every((entry, index) => logged[index] === entry)) {
-        this.pending.splice(0, entries.length);
-        this.confirmed = at + entries.length;
+      if (at === this.confirmed) {
+        if (this.settleUncertain(await this.read(at), at)) this.confirmed = at + entries.length;
+      } else {
+        this.uncertain = undefined;
       }
     }
     const batch = this.pending.slice();
@@ -320,7 +381,33 @@ export class SharedRunLink {
     }
   }
 
+  /**
+   * Settles an append of unknown fate against the log (`log` holds its entries from `from`
+   * on, read after that append on the same connection, so it ran before the read or never
+   * will): if its entries are where they were sent to, they are logged and leave `pending`.
+   * Returns whether they were.
+   */
+  private settleUncertain(log: readonly string[], from: number): boolean {
+    const uncertain = this.uncertain;
+    if (uncertain === undefined) return false;
+    this.uncertain = undefined;
+    const offset = uncertain.at - from;
+    const landed =
+      offset >= 0 &&
+      uncertain.entries.every((entry, index) => log[offset + index] === entry && this.pending[index] === entry);
+    if (landed) this.pending.splice(0, uncertain.entries.length);
+    return landed;
+  }
+
   private async flush(): Promise<void> {
+    try {
+      await this.flushPending();
+    } finally {
+      this.markIdleIfDone();
+    }
+  }
+
+  private async flushPending(): Promise<void> {
     for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
       if (attempt === MAX_CLAIM_ATTEMPTS) {
         if (!this.warnedContention) {
@@ -355,8 +442,11 @@ export class SharedRunLink {
     let forced: { reason: RefusalReason; message: string } | undefined;
     // The business key first, even for a run the engine evicted: exactly-once is the key's
     // promise, not the run's.
-    if (write !== undefined && 'args' in call) {
-      const outcome = await this.claimBusinessKey(call as ToolCall, write);
+    if (write !== undefined && isPrehashedCall(call)) {
+      // Known only by its hash: its key cannot be read, so it cannot be claimed (issue 23 #2).
+      forced = this.refusalOfUnclaimedWrite(call);
+    } else if (write !== undefined) {
+      const outcome = await this.claimBusinessKey(call, write);
       if (outcome === 'store_down') forced = { reason: 'store.unavailable', message: storeUnavailableMessage(tool) };
       else if ('refuse' in outcome) forced = outcome.refuse;
       else held = outcome.held;
@@ -366,6 +456,7 @@ export class SharedRunLink {
       this.expireAbandonedCalls();
       // The business key settled what these two checks ask (is the same write running, or
       // did it maybe happen?): claimed fresh, or taken over after verify said "not done".
+      this.markBusy();
       const { ticket, decision, entry } = this.propose(call, forced, (proposed) =>
         held !== undefined && proposed.action === 'refuse' && (proposed.reason === 'repeat.in_flight' || proposed.reason === 'write.outcome_unknown')
           ? { action: 'allow', kind: 'retry', tool: proposed.tool, argsHash: proposed.argsHash }
@@ -388,6 +479,7 @@ export class SharedRunLink {
       this.pending.splice(0, sent);
       this.confirmed = result.length;
       this.keep(ticket, decision, held);
+      this.markIdleIfDone();
       replica.announceClaim(ticket);
       return ticket;
     }
@@ -458,7 +550,7 @@ export class SharedRunLink {
 
   /** An evicted run is not guarded any more, but a business key still decides its write. */
   private unguardedClaim(call: ToolCall | PrehashedToolCall, forced: { reason: RefusalReason; message: string } | undefined, held: HeldKey | undefined): CallTicket {
-    const ticket = this.replica.startCall(call);
+    const ticket = this.replica.startUnguarded(call);
     if (forced !== undefined) {
       return { decision: { action: 'refuse', reason: forced.reason, tool: ticket.call.tool, argsHash: ticket.call.argsHash, message: forced.message }, round: ticket.round, call: ticket.call, finished: false };
     }
@@ -470,7 +562,32 @@ export class SharedRunLink {
   }
 
   private releaseQuietly(held: HeldKey): void {
-    this.track(this.shared.store.releaseBusinessKey(held.key, held.owner));
+    this.markBusy();
+    this.untold.push({ key: held.key, owner: held.owner });
+    this.releaseUntold();
+  }
+
+  /**
+   * Settles business keys: releases the claims of writes that were refused or failed for sure,
+   * completes those of writes that finished. A release goes on the store's connection behind
+   * the claim itself, so a claim that lands late is released right after. One that fails is
+   * kept and tried again with the next flush (the retry timer, the next change, the store back).
+   */
+  private releaseUntold(): void {
+    if (this.untold.length === 0) return;
+    const untold = this.untold;
+    this.untold = [];
+    const store = this.shared.store;
+    for (const entry of untold) {
+      const settling = entry.done === undefined ? store.releaseBusinessKey(entry.key, entry.owner) : store.completeBusinessKey(entry.key, entry.owner, entry.done.resultHash, entry.done.ttlMs);
+      this.track(
+        settling.catch((error: unknown) => {
+          this.untold.push(entry);
+          this.scheduleRetry();
+          throw error;
+        }),
+      );
+    }
   }
 
   /**
@@ -518,7 +635,7 @@ export class SharedRunLink {
           }
           let verified: boolean;
           try {
-            verified = (await write.verify(call.args)).done === true;
+            verified = (await write.verify(argumentsOf(call.args))).done === true;
           } catch (error) {
             this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
             return {
@@ -544,7 +661,14 @@ export class SharedRunLink {
       }
     } catch (error) {
       this.reporter.storeFailed(this.replica.id, 'business_key', error);
-      return this.shared.idempotentWritesFailOpen ? { held: undefined } : 'store_down';
+      // The claim (or a take-over) may still land when the store catches up (a timeout is not
+      // a "no"). Fail open: the write runs, and settling it completes or releases the claim
+      // like any other. Fail closed: the caller is told it did not run, so the claim is
+      // released, or the write's every retry would be refused as in flight, then as of
+      // unknown outcome, for the key's whole ttl (issue 23 #3).
+      if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, policy: write } };
+      this.releaseQuietly({ key, owner, policy: write });
+      return 'store_down';
     }
   }
 
@@ -594,6 +718,10 @@ export class SharedRunLink {
     }
     // Taken back only now that the log is read: a failed read leaves the claim in place.
     if (withdrawn !== undefined) this.pending.splice(this.pending.lastIndexOf(withdrawn), 1);
+    // An append whose reply never came may be in what was just read: its entries are then
+    // applied from the log, and must not be applied (and appended) again from pending
+    // (issue 23 #4).
+    this.settleUncertain(entries, 0);
     const own = this.pending;
     this.replica.resetReplica();
     this.tickets.clear();
@@ -606,12 +734,35 @@ function isTransientFailure(outcome: PrehashedOutcome): boolean {
   return outcome.transient === true || (outcome.transient === undefined && outcome.errorType !== undefined && isTransientErrorType(outcome.errorType));
 }
 
+/**
+ * The arguments as the key and `verify` read them: frameworks that hand over the model's JSON
+ * text (OpenAI Agents) get it parsed, as the call signature does, so `key: ['to']` finds `to`.
+ */
+function argumentsOf(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  const trimmed = args.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
 function safeKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined {
   try {
-    return write.keyOf(args);
+    return write.keyOf(argumentsOf(args));
   } catch {
     return undefined;
   }
+}
+
+function isPrehashedCall(call: ToolCall | PrehashedToolCall): call is PrehashedToolCall {
+  return typeof (call as PrehashedToolCall).argsHash === 'string';
+}
+
+function unclaimedWriteMessage(tool: string): string {
+  return `Not run: this ${tool} must be checked against the shared record of writes before it runs (it may already have been done), and that check could not be made here. Do not assume it happened.`;
 }
 
 function storeUnavailableMessage(tool: string): string {

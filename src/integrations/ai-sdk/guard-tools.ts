@@ -4,7 +4,7 @@ import type { Span } from '@opentelemetry/api';
 import type { CallOutcome, Novelty } from '../../core/types.js';
 import { ATTR_DECISION, ATTR_GEN_AI_TOOL_NAME, ATTR_NOVELTY, ATTR_REFUSAL_REASON, ATTR_ROUND } from '../../otel/attributes.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
+import { failOpen, failOpenAsync } from '../fail-open.js';
 import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
 
@@ -49,44 +49,70 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
   const state = getAiSdkRunState(run);
   const toModelOutput = tool.toModelOutput;
 
-  const guardedExecute = (input: unknown, options: ToolCallOptions): unknown => {
-    const ticket = failOpen<CallTicket | undefined>(
-      `startCall(${name})`,
-      () => run.startCall({ tool: name, args: input, callId: options.toolCallId }),
-      undefined,
-    );
+  // The one door (issue 23 #1): every call is decided by run.claimCall, which with a shared
+  // store claims it across processes (and its business key) before it runs. Without a store
+  // claimCall decides synchronously, so the decision is taken when the SDK calls execute,
+  // in the order it calls them, exactly as before.
+  const claim = (input: unknown, options: ToolCallOptions): Promise<CallTicket | undefined> =>
+    failOpenAsync<CallTicket | undefined>(`claimCall(${name})`, () => run.claimCall({ tool: name, args: input, callId: options.toolCallId }), undefined);
+
+  /** The decided call: its span stamped, a refusal delivered, or a `finish` for its outcome. */
+  const settle = (ticket: CallTicket | undefined, options: ToolCallOptions): { refusal: string } | { finish: (outcome: CallOutcome) => void } => {
     const decision = ticket?.decision;
     const span = ticket === undefined ? undefined : failOpen('span', () => stampDecision(ticket), undefined);
     if (decision?.action === 'refuse') {
       state.refusedCallIds.add(options.toolCallId);
       recordDeliveredRefusal(run, ticket!);
-      return decision.message;
+      return { refusal: decision.message };
     }
-    const finish = (outcome: CallOutcome): void => {
-      if (ticket === undefined) return;
-      const novelty = failOpen<Novelty | undefined>(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
-      if (span !== undefined && novelty !== undefined) failOpen('span', () => span.setAttribute(ATTR_NOVELTY, novelty), undefined);
+    return {
+      finish: (outcome: CallOutcome): void => {
+        if (ticket === undefined) return;
+        const novelty = failOpen<Novelty | undefined>(`finishCall(${name})`, () => run.finishCall(ticket, outcome), undefined);
+        if (span !== undefined && novelty !== undefined) failOpen('span', () => span.setAttribute(ATTR_NOVELTY, novelty), undefined);
+      },
     };
-
-    let output: unknown;
-    try {
-      output = (execute as (input: unknown, options: ToolCallOptions) => unknown)(input, options);
-    } catch (error) {
-      finish({ error });
-      throw error;
-    }
-    if (isAsyncIterable(output)) return recordStreamedOutput(output, finish);
-    return Promise.resolve(output).then(
-      (result) => {
-        finish({ result });
-        return result;
-      },
-      (error: unknown) => {
-        finish({ error });
-        throw error;
-      },
-    );
   };
+
+  const callTool = (input: unknown, options: ToolCallOptions): unknown => (execute as (input: unknown, options: ToolCallOptions) => unknown)(input, options);
+
+  // A streaming tool (`async function*`) must get an async iterable back, not a promise of
+  // one: the claim is made now and awaited inside the stream, before the tool starts.
+  const streaming = isAsyncGeneratorFunction(execute);
+  const guardedExecute = streaming
+    ? (input: unknown, options: ToolCallOptions): AsyncGenerator<unknown> => {
+        const claimed = claim(input, options);
+        return (async function* () {
+          const step = settle(await claimed, options);
+          if ('refusal' in step) {
+            yield step.refusal;
+            return;
+          }
+          let output: AsyncIterable<unknown>;
+          try {
+            output = callTool(input, options) as AsyncIterable<unknown>;
+          } catch (error) {
+            step.finish({ error });
+            throw error;
+          }
+          yield* recordStreamedOutput(output, step.finish);
+        })();
+      }
+    : async (input: unknown, options: ToolCallOptions): Promise<unknown> => {
+        const step = settle(await claim(input, options), options);
+        if ('refusal' in step) return step.refusal;
+        let output: unknown;
+        try {
+          output = await callTool(input, options);
+        } catch (error) {
+          step.finish({ error });
+          throw error;
+        }
+        // A plain `function` may still hand back a stream.
+        if (isAsyncIterable(output)) return recordStreamedOutput(output, step.finish);
+        step.finish({ result: output });
+        return output;
+      };
 
   const guarded: Tool = { ...tool, execute: guardedExecute as Tool['execute'] };
   if (toModelOutput !== undefined) {
@@ -110,6 +136,10 @@ function stampDecision(ticket: CallTicket): Span | undefined {
   span.setAttribute(ATTR_ROUND, ticket.round);
   if (ticket.decision.action === 'refuse') span.setAttribute(ATTR_REFUSAL_REASON, ticket.decision.reason);
   return span;
+}
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && fn.constructor?.name === 'AsyncGeneratorFunction';
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -1,7 +1,7 @@
 import type { RunContext, ToolInputGuardrailDefinition } from '@openai/agents';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpen } from '../fail-open.js';
+import { failOpenAsync } from '../fail-open.js';
 import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
 
 /** Name the guardrail shows in the SDK's traces and `toolInputGuardrailResults`. */
@@ -23,9 +23,10 @@ export function loopGuardToolInputGuardrail(run: RunGuard): ToolInputGuardrailDe
     name: LOOP_GUARD_INPUT_GUARDRAIL_NAME,
     run: async ({ toolCall, context }) => {
       state.runContext ??= context as RunContext<unknown>;
-      const ticket = failOpen<CallTicket | undefined>(
-        `startCall(${toolCall.name})`,
-        () => run.startCall({ tool: toolCall.name, args: toolCall.arguments, callId: toolCall.callId }),
+      // The one door (issue 23 #1): claimed across processes when the guard has a shared store.
+      const ticket = await failOpenAsync<CallTicket | undefined>(
+        `claimCall(${toolCall.name})`,
+        () => run.claimCall({ tool: toolCall.name, args: toolCall.arguments, callId: toolCall.callId }),
         undefined,
       );
       if (ticket === undefined) return { behavior: { type: 'allow' } };
