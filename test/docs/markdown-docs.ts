@@ -12,7 +12,6 @@ import { Lexer, walkTokens, type Token } from 'marked';
  * any page). The lead deletes this list after merging those branches.
  */
 export const PENDING_PAGES_FROM_OTHER_BRANCHES: readonly string[] = [
-  'docs/operations/exactly-once-and-store-faults.md',
   'docs/concepts/noise-and-identity.md',
 ];
 
