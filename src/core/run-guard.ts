@@ -456,18 +456,21 @@ export class RunGuard implements RunView, SharedReplica {
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
     const judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag);
-    const novelty: Novelty = retryWithinBudget ? 'neutral' : judged;
     // A failure that teaches (issue 18 #3, general profile): a call failing for the first time
     // saying what its arguments name does not exist — a lookup by another id or name while the
     // agent narrows down. It neither counts toward nor resets the tool's streak; the identical
     // call failing again counts, and so does every other error (a locked ledger, a bad token).
+    // Its answer is neutral: "user not found" for the second email is not a stale result.
+    // Bounded: past 2 × consecutiveFailures such failures in a row, they count again.
     const teaches =
       failed &&
       this.profile === 'general' &&
       prehashed.aboutArguments === true &&
       record !== undefined &&
       record.state !== CallState.Failed &&
-      record.state !== CallState.FailedTransient;
+      record.state !== CallState.FailedTransient &&
+      ledger.teachingFailures < 2 * this.options.consecutiveFailures;
+    const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
     if (record !== undefined) {
@@ -482,6 +485,7 @@ export class RunGuard implements RunView, SharedReplica {
     }
     if (failed) {
       if (failuresCounted > 0 && !teaches) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);
+      ledger.teachingFailures = teaches ? ledger.teachingFailures + 1 : 0;
       tally.failures += 1;
       if (prehashed.outcome === 'overloaded' && ledger.overloadedExempted < this.options.overloadedExemptMax) {
         // Comes off the budget but is not progress: still a failure, still a seen result.
@@ -492,6 +496,7 @@ export class RunGuard implements RunView, SharedReplica {
     } else {
       ledger.failureStreakByTool.set(tool, 0);
       ledger.sameFailure = undefined;
+      ledger.teachingFailures = 0;
       if (ledger.failingCall?.tool === tool) ledger.failingCall = undefined;
     }
     // World state (document 001 generalised): a call that may write advances it unless it

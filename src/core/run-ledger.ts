@@ -84,6 +84,8 @@ export class RunLedger {
    * call with nothing written in between, whatever its error text (checks/same-call-failing.ts).
    */
   failingCall: { tool: string; times: number } | undefined = undefined;
+  /** Failures in a row that taught something (a new lookup answered "not found"; run-guard.ts finishCall). */
+  teachingFailures = 0;
 
   /** Executed calls that count against maxToolCalls. */
   budgetedCalls = 0;

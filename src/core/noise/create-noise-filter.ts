@@ -21,8 +21,10 @@ const BUILT_IN_SOURCE = [
   `"(?<idKey>${RESPONSE_ID_FIELD_PATTERN})":(?<idValue>"[^"\\\\]{0,200}")`,
   `(?<isoDatetime>${ISO_DATETIME})`,
   `(?<uuid>${UUID})`,
-  `(?<requestIdPrefix>${TEXT_REQUEST_ID_PREFIX})[\\w-]{6,}`,
+  `(?<requestIdPrefix>${TEXT_REQUEST_ID_PREFIX})[\\w:-]{6,}`,
   TEXT_DURATION,
+  // pytest centres its summary in a rule of `=` whose length follows the duration's: `in 9.87s` and `in 10.02s`.
+  '(?<rule>[=]{4,})',
 ].join('|');
 
 interface NoiseGroups {
@@ -36,6 +38,7 @@ interface NoiseGroups {
   isoDatetime?: string;
   uuid?: string;
   requestIdPrefix?: string;
+  rule?: string;
 }
 
 /** Is the match the whole value of a JSON string (`"…"` right around it)? Then it is data, not text. */
@@ -55,6 +58,7 @@ function replaceNoise(match: string, ...rest: unknown[]): string {
     return isWholeStringValue(text, offset, match.length) ? match : '#';
   }
   if (groups.requestIdPrefix !== undefined) return `${groups.requestIdPrefix}#`;
+  if (groups.rule !== undefined) return '==';
   return '#';
 }
 

@@ -7,6 +7,8 @@
  *
  * The rules are applied to the result's text (a plain string, or the JSON.stringify text of
  * a structured result) in one regular-expression pass by createNoiseFilter, before hashing.
+ * When a text holds any of these, rules of `=` (pytest centres its summary line in one whose
+ * length follows the duration's) are shortened to `==` too.
  * Matches are replaced by a fixed mark (`#` inside text, `0` / `"#"` for a JSON member), so
  * the JSON stays valid and item-level novelty still finds each item's range.
  *
@@ -53,5 +55,5 @@ export const TEXT_DURATION =
   '\\b\\d+m\\d+(?:\\.\\d+)?s\\b|\\b\\d+\\.\\d+ ?(?:s|sec|secs|seconds)\\b|\\b\\d+(?:\\.\\d+)? ?(?:ms|µs|us|ns)\\b|' +
   '\\b(?:in|took|after|elapsed|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
 
-/** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters after it. */
+/** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`). */
 export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';
