@@ -416,7 +416,7 @@ const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|inva
  * Errors that say the thing the arguments name does not exist: the agent learns that this id
  * or name is wrong, and a lookup by another one is narrowing down, not a stuck loop.
  */
-const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
+const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't|unable to) find|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
 
 /**
  * Errors are fingerprinted by type and body (document 003): the same error coming back on

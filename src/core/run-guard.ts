@@ -462,14 +462,14 @@ export class RunGuard implements RunView, SharedReplica {
     // call failing again counts, and so does every other error (a locked ledger, a bad token).
     // Its answer is neutral: "user not found" for the second email is not a stale result.
     // Bounded: past 2 × consecutiveFailures such failures in a row, they count again.
-    const teaches =
+    const narrowing =
       failed &&
       this.profile === 'general' &&
       prehashed.aboutArguments === true &&
       record !== undefined &&
       record.state !== CallState.Failed &&
-      record.state !== CallState.FailedTransient &&
-      ledger.teachingFailures < 2 * this.options.consecutiveFailures;
+      record.state !== CallState.FailedTransient;
+    const teaches = narrowing && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
     const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
@@ -485,7 +485,7 @@ export class RunGuard implements RunView, SharedReplica {
     }
     if (failed) {
       if (failuresCounted > 0 && !teaches) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);
-      ledger.teachingFailures = teaches ? ledger.teachingFailures + 1 : 0;
+      ledger.teachingFailures = narrowing ? ledger.teachingFailures + 1 : 0;
       tally.failures += 1;
       if (prehashed.outcome === 'overloaded' && ledger.overloadedExempted < this.options.overloadedExemptMax) {
         // Comes off the budget but is not progress: still a failure, still a seen result.
