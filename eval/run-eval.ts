@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { LoopGuardOptions, Profile, StopReason } from '../src/core/types.js';
 import { naiveDetectorStopIndex, stepCeilingStopIndex } from './baselines/naive-detector.js';
 import { evaluateFile, scoreRun, type EvalCall, type EvaluatedRun } from './eval-run.js';
+import { replayNoiseScenarios, type ScenarioOutcome } from './noise-classes/evaluate-noise-scenarios.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -232,7 +233,8 @@ async function main(): Promise<void> {
       );
     }
   }
-  await writeFile(out, renderReport(manifest, results));
+  const noise = await replayNoiseScenarios();
+  await writeFile(out, renderReport(manifest, results) + renderNoiseSection(noise));
   if (!quiet) console.log(`wrote ${relative(process.cwd(), out)}`);
 }
 
@@ -387,3 +389,35 @@ function renderReport(manifest: ManifestEntry[], results: Map<Configuration, Run
 }
 
 await main();
+
+/**
+ * EVAL.md's section on loops hidden behind noise (issue 24) and failures that teach (issue 18
+ * #3, #5): the scenarios of eval/noise-classes/scenarios.ts, replayed with no options. They are
+ * built from real tool output but are not recorded runs, so they stay out of the headline.
+ */
+function renderNoiseSection(outcomes: ScenarioOutcome[]): string {
+  const lines: string[] = [];
+  const loops = outcomes.filter((o) => o.scenario.label === 'looping');
+  const healthy = outcomes.filter((o) => o.scenario.label === 'healthy');
+  const caught = loops.filter((o) => o.caught && o.staleCalls <= STALE_CALL_TARGET).length;
+  const healthyTouched = healthy.filter((o) => o.stop !== undefined || o.refusals > 0).length;
+  lines.push('');
+  lines.push('## Loops hidden behind noise, and failures that teach');
+  lines.push('');
+  lines.push(
+    'Not recorded runs: a looping run and its healthy twin per class, built from real tool output (pytest, go test, an ' +
+      'Elasticsearch response, GitHub\'s 401, tau-bench\'s retail lookups, Cline\'s task_progress) with only the volatile parts ' +
+      'varying (eval/noise-classes/scenarios.ts; issue 24, issue 18 #3 and #5). Replayed with the default profile and no options.',
+  );
+  lines.push('');
+  lines.push(`Loops caught by a loop rule within ${STALE_CALL_TARGET} stale calls: ${caught} / ${loops.length}. Healthy twins stopped or refused: ${healthyTouched} / ${healthy.length}.`);
+  lines.push('');
+  lines.push('| class | run | label | stop (after call) | refusals | stale calls before the catch |');
+  lines.push('|---|---|---|---|---|---|');
+  for (const o of outcomes) {
+    const stop = o.stop === undefined ? '–' : `${o.stop} (${o.stopCall})`;
+    const stale = o.scenario.label === 'looping' ? String(o.staleCalls) : '–';
+    lines.push(`| ${o.scenario.noiseClass} | \`${o.scenario.name}\` | ${o.scenario.label} | ${stop} | ${o.refusals} | ${stale} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,6 +1,8 @@
 import { canonicalJson } from './canonical-json.js';
 import { hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
+import { DATA_SELECTING_TIME_ARGS } from './noise/bookkeeping-arguments.js';
+import { isCallClockStamp } from './noise/is-call-clock-stamp.js';
 
 /** Argument text larger than this is hashed as text rather than parsed (bounded time). */
 const MAX_PARSED_ARGUMENT_LENGTH = 1024 * 1024;
@@ -22,7 +24,7 @@ let unidentifiableCounter = 0;
  * Arguments that cannot be serialized at all (a cycle, a function) get a signature that
  * matches nothing: with no sound identity, leaning to "new call" keeps a healthy run alive.
  */
-export function callSignature(tool: string, args: unknown, policy: ResolvedToolPolicy): string {
+export function callSignature(tool: string, args: unknown, policy: ResolvedToolPolicy, startTime?: number): string {
   let value = args;
   if (typeof args === 'string') {
     const trimmed = args.trimStart();
@@ -35,10 +37,32 @@ export function callSignature(tool: string, args: unknown, policy: ResolvedToolP
     }
   }
   if (value === undefined) value = {};
+  if (startTime !== undefined) value = withoutClockStamps(value, policy, startTime);
   try {
     return hashPrefixed(`${tool}\u0000j:`, canonicalJson(value, policy.volatileArgs, Infinity, true));
   } catch {
     unidentifiableCounter += 1;
     return hashText(`${tool}\u0000u:${unidentifiableCounter}:${Math.random()}`);
   }
+}
+
+/**
+ * The arguments without top-level wall-clock stamps of the call itself (issue 24 #7, document
+ * 003: `{"invoice": "INV-2041", "timestamp": 1764…}` made anew on every call is one call).
+ * Only top-level fields, only when the call's start time is known, never a field named like a
+ * time selector (`since`, `date`, `from`…). Returns the same object when there is none: the
+ * common case costs a walk over the top-level keys.
+ */
+function withoutClockStamps(value: unknown, policy: ResolvedToolPolicy, startTime: number): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  let stamps: string[] | undefined;
+  for (const key in record) {
+    if (DATA_SELECTING_TIME_ARGS.has(key) || policy.volatileArgs.has(key)) continue;
+    if (isCallClockStamp(record[key], startTime)) (stamps ??= []).push(key);
+  }
+  if (stamps === undefined) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key in record) if (!stamps.includes(key)) copy[key] = record[key];
+  return copy;
 }

@@ -13,6 +13,8 @@ import {
   WELL_KNOWN_WRITE_TOOLS,
 } from './world-state/well-known-tools.js';
 import { describeConfigValue } from './describe-config-value.js';
+import { WELL_KNOWN_BOOKKEEPING_ARGUMENTS } from './noise/bookkeeping-arguments.js';
+import { createNoiseFilter, defaultNoiseFilter, type NoiseFilter } from './noise/create-noise-filter.js';
 
 /** Options with every default filled in, plus per-tool lookups built once at construction. */
 export interface ResolvedOptions {
@@ -53,6 +55,8 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   readonly volatileResult: ReadonlySet<string>;
   /** Matches `"name":` of any volatile result field in JSON text; undefined when there are none. */
   readonly volatileResultPattern: RegExp | undefined;
+  /** Removes durations, clocks, ids and scores from a result's text (noise/); undefined when `resultNoise: false`. */
+  readonly noiseFilter: NoiseFilter | undefined;
 }
 
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
@@ -79,6 +83,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   const maxToolCalls = validated.maxToolCalls ?? (researcher ? 100 : general ? 2000 : Infinity);
   const volatileArgs = validated.volatileArgs ?? DEFAULT_VOLATILE_ARGS;
   const volatileResult = validated.volatileResult ?? DEFAULT_VOLATILE_RESULT;
+  const bookkeepingArgs = validated.bookkeepingArgs ?? [];
   const tools = validated.tools ?? {};
 
   const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
@@ -92,9 +97,22 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       retries: policy.retries ?? threshold,
       retriesDeclared: policy.retries !== undefined,
       timeoutMs: policy.timeoutMs,
-      volatileArgs: new Set([...volatileArgs, ...(policy.volatileArgs ?? []), ...((name !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(name)) || [])]),
+      volatileArgs: new Set([
+        ...volatileArgs,
+        ...(policy.volatileArgs ?? []),
+        ...((name !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(name)) || []),
+        // Bookkeeping arguments (noise/bookkeeping-arguments.ts): the harness's, for its own tools; the user's, for every tool.
+        ...(name !== undefined && isWellKnownTool(name) ? WELL_KNOWN_BOOKKEEPING_ARGUMENTS : []),
+        ...bookkeepingArgs,
+      ]),
       volatileResult: resultFields,
       volatileResultPattern: volatileFieldPattern(resultFields),
+      noiseFilter:
+        policy.resultNoise === false
+          ? undefined
+          : policy.resultNoisePatterns === undefined || policy.resultNoisePatterns.length === 0
+            ? defaultNoiseFilter
+            : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns }),
     };
   };
   const defaultTool = build({}, undefined);
@@ -283,7 +301,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const TOP_LEVEL_KEYS = [
   'profile', 'threshold', 'staleRounds', 'refusedRounds', 'consecutiveFailures', 'backToBackLimit', 'runWideRepeat',
   'maxToolCalls', 'maxRounds', 'maxRunMs', 'overloadedExemptMax', 'maxStalled', 'failClosed', 'escalation', 'tools',
-  'volatileArgs', 'volatileResult', 'maxFingerprintBytes', 'now',
+  'volatileArgs', 'volatileResult', 'bookkeepingArgs', 'maxFingerprintBytes', 'now',
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
   'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
   // Shared ledger (shared-ledger/shared-ledger-options.ts checks them).
@@ -293,6 +311,8 @@ const TOOL_KEYS = [
   'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',
   'readOnly', 'writes', 'shell', 'terminal', 'annotations',
   'browser',
+  // Noise (noise/, docs/concepts/noise-and-identity.md).
+  'resultNoise', 'resultNoisePatterns',
 ] as const;
 const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'title'] as const;
 /** LoopGuardListener's methods: a listener may leave any out, but one it names must be callable. */
@@ -352,6 +372,7 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
   checkBoolean(value.failClosed, 'failClosed', source);
   checkStringList(value.volatileArgs, 'volatileArgs', source);
   checkStringList(value.volatileResult, 'volatileResult', source);
+  checkStringList(value.bookkeepingArgs, 'bookkeepingArgs', source);
   if (value.now !== undefined && typeof value.now !== 'function') fail('now', 'must be a function returning epoch milliseconds', source);
   if (value.escalation !== undefined) {
     if (!isPlainObject(value.escalation)) fail('escalation', 'must be an object like {"nudgeAfter":1,"disableAfter":3}', source);
@@ -391,6 +412,15 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
       checkPositiveInteger(policy.timeoutMs, `${path}.timeoutMs`, source);
       checkStringList(policy.volatileArgs, `${path}.volatileArgs`, source);
       checkStringList(policy.volatileResult, `${path}.volatileResult`, source);
+      checkBoolean(policy.resultNoise, `${path}.resultNoise`, source);
+      checkStringList(policy.resultNoisePatterns, `${path}.resultNoisePatterns`, source);
+      (policy.resultNoisePatterns as string[] | undefined)?.forEach((pattern, index) => {
+        try {
+          new RegExp(pattern);
+        } catch (error) {
+          fail(`${path}.resultNoisePatterns[${index}]`, `is not a valid regular expression (${(error as Error).message})`, source);
+        }
+      });
       if (policy.cursorArg !== undefined && (typeof policy.cursorArg !== 'string' || policy.cursorArg === '')) {
         fail(`${path}.cursorArg`, 'must be the name of the cursor argument (a non-empty string)', source);
       }

@@ -1,6 +1,7 @@
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
+import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { fingerprintPage } from './world-state/page-state.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
@@ -93,7 +94,9 @@ function findItems(value: unknown): { items: unknown[]; path: string[] } | undef
     for (const key in node as Record<string, unknown>) {
       const child = (node as Record<string, unknown>)[key];
       if (Array.isArray(child)) {
-        if (array !== undefined) return undefined; // two lists: no single main list
+        // A sibling empty list (`"images": []`) carries nothing: the other list is still the main one (issue 24 #1).
+        if (child.length === 0 && array !== undefined) continue;
+        if (array !== undefined && array.length > 0) return undefined; // two lists: no single main list
         array = child;
         arrayKey = key;
       } else if (typeof child === 'object' && child !== null) {
@@ -248,11 +251,11 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     const trimmed = result.trimStart();
     if (trimmed === '') return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-    if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', result) };
+    if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     try {
       value = JSON.parse(result);
     } catch {
-      return { outcome: 'success', resultHash: hashPrefixed('s:', result) };
+      return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     }
   }
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
@@ -263,7 +266,7 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   if (unwrapped !== value) {
     if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
     value = unwrapped;
-    if (typeof value === 'string') return value.trim() === '' ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', value) };
+    if (typeof value === 'string') return value.trim() === '' ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
     if (isEmptyResult(value)) return { outcome: 'empty' };
   }
   let text: string | undefined;
@@ -280,6 +283,9 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     value = stripped;
     text = JSON.stringify(stripped);
   }
+  // Durations, clocks, ids and scores (noise/): replaced in the text, which stays valid JSON
+  // with the same items at the same nesting, so the items below are hashed without them too.
+  text = withoutNoise(text, policy);
   const list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
   // same "nothing found" as `[]` (document 000's zero results).
@@ -302,6 +308,10 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     });
   }
   return prehashed;
+}
+
+function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
+  return policy.noiseFilter === undefined ? text : policy.noiseFilter(text);
 }
 
 function toolErrorText(value: unknown): string {
@@ -401,6 +411,20 @@ export function isTransientError(error: unknown, outcome = classifyError(error))
 }
 
 /**
+ * Errors that say the run's state is wrong rather than the call's arguments: any call would
+ * fail the same way until the state changes (a new token), so the same one from several tools
+ * is one stuck state. "not found" and validation errors are about the arguments: the agent
+ * narrowing down by other ids is learning (issue 18 #3).
+ */
+const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|invalid[ _-]?(?:api[ _-]?)?(?:key|token|credentials?)|bad credentials|permission denied|not authenticated|authentication (?:failed|required)|access denied|quota|insufficient[ _-]?(?:credit|funds|balance)|billing|suspended)\b/i;
+
+/**
+ * Errors that say the thing the arguments name does not exist: the agent learns that this id
+ * or name is wrong, and a lookup by another one is narrowing down, not a stuck loop.
+ */
+const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't|unable to) find|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
+
+/**
  * Errors are fingerprinted by type and body (document 003): the same error coming back on
  * every retry is an already-seen result, which is what lets result comparison stop an
  * agent retrying an overloaded tool forever (document 000).
@@ -408,8 +432,12 @@ export function isTransientError(error: unknown, outcome = classifyError(error))
 export function fingerprintError(error: unknown): PrehashedOutcome {
   const outcome = classifyError(error);
   const { type, message } = describeError(error);
-  const prehashed: PrehashedOutcome = { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${message}`) };
+  // The same error with another request id or timestamp in its body is the same error (issue 24 #1, #3).
+  const prehashed: PrehashedOutcome = { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${defaultNoiseFilter(message)}`) };
   if (isTransientError(error, outcome)) prehashed.transient = true;
+  const head = `${type} ${message.slice(0, 512)}`;
+  if (prehashed.transient === true || STATE_ERROR_PATTERN.test(head)) prehashed.argumentIndependent = true;
+  else if (NOT_FOUND_PATTERN.test(head)) prehashed.aboutArguments = true;
   return prehashed;
 }
 

@@ -3,6 +3,8 @@ import { refuseBackToBackRepeat } from './checks/back-to-back-repeat.js';
 import { refuseOverBudget, stopOnBudget } from './checks/budgets.js';
 import type { CallCheck, CallCheckContext } from './checks/call-check.js';
 import { stopOnConsecutiveFailures } from './checks/consecutive-failures.js';
+import { stopOnSameCallFailing } from './checks/same-call-failing.js';
+import { stopOnSameFailureAcrossTools } from './checks/same-failure-across-tools.js';
 import { refuseDisabledTool } from './checks/escalation-ladder.js';
 import { allowExemptTool } from './checks/exempt-tools.js';
 import { refuseInFlightRepeat } from './checks/in-flight-repeat.js';
@@ -74,6 +76,8 @@ const STOP_CHECKS: readonly StopCheck[] = [
   stopOnStaleRounds,
   stopOnRefusedRounds,
   stopOnConsecutiveFailures,
+  stopOnSameFailureAcrossTools,
+  stopOnSameCallFailing,
   stopOnStalledProgress,
   stopOnBudget,
 ];
@@ -491,7 +495,22 @@ export class RunGuard implements RunView, SharedReplica {
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
-    const novelty: Novelty = retryWithinBudget ? 'neutral' : judged;
+    // A failure that teaches (issue 18 #3, general profile): a call failing for the first time
+    // saying what its arguments name does not exist — a lookup by another id or name while the
+    // agent narrows down. It neither counts toward nor resets the tool's streak; the identical
+    // call failing again counts, and so does every other error (a locked ledger, a bad token).
+    // Its answer is neutral: "user not found" for the second email is not a stale result.
+    // Bounded: past 2 × consecutiveFailures such failures in a row, they count again.
+    const narrowing =
+      failed &&
+      this.profile === 'general' &&
+      prehashed.aboutArguments === true &&
+      record !== undefined &&
+      record.state !== CallState.Failed &&
+      record.state !== CallState.FailedTransient;
+    const teaches = narrowing && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
+    const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
+    if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
     if (record !== undefined) {
       record.inFlight = Math.max(0, record.inFlight - 1);
@@ -505,7 +524,8 @@ export class RunGuard implements RunView, SharedReplica {
       record.outcomeTag = tag;
     }
     if (failed) {
-      if (failuresCounted > 0) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);
+      if (failuresCounted > 0 && !teaches) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);
+      ledger.teachingFailures = narrowing ? ledger.teachingFailures + 1 : 0;
       tally.failures += 1;
       if (prehashed.outcome === 'overloaded' && ledger.overloadedExempted < this.options.overloadedExemptMax) {
         // Comes off the budget but is not progress: still a failure, still a seen result.
@@ -516,6 +536,9 @@ export class RunGuard implements RunView, SharedReplica {
     } else {
       ledger.failureStreakByTool.set(tool, 0);
       if (facts.terminal && this.stopDecision !== undefined) ledger.answeredAfterStop = true;
+      ledger.sameFailure = undefined;
+      ledger.teachingFailures = 0;
+      if (ledger.failingCall?.tool === tool) ledger.failingCall = undefined;
     }
     // World state (document 001 generalised): a call that may write advances it unless it
     // certainly did nothing — turned away by an overloaded server, or failed
@@ -565,6 +588,33 @@ export class RunGuard implements RunView, SharedReplica {
     if (!this.replaying) this.hooks.callFinished(this, ticket.call, prehashed.outcome, novelty, ticket.round);
     this.touch();
     return novelty;
+  }
+
+  /**
+   * Failures counted across calls (issue 24 #3, issue 18 #3): the same error from several
+   * tools in a row (checks/same-failure-across-tools.ts), and the identical call failing
+   * deterministically again and again whatever its error says (checks/same-call-failing.ts).
+   * Runs before the record learns this outcome: its state and epoch are still its previous execution's.
+   */
+  private countFailureStreaks(call: PrehashedToolCall, outcome: PrehashedOutcome, record: SignatureRecord | undefined, transient: boolean): void {
+    const ledger = this.ledger;
+    if (outcome.resultHash !== undefined && outcome.argumentIndependent === true) {
+      const same = ledger.sameFailure;
+      if (same !== undefined && same.resultHash === outcome.resultHash) {
+        same.count += 1;
+        same.tools.add(call.tool);
+      } else {
+        ledger.sameFailure = { resultHash: outcome.resultHash, count: 1, tools: new Set([call.tool]) };
+      }
+    } else {
+      ledger.sameFailure = undefined;
+    }
+    if (transient || record === undefined || this.options.tool(call.tool).retriesDeclared) return;
+    // Something that may write finished since this call last failed: the world moved, so this
+    // is a first failure again (a test re-run after an edit failing differently is debugging).
+    if (record.epoch !== ledger.writeEpoch) record.retries = 0;
+    const times = record.state === CallState.Failed ? record.retries + 1 : 1;
+    if (times > 1) ledger.failingCall = { tool: call.tool, times };
   }
 
   /** startCall + finishCall for a call whose outcome is already known (replay, tests). */
@@ -1011,7 +1061,8 @@ export class RunGuard implements RunView, SharedReplica {
   private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
     if (isPrehashed(call)) return call;
     const policy = this.options.tool(call.tool);
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy) };
+    // The call's start (recorded, or now) lets a wall-clock stamp among its arguments be told from a question about time.
+    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, call.startTime ?? this.options.now()) };
     if (call.callId !== undefined) prehashed.callId = call.callId;
     if (call.startTime !== undefined) prehashed.startTime = call.startTime;
     // The world-state model needs the arguments only for shell and editor tools; every

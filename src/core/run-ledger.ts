@@ -73,6 +73,19 @@ export class RunLedger {
 
   /** Consecutive failures per tool; reset when that tool succeeds. */
   readonly failureStreakByTool = new Map<string, number>();
+  /**
+   * The run's consecutive failures that returned the same error once noise is removed, from
+   * any tool (checks/same-failure-across-tools.ts): an expired token failing three tools in
+   * turn is one stuck state. Reset by any success or by a different error.
+   */
+  sameFailure: { resultHash: string; count: number; tools: Set<string> } | undefined = undefined;
+  /**
+   * The latest call that failed deterministically `times` times in a row as the identical
+   * call with nothing written in between, whatever its error text (checks/same-call-failing.ts).
+   */
+  failingCall: { tool: string; times: number } | undefined = undefined;
+  /** Failures in a row that taught something (a new lookup answered "not found"; run-guard.ts finishCall). */
+  teachingFailures = 0;
 
   /** Executed calls that count against maxToolCalls. */
   budgetedCalls = 0;

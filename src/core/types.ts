@@ -114,6 +114,17 @@ export interface PrehashedOutcome {
    * validation error, a syntax error) are not: repeating them unchanged is recursion.
    */
   transient?: boolean;
+  /**
+   * For a failure: the error says the run's state is wrong, not this call's arguments (an
+   * expired token, a 401/403, a spent quota) or the service is down, so any call would fail
+   * alike. Such failures from different tools add up to one stuck state (issue 24 #3).
+   */
+  argumentIndependent?: boolean;
+  /**
+   * For a failure: the error says what the arguments name does not exist ("user not found",
+   * a 404). A different call failing so is an agent narrowing down (issue 18 #3).
+   */
+  aboutArguments?: boolean;
   endTime?: number;
 }
 
@@ -188,6 +199,17 @@ export interface ToolPolicy {
   volatileArgs?: string[];
   /** Extra result field names that carry no meaning (stripped at every depth). */
   volatileResult?: string[];
+  /**
+   * Judge this tool's results after removing noise: durations (`in 1.53s`), clock times,
+   * request ids, UUIDs in text and jittering relevance scores (docs/concepts/noise-and-identity.md).
+   * Set false for a tool whose timings are the answer (a benchmark). Default true.
+   */
+  resultNoise?: boolean;
+  /**
+   * Extra regular expressions (source text) whose matches in this tool's results are noise,
+   * e.g. `"build #\\d+"`. Must not match a `"` of JSON structure. Default none.
+   */
+  resultNoisePatterns?: string[];
 }
 
 /** The options object of {@link LoopGuard}. Every field is optional; defaults per profile. */
@@ -233,6 +255,13 @@ export interface LoopGuardOptions {
   volatileArgs?: string[];
   /** Replaces the default volatile result field names (see DEFAULT_VOLATILE_RESULT). */
   volatileResult?: string[];
+  /**
+   * Bookkeeping arguments your harness adds to every tool call (`thought`, `plan`…): dropped
+   * from every tool's call identity. The well-known tools already drop Cline's
+   * `task_progress`, `thought`, `reasoning`, `explanation`, `intent` (WELL_KNOWN_BOOKKEEPING_ARGUMENTS).
+   * Default none.
+   */
+  bookkeepingArgs?: string[];
   /** Results larger than this many bytes (as JSON text) are not fingerprinted. Default 16 MiB. */
   maxFingerprintBytes?: number;
   /** Clock in epoch ms. Default Date.now. */

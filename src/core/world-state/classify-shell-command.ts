@@ -562,7 +562,9 @@ function isReadOnlyCommand(words: string[]): boolean {
   if (effective === 'write') return false;
   const [word, ...args] = effective;
   if (!isTrustedProgramWord(word)) return false;
-  const rule = READ_RULES.get(programName(word));
+  const name = programName(word);
+  // Python interpreters go by many names (python, python3, python3.11): matched by shape.
+  const rule = READ_RULES.get(name) ?? (PYTHON_PROGRAM.test(name) ? pythonRule(name) : undefined);
   return rule !== undefined && rule(args);
 }
 
@@ -620,6 +622,9 @@ const PIP_READS = new Set(['show', 'list', 'freeze', 'check']);
 
 const pipRule: ReadRule = (args) => PIP_READS.has(args[0]) || hasOption(args, ['--version', '-V']) && args.length === 1;
 
+const PYTHON_PROGRAM = /^python[\d.]*$/;
+
+/** Python reads only as a version query or `-m pip list|show|freeze|check`; a script or `-c` may do anything. */
 const pythonRule = (program: string): ReadRule => (args) =>
   isVersionQuery(program, args) || (args[0] === '-m' && (args[1] === 'pip' || args[1] === 'pip3') && PIP_READS.has(args[2]));
 

@@ -1,0 +1,288 @@
+/**
+ * Loops hidden behind noise (issue 24) and failures that teach (issue 18 #3, #5): for each
+ * class a looping run and its healthy twin, in the replay transcript format (one JSON line
+ * per call, one call per round), built from real tool output:
+ * - pytest 8 output (session header, `F` progress line, FAILURES section, the centred
+ *   summary `1 failed, 4 passed in 0.05s`), `go test` output (`--- FAIL: TestX (0.00s)`,
+ *   `FAIL\tpkg\t0.004s`);
+ * - an Elasticsearch `_search` response as its reference documents it (`took`, `_shards`,
+ *   `hits.max_score`, per-hit `_score`);
+ * - GitHub REST's 401 (`{"message":"Bad credentials","documentation_url":…}`) as Octokit
+ *   reports it, with the `x-github-request-id` that differs on every response;
+ * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found").
+ * Only the volatile parts (durations, scores, request ids, stamps) vary between calls, the
+ * way they do on a real machine. Used by test/eval/noise-classes.test.ts (engine and
+ * replay) and by eval/run-eval.ts for EVAL.md's section on these classes.
+ */
+
+/** One recorded call: the replay transcript line without `run`/`round` (added in order). */
+export interface ScenarioCall {
+  tool: string;
+  args: Record<string, unknown>;
+  result?: unknown;
+  error?: { type: string; message: string; status?: number };
+  /** Start time, epoch ms. */
+  ts: number;
+}
+
+export interface NoiseScenario {
+  /** Run id in the transcript. */
+  name: string;
+  /** The class of issue 24 / issue 18 it exercises. */
+  noiseClass: string;
+  label: 'looping' | 'healthy';
+  /** Looping runs: 0-based index of the loop's first call (its result is then repeated). */
+  loopStart?: number;
+  calls: ScenarioCall[];
+}
+
+const T0 = 1_794_474_000_000;
+
+function pytestOutput(failed: number, passed: number, seconds: string, failing: string[]): string {
+  const progress = '.'.repeat(passed) + 'F'.repeat(failed);
+  const summary = ` ${failed > 0 ? `${failed} failed, ` : ''}${passed} passed in ${seconds}s `;
+  const pad = Math.max(0, 80 - summary.length);
+  const rule = `${'='.repeat(Math.floor(pad / 2))}${summary}${'='.repeat(Math.ceil(pad / 2))}`;
+  const lines = [
+    '============================= test session starts ==============================',
+    'platform linux -- Python 3.11.6, pytest-8.0.0, pluggy-1.4.0',
+    'rootdir: /workspace/calc',
+    `collected ${failed + passed} items`,
+    '',
+    `tests/test_calc.py ${progress}${' '.repeat(Math.max(1, 53 - progress.length))}[100%]`,
+    '',
+  ];
+  if (failed > 0) {
+    lines.push('=================================== FAILURES ===================================');
+    for (const name of failing) {
+      lines.push(`${'_'.repeat(32)} ${name} ${'_'.repeat(Math.max(3, 45 - name.length))}`, '', `    def ${name}():`, '>       assert divide(1, 0) is None', 'E       ZeroDivisionError: division by zero', '', 'tests/test_calc.py:18: ZeroDivisionError');
+    }
+    lines.push('=========================== short test summary info ============================');
+    for (const name of failing) lines.push(`FAILED tests/test_calc.py::${name} - ZeroDivisionError: division by zero`);
+  }
+  lines.push(rule);
+  return lines.join('\n');
+}
+
+function goTestOutput(seconds: string, pkgSeconds: string): string {
+  return [
+    '--- FAIL: TestParseDuration (' + seconds + 's)',
+    '    parse_test.go:42: ParseDuration("1h30m") = 1h0m0s, want 1h30m0s',
+    'FAIL',
+    `FAIL\tgithub.com/acme/timeparse\t${pkgSeconds}s`,
+    'FAIL',
+  ].join('\n');
+}
+
+function esHit(id: string, score: number, title: string): Record<string, unknown> {
+  return { _index: 'kb-articles', _id: id, _score: score, _source: { title, '@timestamp': '2025-06-03T09:12:44Z', body: `${title}: see the policy section for details.` } };
+}
+
+function esResponse(took: number, hits: Array<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    took,
+    timed_out: false,
+    _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+    hits: { total: { value: hits.length, relation: 'eq' }, max_score: hits.length > 0 ? hits[0]!._score : null, hits },
+  };
+}
+
+function badCredentials(requestId: string): ScenarioCall['error'] {
+  return { type: 'HttpError', status: 401, message: `Bad credentials - https://docs.github.com/rest (x-github-request-id: ${requestId})` };
+}
+
+const bash = (command: string, result: string | undefined, ts: number, error?: ScenarioCall['error']): ScenarioCall =>
+  error === undefined ? { tool: 'bash', args: { command }, result, ts } : { tool: 'bash', args: { command }, error, ts };
+
+const edit = (ts: number, oldText: string, newText: string): ScenarioCall => ({
+  tool: 'str_replace_editor',
+  args: { command: 'str_replace', path: '/workspace/calc/calc.py', old_str: oldText, new_str: newText },
+  result: 'The file /workspace/calc/calc.py has been edited.',
+  ts,
+});
+
+const PYTEST = 'python -m pytest tests/test_calc.py';
+const seconds = ['0.05', '0.06', '0.04', '0.09', '0.05', '0.07', '0.11', '0.05'];
+
+export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
+  // 1. Volatile numbers in results.
+  {
+    name: 'pytest-rerun-without-edit',
+    noiseClass: 'durations in results (pytest)',
+    label: 'looping',
+    loopStart: 0,
+    calls: seconds.map((s, i) => bash(PYTEST, pytestOutput(1, 4, s, ['test_divide']), T0 + i * 20_000)),
+  },
+  {
+    name: 'pytest-rerun-after-each-edit',
+    noiseClass: 'durations in results (pytest)',
+    label: 'healthy',
+    calls: [
+      bash(PYTEST, pytestOutput(2, 3, '0.05', ['test_divide', 'test_modulo']), T0),
+      edit(T0 + 20_000, 'return a / b', 'return None if b == 0 else a / b'),
+      bash(PYTEST, pytestOutput(1, 4, '0.06', ['test_modulo']), T0 + 40_000),
+      edit(T0 + 60_000, 'return a % b', 'return None if b == 0 else a % b'),
+      bash(PYTEST, pytestOutput(0, 5, '0.04', []), T0 + 80_000),
+    ],
+  },
+  {
+    name: 'go-test-rerun-without-edit',
+    noiseClass: 'durations in results (go test)',
+    label: 'looping',
+    loopStart: 0,
+    calls: ['0.00', '0.01', '0.00', '0.00', '0.01', '0.00', '0.00'].map((s, i) => bash('go test ./...', goTestOutput(s, `0.00${3 + (i % 4)}`), T0 + i * 15_000)),
+  },
+  {
+    name: 'es-search-reworded-same-hits',
+    noiseClass: 'relevance scores and took in results (Elasticsearch)',
+    label: 'looping',
+    loopStart: 0,
+    calls: ['refund policy', 'refund rules', 'how do refunds work', 'refund policy details', 'returns and refunds', 'refund eligibility', 'refund policy 2025', 'refund terms'].map((query, i) => ({
+      tool: 'search_kb',
+      args: { query },
+      result: esResponse(3 + (i % 5), [esHit('kb-17', 2.41 + i * 0.013, 'Refund policy'), esHit('kb-42', 1.87 - i * 0.007, 'Returns FAQ')]),
+      ts: T0 + i * 8_000,
+    })),
+  },
+  {
+    name: 'es-search-new-hits-each-query',
+    noiseClass: 'relevance scores and took in results (Elasticsearch)',
+    label: 'healthy',
+    calls: ['refund policy', 'shipping times', 'warranty claims', 'gift cards', 'store locations', 'loyalty points', 'price matching'].map((query, i) => ({
+      tool: 'search_kb',
+      args: { query },
+      result: esResponse(3 + (i % 5), [esHit(`kb-${100 + i}`, 2.41 + i * 0.013, `Article on ${query}`), esHit('kb-42', 1.1, 'Returns FAQ'), { ...esHit(`kb-${200 + i}`, 0.9, `More on ${query}`) }]),
+      ts: T0 + i * 8_000,
+    })),
+  },
+  // 7. Noise in arguments: a nonce and the call's own clock stamp.
+  {
+    name: 'invoice-read-with-nonce-and-stamp',
+    noiseClass: 'nonces and clock stamps in arguments',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => ({
+      tool: 'get_invoice',
+      args: { invoice: 'INV-2041', nonce: `n-8f3a${(i * 7919).toString(16)}`, timestamp: T0 + i * 5_000 },
+      result: { invoice: 'INV-2041', status: 'open', amount_due: 1250, currency: 'EUR' },
+      ts: T0 + i * 5_000,
+    })),
+  },
+  {
+    name: 'invoice-reads-of-different-invoices',
+    noiseClass: 'nonces and clock stamps in arguments',
+    label: 'healthy',
+    calls: Array.from({ length: 8 }, (_, i) => ({
+      tool: 'get_invoice',
+      args: { invoice: `INV-${2041 + i}`, nonce: `n-8f3a${(i * 7919).toString(16)}`, timestamp: T0 + i * 5_000 },
+      result: { invoice: `INV-${2041 + i}`, status: i % 2 === 0 ? 'open' : 'paid', amount_due: 1250 + i * 10, currency: 'EUR' },
+      ts: T0 + i * 5_000,
+    })),
+  },
+  {
+    name: 'events-since-a-moving-time',
+    noiseClass: 'nonces and clock stamps in arguments',
+    label: 'healthy',
+    // `since` selects data even though it tracks the clock: each call asks about a new window.
+    calls: Array.from({ length: 7 }, (_, i) => ({
+      tool: 'list_events',
+      args: { since: new Date(T0 + i * 60_000 - 60_000).toISOString() },
+      result: { events: [{ id: `evt-${i}`, type: 'deploy', at: new Date(T0 + i * 60_000 - 30_000).toISOString() }] },
+      ts: T0 + i * 60_000,
+    })),
+  },
+  // Issue 18 #5: bookkeeping arguments (Cline's task_progress).
+  {
+    name: 'cline-task-progress-same-command',
+    noiseClass: 'bookkeeping arguments (Cline task_progress)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 7 }, (_, i) => ({
+      tool: 'execute_command',
+      args: { command: 'ls -la src', requires_approval: false, task_progress: `- [x] Read the issue\n- [${i > 2 ? 'x' : ' '}] Find the parser\n- [ ] Fix it (step ${i + 1})` },
+      result: 'total 24\ndrwxr-xr-x 2 dev dev 4096 Jun  3 09:12 .\ndrwxr-xr-x 6 dev dev 4096 Jun  3 09:12 ..\n-rw-r--r-- 1 dev dev 2211 Jun  3 09:12 index.ts\n-rw-r--r-- 1 dev dev 5120 Jun  3 09:12 parser.ts',
+      ts: T0 + i * 6_000,
+    })),
+  },
+  {
+    name: 'cline-task-progress-different-commands',
+    noiseClass: 'bookkeeping arguments (Cline task_progress)',
+    label: 'healthy',
+    calls: ['ls -la src', 'cat src/parser.ts', 'grep -n parseDuration -r src', 'git log --oneline -5', 'git status --short'].map((command, i) => ({
+      tool: 'execute_command',
+      args: { command, requires_approval: false, task_progress: `- [x] Read the issue\n- [ ] Step ${i + 1}` },
+      result: `output of ${command}`,
+      ts: T0 + i * 6_000,
+    })),
+  },
+  // 3. The same failure across tools; failures that teach.
+  {
+    name: 'expired-token-across-github-tools',
+    noiseClass: 'the same failure across tools (401)',
+    label: 'looping',
+    loopStart: 0,
+    calls: [
+      ['list_issues', { owner: 'acme', repo: 'api', state: 'open' }],
+      ['get_issue', { owner: 'acme', repo: 'api', issue_number: 812 }],
+      ['search_code', { q: 'parseDuration repo:acme/api' }],
+      ['list_pull_requests', { owner: 'acme', repo: 'api' }],
+      ['get_issue', { owner: 'acme', repo: 'api', issue_number: 790 }],
+      ['list_commits', { owner: 'acme', repo: 'api' }],
+      ['search_issues', { q: 'timeout repo:acme/api' }],
+      ['get_file_contents', { owner: 'acme', repo: 'api', path: 'README.md' }],
+    ].map(([tool, args], i) => ({ tool: tool as string, args: args as Record<string, unknown>, error: badCredentials(`C6E8:${(0x3a0b + i * 97).toString(16).toUpperCase()}:1B2C3D:1C4D5E:6718A9F${i}`), ts: T0 + i * 3_000 })),
+  },
+  {
+    name: 'customer-service-narrowing-down',
+    noiseClass: 'the same failure across tools (401)',
+    label: 'healthy',
+    calls: [
+      { tool: 'find_user_id_by_email', args: { email: 'mei.kovacs@example.com' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 },
+      { tool: 'find_user_id_by_email', args: { email: 'mei.kovacs28@example.com' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 + 4_000 },
+      { tool: 'find_user_id_by_name_zip', args: { first_name: 'Mei', last_name: 'Kovacs', zip: '28236' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 + 8_000 },
+      { tool: 'find_user_id_by_email', args: { email: 'mei.kovacs@gmail.com' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 + 12_000 },
+      { tool: 'find_user_id_by_name_zip', args: { first_name: 'Mei', last_name: 'Kovacs', zip: '28263' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 + 16_000 },
+      { tool: 'find_user_id_by_email', args: { email: 'mei_kovacs@example.com' }, error: { type: 'Error', message: 'Error: user not found' }, ts: T0 + 20_000 },
+      { tool: 'find_user_id_by_name_zip', args: { first_name: 'Mei', last_name: 'Kovács', zip: '28236' }, result: 'mei_kovacs_8020', ts: T0 + 24_000 },
+      { tool: 'get_user_details', args: { user_id: 'mei_kovacs_8020' }, result: { user_id: 'mei_kovacs_8020', name: { first_name: 'Mei', last_name: 'Kovács' }, orders: ['#W6390527'] }, ts: T0 + 28_000 },
+    ],
+  },
+  {
+    name: 'openhands-same-command-failing-differently',
+    noiseClass: 'the identical call failing (OpenHands)',
+    label: 'looping',
+    loopStart: 0,
+    calls: [
+      'ModuleNotFoundError: No module named \'timeparse\'',
+      'ImportError: cannot import name \'parse\' from partially initialized module \'timeparse\'',
+      'ModuleNotFoundError: No module named \'timeparse._native\'',
+      'ImportError: libtimeparse.so: cannot open shared object file: No such file or directory',
+      'ModuleNotFoundError: No module named \'timeparse\'',
+      'ImportError: cannot import name \'parse\' from \'timeparse\'',
+    ].map((message, i) => bash('python reproduce.py', undefined, T0 + i * 10_000, { type: 'CommandError', message: `Traceback (most recent call last):\n  File "/workspace/reproduce.py", line 1, in <module>\n${message}\n[exit code 1]` })),
+  },
+  {
+    name: 'failing-script-fixed-between-runs',
+    noiseClass: 'the identical call failing (OpenHands)',
+    label: 'healthy',
+    calls: [
+      bash('python reproduce.py', undefined, T0, { type: 'CommandError', message: 'ModuleNotFoundError: No module named \'timeparse\'\n[exit code 1]' }),
+      edit(T0 + 10_000, 'import timeparse', 'import src.timeparse as timeparse'),
+      bash('python reproduce.py', undefined, T0 + 20_000, { type: 'CommandError', message: 'AttributeError: module \'src.timeparse\' has no attribute \'parse\'\n[exit code 1]' }),
+      edit(T0 + 30_000, 'timeparse.parse(', 'timeparse.parse_duration('),
+      bash('python reproduce.py', undefined, T0 + 40_000, { type: 'CommandError', message: 'AssertionError: 3600 != 5400\n[exit code 1]' }),
+      edit(T0 + 50_000, 'hours * 3600', 'hours * 3600 + minutes * 60'),
+      bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 60_000),
+    ],
+  },
+];
+
+/** The scenario as replay transcript lines (one call per round). */
+export function scenarioTranscriptLines(scenario: NoiseScenario): Array<Record<string, unknown>> {
+  return scenario.calls.map((call, index) => {
+    const line: Record<string, unknown> = { run: scenario.name, round: index + 1, tool: call.tool, args: call.args, callId: `call_${index + 1}`, ts: call.ts };
+    if (call.error !== undefined) line.error = call.error;
+    else line.result = call.result;
+    return line;
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * What in a tool's *result* is noise: values that change on every response without the
+ * response saying anything new (document 002, "hashing over nondeterministic fields"; issue
+ * 24 #1). `4 passed, 1 failed in 1.53s` re-run with no edit is the same outcome as `… in
+ * 1.61s`; a search whose per-hit `score` jitters returns the same documents. Left in, every
+ * re-run looks new and the most common coding-agent loop is never caught.
+ *
+ * The rules are applied to the result's text (a plain string, or the JSON.stringify text of
+ * a structured result) in one regular-expression pass by createNoiseFilter, before hashing.
+ * When a text holds any of these, rules of `=` (pytest centres its summary line in one whose
+ * length follows the duration's) are shortened to `==` too.
+ * Matches are replaced by a fixed mark (`#` inside text, `0` / `"#"` for a JSON member), so
+ * the JSON stays valid and item-level novelty still finds each item's range.
+ *
+ * Each rule is narrow on purpose: a meaningful value that merely looks like noise must still
+ * count as new (every unclear case leans toward "new fact", document 000). So:
+ * - a date without a time of day (`2025-03-14`) is data, never noise;
+ * - an ISO time or a UUID that is a JSON field's whole value (`"start": "2025-…T10:00Z"`,
+ *   `"id": "3f2…"`) is data unless the field's name says clock or request id: only when
+ *   embedded in text (a log line, an error message) is it noise;
+ * - a relevance score is noise only as a fractional number under a score-like name
+ *   (`"score": 3` in a game result stays);
+ * - a number is a duration only with a time unit (`1.53s`, `12ms`, `in 3 seconds`).
+ * Per tool: `tools[name].resultNoise: false` turns the rules off (a benchmark tool whose
+ * timings are the answer), `tools[name].resultNoisePatterns` adds the tool's own.
+ */
+
+/** JSON member names whose numeric (or short string) value is a duration. */
+export const DURATION_FIELD_PATTERN =
+  '(?:took|took_?ms|tookMs|elapsed|elapsed_?(?:ms|time|seconds|sec)|elapsed(?:Ms|Time|Seconds)|duration|duration_?(?:ms|seconds|sec|s)|duration(?:Ms|Seconds)|latency|latency_?ms|latencyMs|' +
+  '(?:execution|exec|response|query|processing|run|wall|cpu|render|search|total)_?[tT]ime(?:_?(?:ms|Ms|in_millis|seconds|sec|s))?|time_?(?:ms|taken|elapsed|spent)|timeTaken|runtime(?:_?ms)?)';
+
+/** JSON member names whose fractional value is a relevance score that jitters between calls. */
+export const SCORE_FIELD_PATTERN = '(?:_?score|max_?score|maxScore|relevance(?:_?score)?|relevanceScore|similarity(?:_?score)?|rank_?score|confidence|_?distance|certainty)';
+
+/** JSON member names whose value is the response's own clock (ISO text or epoch seconds/ms). */
+export const CLOCK_FIELD_PATTERN =
+  '(?:timestamp|ts|now|date|server_?time|serverTime|current_?time|currentTime|response_?time|responded_?at|served_?at|generated_?at|generatedAt|fetched_?at|fetchedAt|retrieved_?at|retrievedAt|checked_?at|checkedAt|as_of|asOf|last_?checked)';
+
+/** JSON member names whose value identifies the response, not the data. */
+export const RESPONSE_ID_FIELD_PATTERN = '(?:request_?id|requestI[dD]|req_?id|x-request-id|x-amzn-requestid|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|etag|ETag)';
+
+/** An ISO 8601 date with a time of day (a date alone is data). */
+export const ISO_DATETIME = '\\b\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?';
+
+/** A UUID (request ids, trace ids, temporary names). */
+export const UUID = '\\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+/**
+ * A duration in text: a fractional number of seconds (`1.53s`, go's `(0.00s)`, jest's
+ * `1.234 s`), milli/micro/nanoseconds (`12ms`, mocha's `(12ms)`), `0m10.302s`, or any number
+ * with a time unit after `in`, `took`, `after`, `elapsed`, `Time:` (`in 3 seconds`).
+ */
+export const TEXT_DURATION =
+  '\\b\\d+m\\d+(?:\\.\\d+)?s\\b|\\b\\d+\\.\\d+ ?(?:s|sec|secs|seconds)\\b|\\b\\d+(?:\\.\\d+)? ?(?:ms|µs|us|ns)\\b|' +
+  '\\b(?:in|took|after|elapsed|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
+
+/** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`). */
+export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';

@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { callSignature } from '../../../src/core/call-signature.js';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { createNoiseFilter } from '../../../src/core/noise/create-noise-filter.js';
+import { isCallClockStamp } from '../../../src/core/noise/is-call-clock-stamp.js';
+import { resolveOptions } from '../../../src/core/policy.js';
+import { fingerprintError, fingerprintResult } from '../../../src/core/result-fingerprint.js';
+
+const policy = resolveOptions().defaultTool;
+const hashOf = (result: unknown, toolPolicy = policy) => fingerprintResult(result, toolPolicy, 1 << 24).resultHash;
+const itemsOf = (result: unknown) => fingerprintResult(result, policy, 1 << 24).items;
+
+/** Each rule: two results that differ only in noise are one result; a changed meaningful value is still new. */
+function expectNoise(same: [unknown, unknown], changed: unknown): void {
+  expect(hashOf(same[0]), 'noise removed').to.equal(hashOf(same[1]));
+  expect(hashOf(changed), 'a changed meaningful value still counts as new').to.not.equal(hashOf(same[0]));
+}
+
+describe('noise in results (issue 24 #1)', () => {
+  it('durations in test runner output: pytest `in 1.53s`, with the = rule that follows its length', () => {
+    const pytest = (summary: string) => `collected 5 items\n\ntests/test_calc.py ....F [100%]\n${'='.repeat(20)} ${summary} ${'='.repeat(21)}`;
+    expectNoise([pytest('1 failed, 4 passed in 1.53s'), pytest('1 failed, 4 passed in 10.61s')], pytest('2 failed, 3 passed in 1.53s'));
+  });
+
+  it("durations in go test (`(0.00s)`, `0.004s`), jest (`Time: 1.234 s`), cargo (`finished in 0.05s`), mocha (`(12ms)`)", () => {
+    expectNoise(['--- FAIL: TestParse (0.00s)\nFAIL\tgithub.com/acme/x\t0.004s', '--- FAIL: TestParse (0.02s)\nFAIL\tgithub.com/acme/x\t0.011s'], '--- FAIL: TestFormat (0.00s)\nFAIL\tgithub.com/acme/x\t0.004s');
+    expectNoise(['Tests:       1 failed, 3 passed, 4 total\nTime:        1.234 s', 'Tests:       1 failed, 3 passed, 4 total\nTime:        0.98 s'], 'Tests:       4 passed, 4 total\nTime:        1.234 s');
+    expectNoise(['test result: FAILED. 3 passed; 1 failed; finished in 0.05s', 'test result: FAILED. 3 passed; 1 failed; finished in 0.07s'], 'test result: ok. 4 passed; 0 failed; finished in 0.05s');
+    expectNoise(['  3 passing (12ms)\n  1 failing', '  3 passing (9ms)\n  1 failing'], '  4 passing (12ms)');
+  });
+
+  it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
+    const rows = (count: number, ms: number) => ({ rows: [{ id: 1, name: 'ana' }, { id: 2, name: 'bo' }].slice(0, count), rowCount: count, execution_time_ms: ms, took: ms / 2 });
+    expectNoise([rows(2, 14.2), rows(2, 9.7)], rows(1, 14.2));
+  });
+
+  it('relevance scores: a fractional score under a score-like name is noise; an integer score is data', () => {
+    const hits = (first: number, id = 'kb-17') => ({ max_score: first, hits: [{ _id: id, _score: first, title: 'Refund policy' }, { _id: 'kb-42', _score: 0.77, title: 'Returns FAQ' }] });
+    expectNoise([hits(2.4123), hits(2.4387)], hits(2.4123, 'kb-18'));
+    expect(hashOf({ team: 'a', score: 3 })).to.not.equal(hashOf({ team: 'a', score: 4 }));
+  });
+
+  it('clock fields (timestamp, server_time, generated_at) by name and ISO/epoch value; a time that is a field of the data stays', () => {
+    expectNoise([{ status: 'open', timestamp: '2025-11-02T10:00:01.123Z' }, { status: 'open', timestamp: '2025-11-02T10:00:09.554Z' }], { status: 'closed', timestamp: '2025-11-02T10:00:01.123Z' });
+    expectNoise([{ balance: 10, server_time: 1794474000 }, { balance: 10, server_time: 1794474011 }], { balance: 11, server_time: 1794474000 });
+    expect(hashOf({ event: 'standup', start: '2025-11-02T10:00:00Z' })).to.not.equal(hashOf({ event: 'standup', start: '2025-11-02T14:00:00Z' }));
+  });
+
+  it('ISO times, UUIDs and request ids inside text (log lines, error bodies); a UUID that is a record id stays', () => {
+    expectNoise(
+      ['Error: 401 Unauthorized (request id: 7f3c2a1b-aaaa-bbbb-cccc-1234567890ab) at 2025-11-02T10:00:01Z', 'Error: 401 Unauthorized (request id: 0d9e8f7a-1111-2222-3333-444455556666) at 2025-11-02T10:00:07Z'],
+      'Error: 403 Forbidden (request id: 7f3c2a1b-aaaa-bbbb-cccc-1234567890ab) at 2025-11-02T10:00:01Z',
+    );
+    expectNoise(['job 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d queued', 'job 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed queued'], 'job 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d failed');
+    expect(hashOf({ id: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d', name: 'x' })).to.not.equal(hashOf({ id: '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed', name: 'x' }));
+    // A date alone is data, never noise.
+    expect(hashOf('report for 2025-11-02')).to.not.equal(hashOf('report for 2025-11-03'));
+  });
+
+  it('error bodies: the same error with another request id is the same error; another error is not', () => {
+    const error = (id: string, message = 'Bad credentials') => fingerprintError({ type: 'HttpError', status: 401, message: `${message} (x-github-request-id: ${id})` }).resultHash;
+    expect(error('C6E8:3A0B:1B2C3D:1C4D5E:6718A9F2')).to.equal(error('C6E8:3A6C:1B2C3D:1C4D5E:6718A9F9'));
+    expect(error('C6E8:3A0B:1B2C3D:1C4D5E:6718A9F2', 'Resource not accessible by integration')).to.not.equal(error('C6E8:3A0B:1B2C3D:1C4D5E:6718A9F2'));
+  });
+
+  it('item-level novelty survives a sibling empty array and noise fields inside each item', () => {
+    const page = (scores: number[], ids: string[]) => ({ images: [], results: ids.map((id, i) => ({ id, title: `Product ${id}`, relevance_score: scores[i], fetched_at: '2025-11-02T10:00:00Z' })) });
+    const first = itemsOf(page([0.91, 0.82], ['p1', 'p2']))!;
+    const again = itemsOf(page([0.93, 0.79], ['p2', 'p1']))!;
+    expect(first).to.have.length(2);
+    expect([...again].sort()).to.deep.equal([...first].sort());
+    expect(itemsOf(page([0.91, 0.82], ['p1', 'p3']))).to.not.deep.equal(first);
+  });
+
+  it('per tool: resultNoise false keeps timings (a benchmark tool), resultNoisePatterns adds the tool\'s own', () => {
+    const options = resolveOptions({ tools: { bench: { resultNoise: false }, ci: { resultNoisePatterns: ['build #\\d+'] } } });
+    expect(hashOf('p50 1.53s', options.tool('bench'))).to.not.equal(hashOf('p50 1.61s', options.tool('bench')));
+    expect(hashOf('build #812 failed', options.tool('ci'))).to.equal(hashOf('build #813 failed', options.tool('ci')));
+    expect(hashOf('build #812 failed', options.tool('ci'))).to.not.equal(hashOf('build #812 passed', options.tool('ci')));
+    expect(() => resolveOptions({ tools: { ci: { resultNoisePatterns: ['build #(\\d+'] } } }))
+      .to.throw(LoopGuardConfigError)
+      .with.property('message')
+      .that.matches(/tools\.ci\.resultNoisePatterns\[0\]/);
+  });
+
+  it('a text without noise is returned as it is (no copy)', () => {
+    const text = JSON.stringify({ results: [{ id: 'doc-1', title: 'Document 1 about refunds', count: 3 }] });
+    expect(createNoiseFilter()(text)).to.equal(text);
+  });
+});
+
+describe('noise in arguments (issue 24 #7) and bookkeeping arguments (issue 18 #5)', () => {
+  const start = 1_794_474_000_000;
+  const signature = (tool: string, args: unknown, at = start, options = resolveOptions()) => callSignature(tool, args, options.tool(tool), at);
+
+  it("the call's own wall-clock stamp is noise: epoch ms, epoch s, ISO, within ten minutes of its start", () => {
+    expect(signature('get_invoice', { invoice: 'INV-2041', timestamp: start }, start)).to.equal(signature('get_invoice', { invoice: 'INV-2041', timestamp: start + 5_000 }, start + 5_000));
+    expect(signature('get_invoice', { invoice: 'INV-2041', sent: Math.floor(start / 1000) })).to.equal(signature('get_invoice', { invoice: 'INV-2041', sent: Math.floor(start / 1000) + 3 }, start + 3_000));
+    expect(signature('get_invoice', { invoice: 'INV-2041', client_time: new Date(start).toISOString() })).to.equal(signature('get_invoice', { invoice: 'INV-2041', client_time: new Date(start + 2_000).toISOString() }, start + 2_000));
+    expect(signature('get_invoice', { invoice: 'INV-2041', timestamp: start })).to.not.equal(signature('get_invoice', { invoice: 'INV-2042', timestamp: start }));
+  });
+
+  it('a time that selects data stays: named like a selector (since, date, from), or far from the call', () => {
+    expect(signature('list_events', { since: new Date(start - 60_000).toISOString() })).to.not.equal(signature('list_events', { since: new Date(start).toISOString() }, start + 60_000));
+    expect(signature('check_slot', { time: '2025-11-02T10:00:00Z' })).to.not.equal(signature('check_slot', { time: '2025-11-02T14:00:00Z' }));
+    expect(isCallClockStamp('2025-11-02', Date.parse('2025-11-02T00:01:00Z'))).to.equal(false);
+    expect(isCallClockStamp(42, start)).to.equal(false);
+  });
+
+  it("Cline's task_progress (and thought, reasoning, explanation, intent) is not identity for well-known tools; a user's own tool keeps them", () => {
+    const progress = (step: number) => ({ command: 'ls -la src', requires_approval: false, task_progress: `- [x] Read\n- [ ] Step ${step}` });
+    expect(signature('execute_command', progress(1))).to.equal(signature('execute_command', progress(2)));
+    expect(signature('read_file', { path: 'a.ts', reasoning: 'look at a' })).to.equal(signature('read_file', { path: 'a.ts', reasoning: 'check a again' }));
+    expect(signature('think', { thought: 'plan A' })).to.not.equal(signature('think', { thought: 'plan B' }));
+  });
+
+  it('bookkeepingArgs names your harness\'s own bookkeeping arguments for every tool, and is checked at construction', () => {
+    const options = resolveOptions({ bookkeepingArgs: ['plan'] });
+    expect(signature('lookup_order', { id: 'W1', plan: 'first' }, start, options)).to.equal(signature('lookup_order', { id: 'W1', plan: 'second' }, start, options));
+    expect(signature('lookup_order', { id: 'W1', plan: 'first' })).to.not.equal(signature('lookup_order', { id: 'W1', plan: 'second' }));
+    expect(() => resolveOptions({ bookkeepingArgs: 'plan' as unknown as string[] })).to.throw(LoopGuardConfigError, /bookkeepingArgs/);
+  });
+});

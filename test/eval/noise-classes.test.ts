@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { playNoiseScenarios, replayNoiseScenarios, type ScenarioOutcome } from '../../eval/noise-classes/evaluate-noise-scenarios.js';
+
+/** Issue 24's bar: every loop of these classes stopped within 5 stale calls; no healthy twin refused. */
+const STALE_CALL_TARGET = 5;
+
+function expectVerdicts(outcomes: ScenarioOutcome[], path: string): void {
+  expect(outcomes.filter((o) => o.scenario.label === 'looping')).to.have.length.greaterThan(5);
+  expect(outcomes.filter((o) => o.scenario.label === 'healthy')).to.have.length.greaterThan(5);
+  for (const outcome of outcomes) {
+    const what = `${path}: ${outcome.scenario.name}`;
+    if (outcome.scenario.label === 'looping') {
+      expect(outcome.caught, `${what} caught by a loop rule`).to.equal(true);
+      expect(outcome.staleCalls, `${what} stale calls`).to.be.at.most(STALE_CALL_TARGET);
+    } else {
+      expect(outcome.stop, `${what} not stopped`).to.equal(undefined);
+      expect(outcome.refusals, `${what} never refused`).to.equal(0);
+    }
+  }
+}
+
+describe('loops hidden behind noise (issue 24) and failures that teach (issue 18 #3, #5): looping runs and healthy twins from real tool output', () => {
+  it('through the engine: every loop stopped within 5 stale calls, no healthy twin refused or stopped', () => {
+    expectVerdicts(playNoiseScenarios(), 'engine');
+  });
+
+  it('through replay (transcript format): the same verdicts', async () => {
+    expectVerdicts(await replayNoiseScenarios(), 'replay');
+  });
+
+  it('each loop is stopped by the rule of its class', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    // Re-running the same failing suite with no edit: the timing no longer makes it look new.
+    expect(byName.get('pytest-rerun-without-edit')!.refusals).to.be.greaterThan(0);
+    expect(byName.get('go-test-rerun-without-edit')!.refusals).to.be.greaterThan(0);
+    // Reworded searches whose hits differ only in score and took: already-seen results.
+    expect(byName.get('es-search-reworded-same-hits')!.stop).to.equal('stale_rounds');
+    // An expired token on eight GitHub tools: one stuck state, stopped at the 5th failure.
+    expect(byName.get('expired-token-across-github-tools')).to.include({ stop: 'consecutive_failures', stopCall: 5 });
+  });
+
+  it('OpenHands: the same shell command run 4 times, each failing with a different error text, is stuck at the 4th', () => {
+    const outcome = playNoiseScenarios().find((o) => o.scenario.name === 'openhands-same-command-failing-differently')!;
+    expect(outcome).to.include({ stop: 'consecutive_failures', stopCall: 4 });
+  });
+
+  it("Cline: a bookkeeping argument that changes every call (task_progress) is not part of the call's identity", () => {
+    const outcome = playNoiseScenarios().find((o) => o.scenario.name === 'cline-task-progress-same-command')!;
+    expect(outcome.refusals).to.be.greaterThan(0);
+    expect(outcome.staleCalls).to.be.at.most(1);
+  });
+});
