@@ -63,7 +63,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         '  # in CI: fail the build when a recorded regression run would loop',
         '  $ loopguard replay --fail-on-stop --policy policy.json test/fixtures/agent-runs/*.jsonl',
         '',
-        'Exit codes: 0 done; 2 bad input (each bad line printed as file:line); 3 with --fail-on-stop.',
+        'Exit codes: 0 done; 1 the report could not be written; 2 bad input (each bad line printed as file:line); 3 with --fail-on-stop.',
       ].join('\n'),
     )
     .exitOverride()
@@ -139,7 +139,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return n;
     })
     .option('--policy <file>', 'with a run: the library options as JSON (as for replay), so novelty is judged as the run judged it')
-    .option('--timeout-ms <ms>', 'connecting, and each read, must answer within this (default 2000)', (value: string) => {
+    .option('--timeout-ms <ms>', 'the whole command (connecting and every read) must finish within this, 1 to 2147483647 (default 2000)', (value: string) => {
       const ms = Number(value);
       if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1) throw new InvalidArgumentError('must be a whole number of milliseconds ≥ 1');
       return ms;
@@ -154,7 +154,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         '  # one run: its stop, ledger and the last 5 rounds of its timeline, as JSON',
         '  $ loopguard runs --redis rediss://user:secret@redis.internal:6380 --limit 5 --format json looping',
         '',
-        'Exit codes: 0 done; 1 Redis unreachable or failing; 2 bad input or no such run.',
+        'Exit codes: 0 done; 1 Redis unreachable or failing, or the output cannot be written; 2 bad input or no such run.',
       ].join('\n'),
     )
     .exitOverride()
