@@ -6,15 +6,6 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Lexer, walkTokens, type Token } from 'marked';
 
-/**
- * Pages other engineers are writing on their own branches, linked from here before they exist.
- * A link to one of these passes while the file is missing (once it exists, it is checked like
- * any page). The lead deletes this list after merging those branches.
- */
-export const PENDING_PAGES_FROM_OTHER_BRANCHES: readonly string[] = [
-  'docs/concepts/noise-and-identity.md',
-];
-
 /** README.md, CHANGELOG.md, CONTRIBUTING.md and every Markdown file under docs/, repo-relative, `/`-separated. */
 export function documentationFiles(root: string): string[] {
   const files = ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md'].filter((file) => existsSync(join(root, file)));
@@ -93,7 +84,7 @@ export interface LinkProblem {
  * the repository, and an anchor into a Markdown file names one of its headings. External links
  * (http, mailto) are not fetched: CI has no network to spare, and they are few.
  */
-export function checkLinks(root: string, files = documentationFiles(root), pending: readonly string[] = PENDING_PAGES_FROM_OTHER_BRANCHES): LinkProblem[] {
+export function checkLinks(root: string, files = documentationFiles(root)): LinkProblem[] {
   const parsed = new Map<string, ParsedMarkdown>();
   const parse = (file: string): ParsedMarkdown => {
     let result = parsed.get(file);
@@ -112,7 +103,7 @@ export function checkLinks(root: string, files = documentationFiles(root), pendi
         continue;
       }
       if (!existsSync(join(root, target))) {
-        if (!pending.includes(target)) problems.push({ where, href, problem: `${target} does not exist` });
+        problems.push({ where, href, problem: `${target} does not exist` });
         continue;
       }
       if (anchor === undefined || anchor === '' || !target.endsWith('.md') || statSync(join(root, target)).isDirectory()) continue;
