@@ -47,7 +47,10 @@ export interface StartLoopGuardServerOptions {
   /** Traces held for live evaluation of OTLP spans; the idlest is let go past it. Default 10 000. */
   maxTraces?: number;
   /** Where the server reports its own trouble. Default console.warn. */
-  logger?: { warn(message: string): void };
+  logger?: {
+    /** One line about a request that failed inside the server, or trouble while shutting down. */
+    warn(message: string): void;
+  };
 }
 
 /** A running server: where it listens, its engine, and how to stop it. */
