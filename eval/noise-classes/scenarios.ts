@@ -101,6 +101,31 @@ const edit = (ts: number, oldText: string, newText: string): ScenarioCall => ({
   ts,
 });
 
+
+/** `gh run view` (gh 2.x) while the run is in progress, and once it has finished. */
+function ghRunView(status: 'in_progress' | 'success', minutesAgo: number): string {
+  const ago = minutesAgo <= 1 ? 'about 1 minute ago' : `about ${minutesAgo} minutes ago`;
+  if (status === 'in_progress') {
+    return ['', '* main CI · 123', `Triggered via push ${ago}`, '', 'JOBS', '* build (ID 456)', '  ✓ Set up job', '  ✓ Run actions/checkout@v4', '  ✓ Run actions/setup-node@v4', '  * Run npm test', '', 'For more information about a job, try: gh run view --job=<job-id>', 'View this run on GitHub: https://github.com/acme/api/actions/runs/123'].join('\n');
+  }
+  return ['', '✓ main CI · 123', `Triggered via push ${ago}`, '', 'JOBS', '✓ build in 4m12s (ID 456)', '', 'For more information about the job, try: gh run view --job=456', 'View this run on GitHub: https://github.com/acme/api/actions/runs/123'].join('\n');
+}
+
+/** `kubectl get pods` with the api pod crash-looping: only RESTARTS and AGE move. */
+function kubectlGetPods(elapsedSeconds: number): string {
+  const age = (s: number): string => (s >= 60 ? `${Math.floor(s / 60)}m${s % 60 > 0 ? `${s % 60}s` : ''}` : `${s}s`);
+  const restarts = 3 + Math.floor(elapsedSeconds / 300);
+  return [
+    'NAME                        READY   STATUS             RESTARTS        AGE',
+    `api-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${age(30 + (elapsedSeconds % 300))} ago)`.padEnd(15)} ${age(240 + elapsedSeconds)}`,
+    `postgres-0                  1/1     Running            0               ${age(3 * 3600 + elapsedSeconds)}`,
+  ].join('\n');
+}
+
+/** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
+const SHELL_POLL_DEADLINE_MS = 600_000;
+const KUBECTL_POLL_EVERY_MS = 25_000;
+
 const PYTEST = 'python -m pytest tests/test_calc.py';
 const seconds = ['0.05', '0.06', '0.04', '0.09', '0.05', '0.07', '0.11', '0.05'];
 
@@ -274,6 +299,22 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       edit(T0 + 50_000, 'hours * 3600', 'hours * 3600 + minutes * 60'),
       bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 60_000),
     ],
+  },
+  // 4. Shell polls: a command that sleeps then reads is a poll with a deadline.
+  {
+    name: 'gh-run-view-until-success',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'healthy',
+    calls: Array.from({ length: 9 }, (_, i) => bash('sleep 30 && gh run view 123', ghRunView(i < 8 ? 'in_progress' : 'success', 1 + Math.floor((i * 35) / 60)), T0 + i * 35_000)),
+  },
+  {
+    name: 'kubectl-crashloop-poll',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'looping',
+    // A poll is honest until its deadline (document 001): the loop is polling past it, so it
+    // starts at the last poll the deadline allows.
+    loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
+    calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
   },
 ];
 

@@ -105,6 +105,8 @@ interface CallFacts {
   readonly ladderKey: string;
   /** A browser tool: acts on the page epoch, not the write epoch (world-state/page-state.ts). */
   readonly page: boolean;
+  /** A shell poll's deadline (issue 24 #4); undefined for every other call. */
+  readonly pollDeadlineMs: number | undefined;
 }
 
 /**
@@ -491,7 +493,7 @@ export class RunGuard implements RunView, SharedReplica {
     // Judged before the record learns this outcome: a write's result is an acknowledgement
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
-    let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag, facts.terminal);
+    let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -906,7 +908,7 @@ export class RunGuard implements RunView, SharedReplica {
     const context: CallCheckContext = {
       ledger: this.ledger,
       options: this.options,
-      policy: this.options.tool(tool),
+      policy: this.policyOf(tool, facts),
       tool,
       argsHash,
       record,
@@ -950,12 +952,12 @@ export class RunGuard implements RunView, SharedReplica {
     kind: AllowKind,
     record: SignatureRecord | undefined,
     now: number,
-    effect: CallEffect,
+    facts: CallFacts,
     argsHash: string,
     tag: number,
-    terminal: boolean,
   ): Novelty {
-    const policy = this.options.tool(tool);
+    const { effect, terminal } = facts;
+    const policy = this.policyOf(tool, facts);
     const failClosed = this.options.failClosed;
     const failed = FAILURE_OUTCOMES.has(outcome.outcome);
     const fingerprints = this.ledger.fingerprints;
@@ -1069,10 +1071,11 @@ export class RunGuard implements RunView, SharedReplica {
     // other tool's effect is a field of its resolved policy (read in factsOf).
     if (call.effect !== undefined) prehashed.effect = call.effect;
     else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
-      const info = resolveCallEffect(policy, call.args);
+      const info = resolveCallEffect(policy, call.args, this.options.shellPolls);
       prehashed.effect = info.effect;
       if (info.family !== undefined) prehashed.family = info.family;
       if (info.terminal) prehashed.terminal = true;
+      if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
     }
     return prehashed;
   }
@@ -1082,6 +1085,17 @@ export class RunGuard implements RunView, SharedReplica {
     return isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
   }
 
+  /**
+   * The tool's policy, with the poll rule for a shell poll: a Bash user has one tool, so a
+   * poll is told by its command line, not by the tool (issue 24 #4). A tool's own `poll`
+   * wins. The copy is made only for shell polls.
+   */
+  private policyOf(tool: string, facts: CallFacts): ResolvedToolPolicy {
+    const policy = this.options.tool(tool);
+    if (facts.pollDeadlineMs === undefined || policy.poll !== undefined || policy.exempt) return policy;
+    return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
+  }
+
   /** Effect, terminal flag and ladder key of a call (arguments were classified in prehash). */
   private factsOf(call: PrehashedToolCall): CallFacts {
     const policy = this.options.tool(call.tool);
@@ -1089,10 +1103,11 @@ export class RunGuard implements RunView, SharedReplica {
     const effect = call.effect ?? (policy.shellArg !== undefined || policy.editor ? 'write' : policy.effect);
     const terminal = call.terminal ?? policy.terminal;
     const page = policy.page;
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page };
+    const pollDeadlineMs = call.pollDeadlineMs;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey, page };
+    return { effect, terminal, ladderKey, page, pollDeadlineMs };
   }
 
   /**

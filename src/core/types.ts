@@ -72,6 +72,8 @@ export interface PrehashedToolCall {
   family?: string;
   /** The call submits or finishes the task (never refused by the repeat checks). */
   terminal?: boolean;
+  /** A shell poll (`sleep 30 && gh run view 123`): the poll rule applies with this deadline. */
+  pollDeadlineMs?: number;
   /**
    * The caller only watches (spans of another instrumentation): nothing stops a refused call,
    * so telemetry records the decision as `would_refuse`, not as an enforced refusal.
@@ -264,6 +266,19 @@ export interface LoopGuardOptions {
   bookkeepingArgs?: string[];
   /** Results larger than this many bytes (as JSON text) are not fingerprinted. Default 16 MiB. */
   maxFingerprintBytes?: number;
+  /**
+   * How long a shell poll may repeat (issue 24 #4): a shell command that sleeps then runs
+   * something (`sleep 30 && gh run view 123`) gets the poll rule — identical calls run, an
+   * unchanged answer is neutral, and past this many ms after the first identical call they
+   * are refused. Default 600000 (10 minutes).
+   */
+  shellPollDeadlineMs?: number;
+  /**
+   * Per-command shell poll deadlines, first match wins: `pattern` (a RegExp, or its source
+   * text in a JSON policy file) is tested against the whole command line. A matching line is
+   * a poll even without a leading `sleep`. Default none.
+   */
+  shellPolls?: Array<{ pattern: string | RegExp; deadlineMs: number }>;
   /** Clock in epoch ms. Default Date.now. */
   now?: () => number;
 }
