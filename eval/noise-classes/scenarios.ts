@@ -316,6 +316,42 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
     calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
   },
+  // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
+  // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.
+  {
+    name: 'batch-relabel-50-issues',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'healthy',
+    calls: Array.from({ length: 50 }, (_, i) => ({
+      tool: 'linear_add_label',
+      args: { issueId: `ENG-${1200 + i}`, labelId: 'needs-triage' },
+      result: { data: { issueAddLabel: { success: true } } },
+      ts: T0 + i * 2_000,
+    })),
+  },
+  {
+    name: 'slack-react-to-50-messages',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'healthy',
+    calls: Array.from({ length: 50 }, (_, i) => ({
+      tool: 'slack_add_reaction',
+      args: { channel: 'C024BE91L', timestamp: `17644${(80_000 + i * 37).toString()}.000${200 + i}`, name: 'white_check_mark' },
+      result: '{"ok":true}',
+      ts: T0 + i * 2_000,
+    })),
+  },
+  {
+    name: 'relabel-the-same-issue-again',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => ({
+      tool: 'linear_add_label',
+      args: { issueId: 'ENG-1207', labelId: 'needs-triage' },
+      result: { data: { issueAddLabel: { success: true } } },
+      ts: T0 + i * 2_000,
+    })),
+  },
 ];
 
 /** The scenario as replay transcript lines (one call per round). */

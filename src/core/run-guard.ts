@@ -999,6 +999,10 @@ export class RunGuard implements RunView, SharedReplica {
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
     if (policy.exempt || terminal) return 'neutral';
+    // The same acknowledgement ("ok") for another call — the next issue of a batch relabel —
+    // says nothing, neither new nor stale (issue 24 #5): whatever the tool's declared effect.
+    // The same call acknowledged the same again is a repeat.
+    if (outcome.acknowledgement === true && !failed && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
     // Only a repeated poll may return the same answer harmlessly; a reworded poll that
     // returns what was already seen is judged like any other call.
     if (kind === 'poll' && policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {

@@ -104,6 +104,11 @@ export interface PrehashedOutcome {
   /** True when the result could not be fingerprinted (cycle, function, BigInt, over the cap). */
   unfingerprintable?: boolean;
   /**
+   * The result only acknowledges the call (`{"ok":true}`, `"OK"`): the same acknowledgement for
+   * another call is no stale result (issue 24 #5, world-state/is-acknowledgement.ts).
+   */
+  acknowledgement?: boolean;
+  /**
    * Item fingerprints when the result is a list of items (a top-level array, the one array
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so
    * the same documents in another order or subset are already seen.

@@ -60,4 +60,14 @@ describe('loops hidden behind noise (issue 24) and failures that teach (issue 18
     expect(crashLoop.stopCall).to.be.within(25, 29);
     expect(crashLoop.staleCalls).to.equal(0);
   });
+
+  it('the same acknowledgement for 50 different targets is progress; the same call acknowledged again is not', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    for (const name of ['batch-relabel-50-issues', 'slack-react-to-50-messages']) {
+      expect(byName.get(name), name).to.include({ refusals: 0, stop: undefined });
+    }
+    const again = byName.get('relabel-the-same-issue-again')!;
+    expect(again.refusals).to.be.greaterThan(0);
+    expect(again.staleCalls).to.be.at.most(2);
+  });
 });
