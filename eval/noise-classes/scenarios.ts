@@ -126,6 +126,17 @@ function kubectlGetPods(elapsedSeconds: number): string {
 const SHELL_POLL_DEADLINE_MS = 600_000;
 const KUBECTL_POLL_EVERY_MS = 25_000;
 
+/** A Notion `search` response (object: list), as its API reference documents it. */
+function notionList(titles: string[], nextCursor: string | null): Record<string, unknown> {
+  return {
+    object: 'list',
+    results: titles.map((title, i) => ({ object: 'page', id: `9b4f${title.length.toString(16)}a2-${i}c1e-4d7a-8f3b-2e6d0c${i}a5b91f`, properties: { title: { title: [{ plain_text: title }] } } })),
+    next_cursor: nextCursor,
+    has_more: nextCursor !== null,
+    type: 'page_or_database',
+  };
+}
+
 const PYTEST = 'python -m pytest tests/test_calc.py';
 const seconds = ['0.05', '0.06', '0.04', '0.09', '0.05', '0.07', '0.11', '0.05'];
 
@@ -350,6 +361,36 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       args: { issueId: 'ENG-1207', labelId: 'needs-triage' },
       result: { data: { issueAddLabel: { success: true } } },
       ts: T0 + i * 2_000,
+    })),
+  },
+  // 2. Paging past the end. Notion's search API: `{"object":"list","results":[…],
+  // "next_cursor":…,"has_more":…}`; the agent asks by page number past the last page.
+  {
+    name: 'notion-search-pages-past-the-end',
+    noiseClass: 'paging past the end',
+    label: 'looping',
+    loopStart: 2,
+    calls: Array.from({ length: 10 }, (_, i) => ({
+      tool: 'search_pages',
+      args: { query: 'onboarding checklist', page: i + 1 },
+      result:
+        i === 0
+          ? notionList(['Onboarding checklist', 'Onboarding: week one', 'Laptop setup'], 'c2f1a9e0-5d3b-4e8a-9b61-7f0c2d4e8a13')
+          : i === 1
+            ? notionList(['Onboarding for contractors'], null)
+            : notionList([], null),
+      ts: T0 + i * 4_000,
+    })),
+  },
+  {
+    name: 'notion-different-searches-finding-nothing',
+    noiseClass: 'paging past the end',
+    label: 'healthy',
+    calls: ['onboarding checklist', 'onboarding check list', 'new hire checklist', 'first week guide', 'laptop setup', 'vpn access', 'benefits enrolment', 'expense policy'].map((query, i) => ({
+      tool: 'search_pages',
+      args: { query, page: 1 },
+      result: i === 7 ? notionList(['Expense policy 2025'], null) : notionList([], null),
+      ts: T0 + i * 4_000,
     })),
   },
 ];

@@ -1,4 +1,5 @@
 import { isAcknowledgement } from './world-state/is-acknowledgement.js';
+import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
@@ -293,11 +294,12 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   const list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
   // same "nothing found" as `[]` (document 000's zero results).
-  if (list !== undefined && list.items.length === 0) return { outcome: 'empty' };
+  if (list !== undefined && list.items.length === 0) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
   // copies itself into a concatenated string first.
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
   if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
+  if (saysNoMorePages(value)) prehashed.lastPage = true;
   if (list !== undefined) {
     // Computed on first read: the ledger reads items only when the whole result is new (a
     // result seen whole had its items recorded the first time). A tool answering the same

@@ -24,6 +24,7 @@ import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage 
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { resolveCallEffect } from './world-state/resolve-call-effect.js';
+import { listingKeyOf } from './world-state/listing-key-of.js';
 import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -107,6 +108,8 @@ interface CallFacts {
   readonly page: boolean;
   /** A shell poll's deadline (issue 24 #4); undefined for every other call. */
   readonly pollDeadlineMs: number | undefined;
+  /** A paged call's listing (issue 24 #2); undefined for every other call. */
+  readonly listingKey: string | undefined;
 }
 
 /**
@@ -494,6 +497,7 @@ export class RunGuard implements RunView, SharedReplica {
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
+    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.add(facts.listingKey);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -971,6 +975,10 @@ export class RunGuard implements RunView, SharedReplica {
         // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges
         // itself: no fact about the world, and no sign of a loop either.
         return 'neutral';
+      } else if (facts.listingKey !== undefined && this.ledger.endedListings.has(facts.listingKey)) {
+        // Another page of a listing that said it has no more (`has_more: false`, an empty
+        // page): nothing past the end can be new (issue 24 #2).
+        return 'seen';
       } else {
         // Zero results for a new query is normal exploration (document 000); the same query
         // finding nothing again confirms nothing. failClosed: every empty result is alike.
@@ -1068,7 +1076,10 @@ export class RunGuard implements RunView, SharedReplica {
     if (isPrehashed(call)) return call;
     const policy = this.options.tool(call.tool);
     // The call's start (recorded, or now) lets a wall-clock stamp among its arguments be told from a question about time.
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, call.startTime ?? this.options.now()) };
+    const startTime = call.startTime ?? this.options.now();
+    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
+    const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
+    if (listingKey !== undefined) prehashed.listingKey = listingKey;
     if (call.callId !== undefined) prehashed.callId = call.callId;
     if (call.startTime !== undefined) prehashed.startTime = call.startTime;
     // The world-state model needs the arguments only for shell and editor tools; every
@@ -1108,10 +1119,11 @@ export class RunGuard implements RunView, SharedReplica {
     const terminal = call.terminal ?? policy.terminal;
     const page = policy.page;
     const pollDeadlineMs = call.pollDeadlineMs;
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs };
+    const listingKey = call.listingKey;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey, page, pollDeadlineMs };
+    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey };
   }
 
   /**

@@ -74,6 +74,8 @@ export interface PrehashedToolCall {
   terminal?: boolean;
   /** A shell poll (`sleep 30 && gh run view 123`): the poll rule applies with this deadline. */
   pollDeadlineMs?: number;
+  /** A paged call: the listing it reads, whatever the page (world-state/listing-key-of.ts). */
+  listingKey?: string;
   /**
    * The caller only watches (spans of another instrumentation): nothing stops a refused call,
    * so telemetry records the decision as `would_refuse`, not as an enforced refusal.
@@ -108,6 +110,8 @@ export interface PrehashedOutcome {
    * another call is no stale result (issue 24 #5, world-state/is-acknowledgement.ts).
    */
   acknowledgement?: boolean;
+  /** The listing says it has no further page (`has_more: false`, `next_cursor: null`): issue 24 #2. */
+  lastPage?: boolean;
   /**
    * Item fingerprints when the result is a list of items (a top-level array, the one array
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so

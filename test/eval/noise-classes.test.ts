@@ -70,4 +70,12 @@ describe('loops hidden behind noise (issue 24) and failures that teach (issue 18
     expect(again.refusals).to.be.greaterThan(0);
     expect(again.staleCalls).to.be.at.most(2);
   });
+
+  it('paging past the end: empty pages after "has_more: false" are stale; empty results of different searches stay new', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    expect(byName.get('notion-different-searches-finding-nothing')).to.include({ refusals: 0, stop: undefined });
+    const pastTheEnd = byName.get('notion-search-pages-past-the-end')!;
+    expect(pastTheEnd.stop).to.equal('stale_rounds');
+    expect(pastTheEnd.staleCalls).to.be.at.most(5);
+  });
 });
