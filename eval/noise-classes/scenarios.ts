@@ -101,6 +101,42 @@ const edit = (ts: number, oldText: string, newText: string): ScenarioCall => ({
   ts,
 });
 
+
+/** `gh run view` (gh 2.x) while the run is in progress, and once it has finished. */
+function ghRunView(status: 'in_progress' | 'success', minutesAgo: number): string {
+  const ago = minutesAgo <= 1 ? 'about 1 minute ago' : `about ${minutesAgo} minutes ago`;
+  if (status === 'in_progress') {
+    return ['', '* main CI · 123', `Triggered via push ${ago}`, '', 'JOBS', '* build (ID 456)', '  ✓ Set up job', '  ✓ Run actions/checkout@v4', '  ✓ Run actions/setup-node@v4', '  * Run npm test', '', 'For more information about a job, try: gh run view --job=<job-id>', 'View this run on GitHub: https://github.com/acme/api/actions/runs/123'].join('\n');
+  }
+  return ['', '✓ main CI · 123', `Triggered via push ${ago}`, '', 'JOBS', '✓ build in 4m12s (ID 456)', '', 'For more information about the job, try: gh run view --job=456', 'View this run on GitHub: https://github.com/acme/api/actions/runs/123'].join('\n');
+}
+
+/** `kubectl get pods` with the api pod crash-looping: only RESTARTS and AGE move. */
+function kubectlGetPods(elapsedSeconds: number): string {
+  const age = (s: number): string => (s >= 60 ? `${Math.floor(s / 60)}m${s % 60 > 0 ? `${s % 60}s` : ''}` : `${s}s`);
+  const restarts = 3 + Math.floor(elapsedSeconds / 300);
+  return [
+    'NAME                        READY   STATUS             RESTARTS        AGE',
+    `api-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${age(30 + (elapsedSeconds % 300))} ago)`.padEnd(15)} ${age(240 + elapsedSeconds)}`,
+    `postgres-0                  1/1     Running            0               ${age(3 * 3600 + elapsedSeconds)}`,
+  ].join('\n');
+}
+
+/** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
+const SHELL_POLL_DEADLINE_MS = 600_000;
+const KUBECTL_POLL_EVERY_MS = 25_000;
+
+/** A Notion `search` response (object: list), as its API reference documents it. */
+function notionList(titles: string[], nextCursor: string | null): Record<string, unknown> {
+  return {
+    object: 'list',
+    results: titles.map((title, i) => ({ object: 'page', id: `9b4f${title.length.toString(16)}a2-${i}c1e-4d7a-8f3b-2e6d0c${i}a5b91f`, properties: { title: { title: [{ plain_text: title }] } } })),
+    next_cursor: nextCursor,
+    has_more: nextCursor !== null,
+    type: 'page_or_database',
+  };
+}
+
 const PYTEST = 'python -m pytest tests/test_calc.py';
 const seconds = ['0.05', '0.06', '0.04', '0.09', '0.05', '0.07', '0.11', '0.05'];
 
@@ -274,6 +310,88 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       edit(T0 + 50_000, 'hours * 3600', 'hours * 3600 + minutes * 60'),
       bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 60_000),
     ],
+  },
+  // 4. Shell polls: a command that sleeps then reads is a poll with a deadline.
+  {
+    name: 'gh-run-view-until-success',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'healthy',
+    calls: Array.from({ length: 9 }, (_, i) => bash('sleep 30 && gh run view 123', ghRunView(i < 8 ? 'in_progress' : 'success', 1 + Math.floor((i * 35) / 60)), T0 + i * 35_000)),
+  },
+  {
+    name: 'kubectl-crashloop-poll',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'looping',
+    // A poll is honest until its deadline (document 001): the loop is polling past it, so it
+    // starts at the last poll the deadline allows.
+    loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
+    calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
+  },
+  // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
+  // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.
+  {
+    name: 'batch-relabel-50-issues',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'healthy',
+    calls: Array.from({ length: 50 }, (_, i) => ({
+      tool: 'linear_add_label',
+      args: { issueId: `ENG-${1200 + i}`, labelId: 'needs-triage' },
+      result: { data: { issueAddLabel: { success: true } } },
+      ts: T0 + i * 2_000,
+    })),
+  },
+  {
+    name: 'slack-react-to-50-messages',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'healthy',
+    calls: Array.from({ length: 50 }, (_, i) => ({
+      tool: 'slack_add_reaction',
+      args: { channel: 'C024BE91L', timestamp: `17644${(80_000 + i * 37).toString()}.000${200 + i}`, name: 'white_check_mark' },
+      result: '{"ok":true}',
+      ts: T0 + i * 2_000,
+    })),
+  },
+  {
+    name: 'relabel-the-same-issue-again',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => ({
+      tool: 'linear_add_label',
+      args: { issueId: 'ENG-1207', labelId: 'needs-triage' },
+      result: { data: { issueAddLabel: { success: true } } },
+      ts: T0 + i * 2_000,
+    })),
+  },
+  // 2. Paging past the end. Notion's search API: `{"object":"list","results":[…],
+  // "next_cursor":…,"has_more":…}`; the agent asks by page number past the last page.
+  {
+    name: 'notion-search-pages-past-the-end',
+    noiseClass: 'paging past the end',
+    label: 'looping',
+    loopStart: 2,
+    calls: Array.from({ length: 10 }, (_, i) => ({
+      tool: 'search_pages',
+      args: { query: 'onboarding checklist', page: i + 1 },
+      result:
+        i === 0
+          ? notionList(['Onboarding checklist', 'Onboarding: week one', 'Laptop setup'], 'c2f1a9e0-5d3b-4e8a-9b61-7f0c2d4e8a13')
+          : i === 1
+            ? notionList(['Onboarding for contractors'], null)
+            : notionList([], null),
+      ts: T0 + i * 4_000,
+    })),
+  },
+  {
+    name: 'notion-different-searches-finding-nothing',
+    noiseClass: 'paging past the end',
+    label: 'healthy',
+    calls: ['onboarding checklist', 'onboarding check list', 'new hire checklist', 'first week guide', 'laptop setup', 'vpn access', 'benefits enrolment', 'expense policy'].map((query, i) => ({
+      tool: 'search_pages',
+      args: { query, page: 1 },
+      result: i === 7 ? notionList(['Expense policy 2025'], null) : notionList([], null),
+      ts: T0 + i * 4_000,
+    })),
   },
 ];
 

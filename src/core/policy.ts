@@ -1,7 +1,7 @@
 import { LoopGuardConfigError } from './errors.js';
 import type { CallEffect, EscalationOptions, LoopGuardOptions, Profile, ToolPolicy } from './types.js';
 import { DEFAULT_VOLATILE_ARGS, DEFAULT_VOLATILE_RESULT } from './volatile-fields.js';
-import type { EffectPolicy } from './world-state/resolve-call-effect.js';
+import type { EffectPolicy, ShellPollRules } from './world-state/resolve-call-effect.js';
 import {
   WELL_KNOWN_ANSWER_TOOLS,
   WELL_KNOWN_BROWSER_TOOLS,
@@ -33,6 +33,8 @@ export interface ResolvedOptions {
   readonly failClosed: boolean;
   readonly escalation: Required<EscalationOptions>;
   readonly maxFingerprintBytes: number;
+  /** Shell polls: per-pattern deadlines, then the default (`shellPollDeadlineMs`). */
+  readonly shellPolls: ShellPollRules;
   /** The clock, in epoch ms (`Date.now` unless the options gave one). */
   readonly now: () => number;
   readonly tools: Readonly<Record<string, ToolPolicy>>;
@@ -61,6 +63,12 @@ export interface ResolvedToolPolicy extends EffectPolicy {
 
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
 export const DEFAULT_THRESHOLD = 5;
+/**
+ * A shell poll's default deadline: a CI run or a rollout usually settles within minutes, and a
+ * Kubernetes CrashLoopBackOff's back-off caps at 5 minutes, so two full back-offs without a
+ * change is stuck (issue 24 #4).
+ */
+export const DEFAULT_SHELL_POLL_DEADLINE_MS = 600_000;
 
 /** Refused rounds in a row that stop a general-profile run (see resolveOptions). */
 const GENERAL_REFUSED_ROUNDS = 3;
@@ -163,6 +171,11 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       disableAfter: escalation.disableAfter ?? 3,
     },
     maxFingerprintBytes: validated.maxFingerprintBytes ?? 16 * 1024 * 1024,
+    shellPolls: {
+      // Built once: strings become RegExps here, not per call.
+      rules: (validated.shellPolls ?? []).map((rule) => ({ pattern: typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern, deadlineMs: rule.deadlineMs })),
+      defaultDeadlineMs: validated.shellPollDeadlineMs ?? DEFAULT_SHELL_POLL_DEADLINE_MS,
+    },
     now: validated.now ?? Date.now,
     tools,
     defaultTool,
@@ -301,7 +314,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const TOP_LEVEL_KEYS = [
   'profile', 'threshold', 'staleRounds', 'refusedRounds', 'consecutiveFailures', 'backToBackLimit', 'runWideRepeat',
   'maxToolCalls', 'maxRounds', 'maxRunMs', 'overloadedExemptMax', 'maxStalled', 'failClosed', 'escalation', 'tools',
-  'volatileArgs', 'volatileResult', 'bookkeepingArgs', 'maxFingerprintBytes', 'now',
+  'volatileArgs', 'volatileResult', 'bookkeepingArgs', 'maxFingerprintBytes', 'now', 'shellPollDeadlineMs', 'shellPolls',
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
   'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
   // Shared ledger (shared-ledger/shared-ledger-options.ts checks them).
@@ -374,6 +387,29 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
   checkStringList(value.volatileResult, 'volatileResult', source);
   checkStringList(value.bookkeepingArgs, 'bookkeepingArgs', source);
   if (value.now !== undefined && typeof value.now !== 'function') fail('now', 'must be a function returning epoch milliseconds', source);
+  checkPositiveInteger(value.shellPollDeadlineMs, 'shellPollDeadlineMs', source);
+  if (value.shellPolls !== undefined) {
+    if (!Array.isArray(value.shellPolls)) fail('shellPolls', `must be a list like [{"pattern":"kubectl get pods","deadlineMs":300000}], got ${describeConfigValue(value.shellPolls)}`, source);
+    value.shellPolls.forEach((rule: unknown, index) => {
+      const path = `shellPolls[${index}]`;
+      if (!isPlainObject(rule)) fail(path, `must be an object like {"pattern":"kubectl get pods","deadlineMs":300000}, got ${describeConfigValue(rule)}`, source);
+      checkKnownKeys(rule, ['pattern', 'deadlineMs'], path, source);
+      if (rule.pattern instanceof RegExp) {
+        // A global or sticky RegExp keeps state between tests: it would match every other call.
+        if (rule.pattern.global || rule.pattern.sticky) fail(`${path}.pattern`, 'must not carry the g or y flag (it would match only every other command)', source);
+      } else if (typeof rule.pattern === 'string' && rule.pattern !== '') {
+        try {
+          new RegExp(rule.pattern);
+        } catch (error) {
+          fail(`${path}.pattern`, `is not a valid regular expression: ${(error as Error).message}`, source);
+        }
+      } else {
+        fail(`${path}.pattern`, `must be a RegExp or a non-empty regular expression source, got ${describeConfigValue(rule.pattern)}`, source);
+      }
+      if (rule.deadlineMs === undefined) fail(`${path}.deadlineMs`, 'is required: how long identical polls of matching commands are allowed, in ms', source);
+      checkPositiveInteger(rule.deadlineMs, `${path}.deadlineMs`, source);
+    });
+  }
   if (value.escalation !== undefined) {
     if (!isPlainObject(value.escalation)) fail('escalation', 'must be an object like {"nudgeAfter":1,"disableAfter":3}', source);
     checkKnownKeys(value.escalation, ['enabled', 'nudgeAfter', 'disableAfter'], 'escalation', source);

@@ -1,3 +1,5 @@
+import { isAcknowledgement } from './world-state/is-acknowledgement.js';
+import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
@@ -6,6 +8,9 @@ import { fingerprintPage } from './world-state/page-state.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
 const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
+
+/** Longer results carry data: not looked at as acknowledgements (a length read, nothing parsed). */
+const MAX_ACKNOWLEDGEMENT_LENGTH = 96;
 
 /**
  * Does the value carry no facts at all? Walks the whole value (document 000: a list of
@@ -289,10 +294,12 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   const list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
   // same "nothing found" as `[]` (document 000's zero results).
-  if (list !== undefined && list.items.length === 0) return { outcome: 'empty' };
+  if (list !== undefined && list.items.length === 0) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
   // copies itself into a concatenated string first.
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
+  if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
+  if (saysNoMorePages(value)) prehashed.lastPage = true;
   if (list !== undefined) {
     // Computed on first read: the ledger reads items only when the whole result is new (a
     // result seen whole had its items recorded the first time). A tool answering the same

@@ -24,6 +24,7 @@ import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage 
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { resolveCallEffect } from './world-state/resolve-call-effect.js';
+import { listingKeyOf } from './world-state/listing-key-of.js';
 import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -105,6 +106,10 @@ interface CallFacts {
   readonly ladderKey: string;
   /** A browser tool: acts on the page epoch, not the write epoch (world-state/page-state.ts). */
   readonly page: boolean;
+  /** A shell poll's deadline (issue 24 #4); undefined for every other call. */
+  readonly pollDeadlineMs: number | undefined;
+  /** A paged call's listing (issue 24 #2); undefined for every other call. */
+  readonly listingKey: string | undefined;
 }
 
 /**
@@ -491,7 +496,8 @@ export class RunGuard implements RunView, SharedReplica {
     // Judged before the record learns this outcome: a write's result is an acknowledgement
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
-    let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts.effect, argsHash, tag, facts.terminal);
+    let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
+    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.add(facts.listingKey);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -906,7 +912,7 @@ export class RunGuard implements RunView, SharedReplica {
     const context: CallCheckContext = {
       ledger: this.ledger,
       options: this.options,
-      policy: this.options.tool(tool),
+      policy: this.policyOf(tool, facts),
       tool,
       argsHash,
       record,
@@ -950,12 +956,12 @@ export class RunGuard implements RunView, SharedReplica {
     kind: AllowKind,
     record: SignatureRecord | undefined,
     now: number,
-    effect: CallEffect,
+    facts: CallFacts,
     argsHash: string,
     tag: number,
-    terminal: boolean,
   ): Novelty {
-    const policy = this.options.tool(tool);
+    const { effect, terminal } = facts;
+    const policy = this.policyOf(tool, facts);
     const failClosed = this.options.failClosed;
     const failed = FAILURE_OUTCOMES.has(outcome.outcome);
     const fingerprints = this.ledger.fingerprints;
@@ -969,6 +975,10 @@ export class RunGuard implements RunView, SharedReplica {
         // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges
         // itself: no fact about the world, and no sign of a loop either.
         return 'neutral';
+      } else if (facts.listingKey !== undefined && this.ledger.endedListings.has(facts.listingKey)) {
+        // Another page of a listing that said it has no more (`has_more: false`, an empty
+        // page): nothing past the end can be new (issue 24 #2).
+        return 'seen';
       } else {
         // Zero results for a new query is normal exploration (document 000); the same query
         // finding nothing again confirms nothing. failClosed: every empty result is alike.
@@ -997,6 +1007,10 @@ export class RunGuard implements RunView, SharedReplica {
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
     if (policy.exempt || terminal) return 'neutral';
+    // The same acknowledgement ("ok") for another call — the next issue of a batch relabel —
+    // says nothing, neither new nor stale (issue 24 #5): whatever the tool's declared effect.
+    // The same call acknowledged the same again is a repeat.
+    if (outcome.acknowledgement === true && !failed && (record === undefined || record.outcomeTag !== tag)) return 'neutral';
     // Only a repeated poll may return the same answer harmlessly; a reworded poll that
     // returns what was already seen is judged like any other call.
     if (kind === 'poll' && policy.poll !== undefined && record !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) {
@@ -1062,17 +1076,21 @@ export class RunGuard implements RunView, SharedReplica {
     if (isPrehashed(call)) return call;
     const policy = this.options.tool(call.tool);
     // The call's start (recorded, or now) lets a wall-clock stamp among its arguments be told from a question about time.
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, call.startTime ?? this.options.now()) };
+    const startTime = call.startTime ?? this.options.now();
+    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
+    const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
+    if (listingKey !== undefined) prehashed.listingKey = listingKey;
     if (call.callId !== undefined) prehashed.callId = call.callId;
     if (call.startTime !== undefined) prehashed.startTime = call.startTime;
     // The world-state model needs the arguments only for shell and editor tools; every
     // other tool's effect is a field of its resolved policy (read in factsOf).
     if (call.effect !== undefined) prehashed.effect = call.effect;
     else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
-      const info = resolveCallEffect(policy, call.args);
+      const info = resolveCallEffect(policy, call.args, this.options.shellPolls);
       prehashed.effect = info.effect;
       if (info.family !== undefined) prehashed.family = info.family;
       if (info.terminal) prehashed.terminal = true;
+      if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
     }
     return prehashed;
   }
@@ -1082,6 +1100,17 @@ export class RunGuard implements RunView, SharedReplica {
     return isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
   }
 
+  /**
+   * The tool's policy, with the poll rule for a shell poll: a Bash user has one tool, so a
+   * poll is told by its command line, not by the tool (issue 24 #4). A tool's own `poll`
+   * wins. The copy is made only for shell polls.
+   */
+  private policyOf(tool: string, facts: CallFacts): ResolvedToolPolicy {
+    const policy = this.options.tool(tool);
+    if (facts.pollDeadlineMs === undefined || policy.poll !== undefined || policy.exempt) return policy;
+    return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
+  }
+
   /** Effect, terminal flag and ladder key of a call (arguments were classified in prehash). */
   private factsOf(call: PrehashedToolCall): CallFacts {
     const policy = this.options.tool(call.tool);
@@ -1089,10 +1118,12 @@ export class RunGuard implements RunView, SharedReplica {
     const effect = call.effect ?? (policy.shellArg !== undefined || policy.editor ? 'write' : policy.effect);
     const terminal = call.terminal ?? policy.terminal;
     const page = policy.page;
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page };
+    const pollDeadlineMs = call.pollDeadlineMs;
+    const listingKey = call.listingKey;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey, page };
+    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey };
   }
 
   /**

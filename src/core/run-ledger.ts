@@ -66,6 +66,8 @@ export class RunLedger {
   readonly fingerprints = new FingerprintSet();
   /** Item fingerprints of list results seen in the run (53-bit hashes: result-fingerprint.ts). */
   readonly seenItems = new Set<number>();
+  /** Listings (world-state/listing-key-of.ts) that said they have no further page: issue 24 #2. */
+  readonly endedListings = new Set<string>();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;

@@ -72,6 +72,10 @@ export interface PrehashedToolCall {
   family?: string;
   /** The call submits or finishes the task (never refused by the repeat checks). */
   terminal?: boolean;
+  /** A shell poll (`sleep 30 && gh run view 123`): the poll rule applies with this deadline. */
+  pollDeadlineMs?: number;
+  /** A paged call: the listing it reads, whatever the page (world-state/listing-key-of.ts). */
+  listingKey?: string;
   /**
    * The caller only watches (spans of another instrumentation): nothing stops a refused call,
    * so telemetry records the decision as `would_refuse`, not as an enforced refusal.
@@ -101,6 +105,13 @@ export interface PrehashedOutcome {
   resultHash?: string;
   /** True when the result could not be fingerprinted (cycle, function, BigInt, over the cap). */
   unfingerprintable?: boolean;
+  /**
+   * The result only acknowledges the call (`{"ok":true}`, `"OK"`): the same acknowledgement for
+   * another call is no stale result (issue 24 #5, world-state/is-acknowledgement.ts).
+   */
+  acknowledgement?: boolean;
+  /** The listing says it has no further page (`has_more: false`, `next_cursor: null`): issue 24 #2. */
+  lastPage?: boolean;
   /**
    * Item fingerprints when the result is a list of items (a top-level array, the one array
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so
@@ -264,6 +275,19 @@ export interface LoopGuardOptions {
   bookkeepingArgs?: string[];
   /** Results larger than this many bytes (as JSON text) are not fingerprinted. Default 16 MiB. */
   maxFingerprintBytes?: number;
+  /**
+   * How long a shell poll may repeat (issue 24 #4): a shell command that sleeps then runs
+   * something (`sleep 30 && gh run view 123`) gets the poll rule — identical calls run, an
+   * unchanged answer is neutral, and past this many ms after the first identical call they
+   * are refused. Default 600000 (10 minutes).
+   */
+  shellPollDeadlineMs?: number;
+  /**
+   * Per-command shell poll deadlines, first match wins: `pattern` (a RegExp, or its source
+   * text in a JSON policy file) is tested against the whole command line. A matching line is
+   * a poll even without a leading `sleep`. Default none.
+   */
+  shellPolls?: Array<{ pattern: string | RegExp; deadlineMs: number }>;
   /** Clock in epoch ms. Default Date.now. */
   now?: () => number;
 }

@@ -49,4 +49,33 @@ describe('loops hidden behind noise (issue 24) and failures that teach (issue 18
     expect(outcome.refusals).to.be.greaterThan(0);
     expect(outcome.staleCalls).to.be.at.most(1);
   });
+
+  it('shell polls: `sleep 30 && gh run view` runs until the run succeeds; `sleep 20 && kubectl get pods` stuck in CrashLoopBackOff is stopped past the deadline', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    expect(byName.get('gh-run-view-until-success')).to.include({ refusals: 0, stop: undefined });
+    const crashLoop = byName.get('kubectl-crashloop-poll')!;
+    expect(crashLoop.refusals).to.be.greaterThan(0);
+    expect(crashLoop.stop).to.equal('refused_rounds');
+    // Every poll inside the 10-minute default deadline ran (index 0..24); none after it.
+    expect(crashLoop.stopCall).to.be.within(25, 29);
+    expect(crashLoop.staleCalls).to.equal(0);
+  });
+
+  it('the same acknowledgement for 50 different targets is progress; the same call acknowledged again is not', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    for (const name of ['batch-relabel-50-issues', 'slack-react-to-50-messages']) {
+      expect(byName.get(name), name).to.include({ refusals: 0, stop: undefined });
+    }
+    const again = byName.get('relabel-the-same-issue-again')!;
+    expect(again.refusals).to.be.greaterThan(0);
+    expect(again.staleCalls).to.be.at.most(2);
+  });
+
+  it('paging past the end: empty pages after "has_more: false" are stale; empty results of different searches stay new', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    expect(byName.get('notion-different-searches-finding-nothing')).to.include({ refusals: 0, stop: undefined });
+    const pastTheEnd = byName.get('notion-search-pages-past-the-end')!;
+    expect(pastTheEnd.stop).to.equal('stale_rounds');
+    expect(pastTheEnd.staleCalls).to.be.at.most(5);
+  });
 });

@@ -38,11 +38,19 @@ export function encodeRunEvent(event: RunEvent): string {
       encoded = ['c', event.key, event.time, call.tool, call.argsHash, call.callId ?? 0, call.effect ?? 0, call.family ?? 0, flags];
       if (decision.action === 'allow') encoded.push('a', decision.kind);
       else encoded.push('x', decision.reason, decision.message, decision.previousCallId ?? 0, decision.previousRound ?? 0);
+      // Appended after the decision so older entries still decode: a replica judges a shell
+      // poll and a paged call the way the writer did (issue 24 #2, #4).
+      if (call.pollDeadlineMs !== undefined || call.listingKey !== undefined) encoded.push(call.pollDeadlineMs ?? 0, call.listingKey ?? 0);
       break;
     }
     case 'finish': {
       const { outcome } = event;
-      const flags = (outcome.unfingerprintable === true ? 1 : 0) | (outcome.transient === true ? 2 : 0) | (outcome.transient === false ? 4 : 0);
+      const flags =
+        (outcome.unfingerprintable === true ? 1 : 0) |
+        (outcome.transient === true ? 2 : 0) |
+        (outcome.transient === false ? 4 : 0) |
+        (outcome.acknowledgement === true ? 8 : 0) |
+        (outcome.lastPage === true ? 16 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them, but the log cannot know which replica will find it new, so they are written.
@@ -138,6 +146,10 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
         if (previousCallId !== undefined) decision.previousCallId = previousCallId;
         if (typeof v[13] === 'number' && v[13] > 0) decision.previousRound = v[13];
       }
+      const extra = v[9] === 'a' ? 11 : 14;
+      if (typeof v[extra] === 'number' && v[extra] > 0) call.pollDeadlineMs = v[extra];
+      const listingKey = optionalText(v[extra + 1]);
+      if (listingKey !== undefined) call.listingKey = listingKey;
       return { type: 'call', key: text(v[1], 'key', where), time, call, decision };
     }
     case 'f': {
@@ -153,6 +165,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 1) outcome.unfingerprintable = true;
       if (flags & 2) outcome.transient = true;
       if (flags & 4) outcome.transient = false;
+      if (flags & 8) outcome.acknowledgement = true;
+      if (flags & 16) outcome.lastPage = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

@@ -28,6 +28,12 @@ export interface ShellCommandClass {
   family: string | undefined;
   /** The line submits/finishes the task (SWE-agent `submit`, mini-swe-agent's `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT ...` / `echo MINI_SWE_AGENT_FINAL_OUTPUT`). */
   terminal: boolean;
+  /**
+   * The line waits, then runs something (`sleep 30 && gh run view 123`, `sleep 20; kubectl get
+   * pods`): a poll of state that changes over time, not a repeat (issue 24 #4). Only when
+   * nothing writes to a file: `sleep 1; echo x > f` is a write like any other.
+   */
+  sleepsThenRuns: boolean;
 }
 
 /** Past this the line is not tokenized, so one call costs bounded time whatever the agent sends. */
@@ -66,28 +72,34 @@ export function classifyShellCommand(command: string): ShellCommandClass {
     }
     return result;
   } catch {
-    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false });
+    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false, sleepsThenRuns: false });
   }
 }
 
 function classifyUncached(command: string): ShellCommandClass {
   if (command.length > MAX_PARSED_LENGTH) {
     const family = firstWordFamily(command);
-    return { effect: 'write', family, terminal: family === 'submit' };
+    return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false };
   }
   let analysis: LineAnalysis;
   try {
     analysis = analyze(command, 0);
   } catch (error) {
     if (!(error instanceof Unparseable)) throw error;
-    return { effect: 'write', family: firstWordFamily(command), terminal: false };
+    return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false };
   }
   const lead = leadingCommand(analysis.commands);
   return {
     effect: analysis.readOnly ? 'read' : 'write',
     family: lead === undefined ? undefined : familyOf(lead),
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
+    sleepsThenRuns: !analysis.writesFile && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
   };
+}
+
+/** `sleep 30`, `sleep 0.5`, `sleep 2m`: a wait before the rest of the line. */
+function isSleep(words: readonly string[]): boolean {
+  return words.length >= 2 && programName(words[0]) === 'sleep' && words.slice(1).every((word) => /^\d+(\.\d+)?[smhd]?$/.test(word));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +379,8 @@ interface LineAnalysis {
   /** Simple commands in source order, as words (substitution outputs are placeholders). */
   commands: string[][];
   readOnly: boolean;
+  /** Some output is redirected to a file (not a sink like /dev/null). */
+  writesFile: boolean;
 }
 
 const SEPARATORS = new Set(['||', '&&', ';', '&', '|', '|&', ';;', ';;&', ';&']);
@@ -428,7 +442,7 @@ function analyze(command: string, depth: number): LineAnalysis {
     if (!readOnly) break;
     readOnly = analyze(inner, depth + 1).readOnly;
   }
-  return { commands: nonEmpty, readOnly };
+  return { commands: nonEmpty, readOnly, writesFile };
 }
 
 // ---------------------------------------------------------------------------------------------

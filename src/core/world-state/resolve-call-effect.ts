@@ -7,6 +7,14 @@ export interface CallEffectInfo {
   /** Shell and editor tools: the command family the escalation ladder may switch off. */
   family?: string;
   terminal: boolean;
+  /** A shell poll (issue 24 #4): identical calls run until this deadline, counted from the first. */
+  pollDeadlineMs?: number;
+}
+
+/** Shell polls as the options resolved them: the first matching pattern's deadline, else the default. */
+export interface ShellPollRules {
+  readonly rules: ReadonlyArray<{ readonly pattern: RegExp; readonly deadlineMs: number }>;
+  readonly defaultDeadlineMs: number;
 }
 
 /** The part of a resolved tool policy this module reads (built once per tool at construction). */
@@ -32,7 +40,7 @@ const MAX_PARSED_ARGUMENT_LENGTH = 64 * 1024;
  * throws: arguments it cannot read leave the call `write` ("may write"), which only lets the
  * call run again.
  */
-export function resolveCallEffect(policy: EffectPolicy, args: unknown): CallEffectInfo {
+export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPolls?: ShellPollRules): CallEffectInfo {
   if (policy.shellArg === undefined && !policy.editor && policy.pageActionArg === undefined) return { effect: policy.effect, terminal: policy.terminal };
   const value = parseArguments(args);
   if (policy.shellArg === undefined && !policy.editor) {
@@ -46,12 +54,28 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown): CallEffe
     const shell = classifyShellCommand(command);
     const info: CallEffectInfo = { effect: shell.effect, terminal: policy.terminal || shell.terminal };
     if (shell.family !== undefined) info.family = shell.family;
+    if (shellPolls !== undefined) {
+      const deadlineMs = shellPollDeadline(command, shell.sleepsThenRuns, shellPolls);
+      if (deadlineMs !== undefined) info.pollDeadlineMs = deadlineMs;
+    }
     return info;
   }
   const subcommand = isRecord(value) && typeof value.command === 'string' ? value.command : undefined;
   const info: CallEffectInfo = { effect: subcommand === 'view' ? 'read' : 'write', terminal: policy.terminal };
   if (subcommand !== undefined) info.family = subcommand;
   return info;
+}
+
+/**
+ * A line that sleeps then runs something is a poll with the default deadline; a line that
+ * matches a configured pattern is a poll with that pattern's deadline, sleep or not
+ * (`gh run watch`-style commands wait inside the program).
+ */
+function shellPollDeadline(command: string, sleepsThenRuns: boolean, shellPolls: ShellPollRules): number | undefined {
+  for (const rule of shellPolls.rules) {
+    if (rule.pattern.test(command)) return rule.deadlineMs;
+  }
+  return sleepsThenRuns ? shellPolls.defaultDeadlineMs : undefined;
 }
 
 function parseArguments(args: unknown): unknown {

@@ -107,6 +107,52 @@ describe('checks/polling', () => {
   });
 });
 
+describe('checks/polling: shell polls (issue 24 #4)', () => {
+  const shell = (command: string, at: number, result = 'STATUS: Pending'): ScriptedCall => ({ tool: 'bash', args: { command }, at, outcome: { result } });
+
+  it('a shell command that sleeps then reads is a poll: identical calls run until the default 10-minute deadline, then are refused', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 26 }, (_, i) => [shell('sleep 20; kubectl get pods', i * 25_000)]));
+    const actions = log.map((round) => round.decisions[0]!.action);
+    // 600 s / 25 s: calls 0..24 are inside the deadline.
+    expect(actions.slice(0, 25).every((action) => action === 'allow')).to.equal(true);
+    expect(log[25]!.decisions[0]).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+  });
+
+  it('the same command without the sleep is no poll: an unchanged answer is refused as a confirmed repeat', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('kubectl get pods', i * 25_000)]));
+    expect(log.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+  });
+
+  it('a line that sleeps then writes to a file is not a poll', () => {
+    const run = newRun({ shellPollDeadlineMs: 3_600_000 });
+    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('sleep 5; date > stamp.txt', i * 10_000, '')]));
+    expect(log.every((round) => (round.decisions[0] as { kind?: string }).kind !== 'poll')).to.equal(true);
+  });
+
+  it('shellPolls gives matching commands their own deadline, first match wins, sleep or not', () => {
+    const run = newRun({ shellPolls: [{ pattern: /gh run view/, deadlineMs: 30_000 }, { pattern: 'kubectl rollout status', deadlineMs: 120_000 }] });
+    const log = playRounds(run, [
+      [shell('sleep 10 && gh run view 123', 0)],
+      [shell('sleep 10 && gh run view 123', 20_000)],
+      [shell('sleep 10 && gh run view 123', 40_000)],
+      [shell('kubectl rollout status deploy/api', 50_000)],
+      [shell('kubectl rollout status deploy/api', 100_000)],
+    ]);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'refuse', 'allow', 'allow']);
+    expect(log[4]!.decisions[0]).to.include({ kind: 'poll' });
+  });
+
+  it('rejects a bad shellPolls entry at construction, naming the field', () => {
+    expect(() => newRun({ shellPolls: [{ pattern: '(unclosed', deadlineMs: 1_000 }] })).to.throw(/shellPolls\[0\]\.pattern/);
+    expect(() => newRun({ shellPolls: [{ pattern: /x/g, deadlineMs: 1_000 }] })).to.throw(/shellPolls\[0\]\.pattern/);
+    expect(() => newRun({ shellPolls: [{ pattern: 'x' } as never] })).to.throw(/shellPolls\[0\]\.deadlineMs/);
+    expect(() => newRun({ shellPolls: [{ pattern: 'x', deadlineMs: -5 }] })).to.throw(/shellPolls\[0\]\.deadlineMs/);
+    expect(() => newRun({ shellPollDeadlineMs: 0 })).to.throw(/shellPollDeadlineMs/);
+  });
+});
+
 describe('checks/budgets', () => {
   it('refuses calls past maxToolCalls before they run, and stops the run', () => {
     const run = newRun({ maxToolCalls: 3 });

@@ -1,0 +1,25 @@
+import { expect } from 'chai';
+import { decodeRunEvent, encodeRunEvent } from '../../../src/core/shared-ledger/run-event.js';
+
+describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
+  it('a shell poll deadline and a listing key on a call, for an allowed and a refused call', () => {
+    const call = { tool: 'bash', argsHash: 'h1', effect: 'write' as const, family: 'sleep', pollDeadlineMs: 600_000, listingKey: 'listing:abc' };
+    const allowed = decodeRunEvent(encodeRunEvent({ type: 'call', key: 'k1', time: 5, call, decision: { action: 'allow', kind: 'poll', tool: 'bash', argsHash: 'h1' } }), 'test:1');
+    expect(allowed).to.nested.include({ 'call.pollDeadlineMs': 600_000, 'call.listingKey': 'listing:abc' });
+    const refused = decodeRunEvent(
+      encodeRunEvent({ type: 'call', key: 'k2', time: 6, call, decision: { action: 'refuse', reason: 'poll.deadline_passed', tool: 'bash', argsHash: 'h1', message: 'm' } }),
+      'test:2',
+    );
+    expect(refused).to.nested.include({ 'call.pollDeadlineMs': 600_000, 'call.listingKey': 'listing:abc' });
+    const plain = decodeRunEvent(encodeRunEvent({ type: 'call', key: 'k3', time: 7, call: { tool: 't', argsHash: 'h2' }, decision: { action: 'allow', kind: 'new', tool: 't', argsHash: 'h2' } }), 'test:3');
+    expect(plain.type === 'call' && plain.call.pollDeadlineMs === undefined && plain.call.listingKey === undefined).to.equal(true);
+  });
+
+  it('acknowledgement and last-page flags on an outcome', () => {
+    const ack = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', acknowledgement: true } }), 'test:1');
+    expect(ack).to.nested.include({ 'outcome.acknowledgement': true });
+    expect(ack).not.to.have.nested.property('outcome.lastPage');
+    const end = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'empty', lastPage: true } }), 'test:2');
+    expect(end).to.nested.include({ 'outcome.lastPage': true });
+  });
+});

@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { isAcknowledgement } from '../../../src/core/world-state/is-acknowledgement.js';
+import { newRun, playRounds } from '../play.js';
+
+describe('world-state/is-acknowledgement (issue 24 #5)', () => {
+  it('knows the acknowledgements real APIs send', () => {
+    for (const ack of [{ ok: true }, { success: true }, { acknowledged: true }, { status: 'ok' }, { ok: true, error: null }, { data: { issueAddLabel: { success: true } } }, true]) {
+      expect(isAcknowledgement(ack), JSON.stringify(ack)).to.equal(true);
+    }
+  });
+
+  it('a result with a fact in it, or a refusal, is no acknowledgement', () => {
+    for (const data of [{ ok: false }, { ok: true, id: 'ENG-1207' }, { status: 'in_progress' }, { success: true, count: 3 }, {}, [], 'Label added to ENG-1207', 'OK.', false, null, { data: { issue: { id: 'ENG-1', title: 'x' } } }]) {
+      expect(isAcknowledgement(data), JSON.stringify(data)).to.equal(false);
+    }
+  });
+
+  it('through the engine: {"ok":true} for 12 different targets keeps the run going; a changed answer is still new', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [{ tool: 'label_issue', args: { issue: `ENG-${i}` }, outcome: { result: { ok: true } } }]));
+    expect(log.every((round) => round.decisions[0]!.action === 'allow' && round.after.action === 'continue')).to.equal(true);
+    expect(run.staleRoundStreak).to.equal(0);
+    // The same tool answering with data that repeats is judged as data: stale, then stopped.
+    const data = newRun();
+    const dataLog = playRounds(data, Array.from({ length: 12 }, (_, i) => [{ tool: 'label_issue', args: { issue: `ENG-${i}` }, outcome: { result: { ok: true, labels: ['triage'] } } }]));
+    expect(dataLog.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+});

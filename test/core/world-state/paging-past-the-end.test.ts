@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { saysNoMorePages } from '../../../src/core/world-state/says-no-more-pages.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+describe('paging past the end (issue 24 #2)', () => {
+  it('reads the end markers real APIs send, and nothing else', () => {
+    for (const end of [{ data: [], has_more: false }, { results: [], next_cursor: null }, { items: [1], nextPageToken: '' }, { results: [], next: null }, { messages: [], response_metadata: { next_cursor: '' } }]) {
+      expect(saysNoMorePages(end), JSON.stringify(end)).to.equal(true);
+    }
+    for (const more of [{ data: [1], has_more: true }, { results: [1], next_cursor: 'abc' }, { results: [1] }, [], null, 'has_more: false']) {
+      expect(saysNoMorePages(more), JSON.stringify(more)).to.equal(false);
+    }
+  });
+
+  const page = (query: string, at: number, cursor: string | undefined, result: unknown): ScriptedCall => ({ tool: 'list_charges', args: cursor === undefined ? { customer: query } : { customer: query, starting_after: cursor }, at, outcome: { result } });
+
+  it('Stripe: empty pages after has_more:false are stale and stop the run; an empty page of another customer is new', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [page('cus_1', 0, undefined, { object: 'list', data: [{ id: 'ch_1', amount: 500 }], has_more: true })],
+      [page('cus_1', 1_000, 'ch_1', { object: 'list', data: [{ id: 'ch_2', amount: 700 }], has_more: false })],
+      // A different customer's empty listing: a genuinely different search, new.
+      [page('cus_2', 2_000, undefined, { object: 'list', data: [], has_more: false })],
+      ...Array.from({ length: 6 }, (_, i) => [page('cus_1', 3_000 + i * 1_000, `ch_${3 + i}`, { object: 'list', data: [], has_more: false })]),
+    ]);
+    expect(log[2]!.after).to.include({ action: 'continue' });
+    expect(run.staleRoundStreak).to.be.greaterThan(0);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(8);
+  });
+
+  it('pages that still return rows are new, whatever their offset', () => {
+    const run = newRun();
+    const log = playRounds(run, [
+      [{ tool: 'list_rows', args: { table: 'orders', offset: 0 }, outcome: { result: { rows: [{ id: 1 }] } } }],
+      [{ tool: 'list_rows', args: { table: 'orders', offset: 100 }, outcome: { result: { rows: [{ id: 2 }] } } }],
+    ]);
+    expect(run.staleRoundStreak).to.equal(0);
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+  });
+});
