@@ -608,7 +608,13 @@ export class RunGuard implements RunView, SharedReplica {
   /** Records a step the harness rejected before running it: a neutral answer, and nothing else learned. */
   private finishRejectedStep(ticket: CallTicket, record: SignatureRecord | undefined, tally: ToolTally, prehashed: PrehashedOutcome): Novelty {
     const ledger = this.ledger;
-    if (record !== undefined) record.inFlight = Math.max(0, record.inFlight - 1);
+    if (record !== undefined) {
+      record.inFlight = Math.max(0, record.inFlight - 1);
+      // The same step written again is a retry of a step that did not go through (retry-budget.ts
+      // lets it run), and one that never ran spends none of the tool's retry budget.
+      if (record.state === CallState.InFlight) record.state = CallState.Failed;
+      if (ticket.decision.action === 'allow' && ticket.decision.kind === 'retry') record.retries = Math.max(0, record.retries - 1);
+    }
     tally.failures += 1;
     if (ticket.round === ledger.round || !ledger.currentClosed) {
       const round = ledger.current;

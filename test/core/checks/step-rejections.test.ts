@@ -52,6 +52,16 @@ describe('checks: step rejections (BrowserGym rejected the step before running i
     expect(round!.decisions[0]).to.include({ action: 'allow' });
   });
 
+  it('the same step rejected four times, then run, is a retry each time, never a refused repeat (chat profile too)', () => {
+    for (const profile of ['general', 'chat', 'researcher'] as const) {
+      const rounds: ScriptedCall[][] = Array.from({ length: 4 }, () => [{ tool: 'click', args: { args: ['252'] }, outcome: multiAction }]);
+      rounds.push([{ tool: 'click', args: { args: ['252'] }, outcome: catalog }]);
+      const log = playRounds(newRun({ profile }), rounds);
+      expect(log.flatMap((round) => round.decisions.map((decision) => decision.action)), profile).to.deep.equal(['allow', 'allow', 'allow', 'allow', 'allow']);
+      expect(log.every((round) => round.after.action === 'continue'), profile).to.equal(true);
+    }
+  });
+
   it('a model stuck emitting invalid steps is a loop: past 2 x consecutiveFailures rejections in a row they count again, and the run stops', () => {
     const rounds: ScriptedCall[][] = Array.from({ length: 30 }, () => [{ tool: 'click', args: { args: ['252'] }, outcome: multiAction }]);
     const log = playRounds(newRun(), rounds);
