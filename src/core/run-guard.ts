@@ -1032,6 +1032,10 @@ export class RunGuard implements RunView, SharedReplica {
         seenItems.add(item);
       }
     }
+    // A thought's answer ("Your thought has been logged.") is the same for every thought: a new
+    // thought is neither a new fact about the world nor a stale result; the same thought
+    // acknowledged again is a repeat (world-state/well-known-tools.ts, WELL_KNOWN_THOUGHT_TOOLS).
+    if (policy.thought && !failed) return seen && record !== undefined && record.outcomeTag === tag ? 'seen' : 'neutral';
     // Side effects happened again with every call, even when the response is the same.
     if (policy.approval && !failed) return 'new';
     if (!seen && !itemsAllSeen) return 'new';
