@@ -10,6 +10,7 @@ import {
   WELL_KNOWN_READ_TOOLS,
   WELL_KNOWN_SHELL_TOOLS,
   WELL_KNOWN_TERMINAL_TOOLS,
+  WELL_KNOWN_THOUGHT_TOOLS,
   WELL_KNOWN_WRITE_TOOLS,
 } from './world-state/well-known-tools.js';
 import { describeConfigValue } from './describe-config-value.js';
@@ -59,6 +60,8 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   readonly volatileResultPattern: RegExp | undefined;
   /** Removes durations, clocks, ids and scores from a result's text (noise/); undefined when `resultNoise: false`. */
   readonly noiseFilter: NoiseFilter | undefined;
+  /** A tool the model thinks out loud with (`think`): its answer only acknowledges the thought (world-state/well-known-tools.ts). */
+  readonly thought: boolean;
 }
 
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
@@ -96,6 +99,9 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
 
   const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
     const resultFields = new Set([...volatileResult, ...(policy.volatileResult ?? [])]);
+    // `think(thought)`: the thought is the call, not a note about it; it stays in identity.
+    const thoughtArguments = general && name !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(name) : undefined;
+    const isBookkeeping = (argument: string) => thoughtArguments === undefined || !thoughtArguments.includes(argument);
     return {
       ...resolveEffectPolicy(policy, name, profile),
       exempt: policy.exempt ?? false,
@@ -110,8 +116,8 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
         ...(policy.volatileArgs ?? []),
         ...((name !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(name)) || []),
         // Bookkeeping arguments (noise/bookkeeping-arguments.ts): the harness's, for its own tools; the user's, for every tool.
-        ...(name !== undefined && isWellKnownTool(name) ? WELL_KNOWN_BOOKKEEPING_ARGUMENTS : []),
-        ...bookkeepingArgs,
+        ...(name !== undefined && isWellKnownTool(name) ? WELL_KNOWN_BOOKKEEPING_ARGUMENTS.filter(isBookkeeping) : []),
+        ...bookkeepingArgs.filter(isBookkeeping),
       ]),
       volatileResult: resultFields,
       volatileResultPattern: volatileFieldPattern(resultFields),
@@ -121,6 +127,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
           : policy.resultNoisePatterns === undefined || policy.resultNoisePatterns.length === 0
             ? defaultNoiseFilter
             : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns }),
+      thought: thoughtArguments !== undefined,
     };
   };
   const defaultTool = build({}, undefined);
@@ -210,6 +217,7 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
+    WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }

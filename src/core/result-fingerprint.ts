@@ -1,4 +1,5 @@
 import { isAcknowledgement } from './world-state/is-acknowledgement.js';
+import { isStepRejection } from './world-state/is-step-rejection.js';
 import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
@@ -445,6 +446,7 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   const head = `${type} ${message.slice(0, 512)}`;
   if (prehashed.transient === true || STATE_ERROR_PATTERN.test(head)) prehashed.argumentIndependent = true;
   else if (NOT_FOUND_PATTERN.test(head)) prehashed.aboutArguments = true;
+  if (isStepRejection(type, message)) prehashed.stepRejected = true;
   return prehashed;
 }
 

@@ -515,6 +515,15 @@ export class RunGuard implements RunView, SharedReplica {
       record.state !== CallState.Failed &&
       record.state !== CallState.FailedTransient;
     const teaches = narrowing && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
+    // A step the harness rejected before running it (world-state/is-step-rejection.ts: BrowserGym's
+    // "Received a multi-action") is no answer from the world: not a seen result, not a failure
+    // of the tool, no change to the page or the workspace, and the call's record keeps what it
+    // last learned from a run that happened. Bounded like the failures that teach: past
+    // 2 × consecutiveFailures rejections in a row the model is stuck writing invalid steps, a
+    // loop like any other, and they count again.
+    const rejected = failed && prehashed.stepRejected === true && ledger.stepRejections < 2 * this.options.consecutiveFailures;
+    ledger.stepRejections = failed && prehashed.stepRejected === true ? ledger.stepRejections + 1 : 0;
+    if (rejected) return this.finishRejectedStep(ticket, record, tally, prehashed);
     const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
@@ -594,6 +603,28 @@ export class RunGuard implements RunView, SharedReplica {
     if (!this.replaying) this.hooks.callFinished(this, ticket.call, prehashed.outcome, novelty, ticket.round);
     this.touch();
     return novelty;
+  }
+
+  /** Records a step the harness rejected before running it: a neutral answer, and nothing else learned. */
+  private finishRejectedStep(ticket: CallTicket, record: SignatureRecord | undefined, tally: ToolTally, prehashed: PrehashedOutcome): Novelty {
+    const ledger = this.ledger;
+    if (record !== undefined) {
+      record.inFlight = Math.max(0, record.inFlight - 1);
+      // The same step written again is a retry of a step that did not go through (retry-budget.ts
+      // lets it run), and one that never ran spends none of the tool's retry budget.
+      if (record.state === CallState.InFlight) record.state = CallState.Failed;
+      if (ticket.decision.action === 'allow' && ticket.decision.kind === 'retry') record.retries = Math.max(0, record.retries - 1);
+    }
+    tally.failures += 1;
+    if (ticket.round === ledger.round || !ledger.currentClosed) {
+      const round = ledger.current;
+      if (ticket.round === ledger.round) round.inFlight = Math.max(0, round.inFlight - 1);
+      round.finished += 1;
+      round.neutral += 1;
+    }
+    if (!this.replaying) this.hooks.callFinished(this, ticket.call, prehashed.outcome, 'neutral', ticket.round);
+    this.touch();
+    return 'neutral';
   }
 
   /**
@@ -1001,6 +1032,10 @@ export class RunGuard implements RunView, SharedReplica {
         seenItems.add(item);
       }
     }
+    // A thought's answer ("Your thought has been logged.") is the same for every thought: a new
+    // thought is neither a new fact about the world nor a stale result; the same thought
+    // acknowledged again is a repeat (world-state/well-known-tools.ts, WELL_KNOWN_THOUGHT_TOOLS).
+    if (policy.thought && !failed) return seen && record !== undefined && record.outcomeTag === tag ? 'seen' : 'neutral';
     // Side effects happened again with every call, even when the response is the same.
     if (policy.approval && !failed) return 'new';
     if (!seen && !itemsAllSeen) return 'new';

@@ -88,6 +88,8 @@ export class RunLedger {
   failingCall: { tool: string; times: number } | undefined = undefined;
   /** Failures in a row that taught something (a new lookup answered "not found"; run-guard.ts finishCall). */
   teachingFailures = 0;
+  /** Steps in a row the harness rejected before running them (world-state/is-step-rejection.ts). */
+  stepRejections = 0;
 
   /** Executed calls that count against maxToolCalls. */
   budgetedCalls = 0;

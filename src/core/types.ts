@@ -136,6 +136,11 @@ export interface PrehashedOutcome {
    * a 404). A different call failing so is an agent narrowing down (issue 18 #3).
    */
   aboutArguments?: boolean;
+  /**
+   * For a failure: the harness rejected the step before running anything (BrowserGym's
+   * "Received a multi-action, only single-actions are allowed."; world-state/is-step-rejection.ts).
+   */
+  stepRejected?: boolean;
   endTime?: number;
 }
 

@@ -74,6 +74,18 @@ export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> 
   ['Agent', ['description']],
 ]);
 
+/**
+ * Tools the model calls to think out loud: OpenHands' `think` (CodeActAgent; it answers "Your
+ * thought has been logged."), Anthropic's think tool. They read nothing and write nothing, and
+ * their answer is the same acknowledgement whatever the thought: a new thought is no stale
+ * result, the same thought again is a repeat (run-guard.ts judgeNovelty). For these the
+ * `thought` argument is what the call does, so it stays in the call's identity although it is
+ * a bookkeeping argument of every other well-known tool (noise/bookkeeping-arguments.ts).
+ */
+export const WELL_KNOWN_THOUGHT_TOOLS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['think', ['thought', 'thoughts']],
+]);
+
 /** Tools that submit or finish the task; some protocols call them twice by design. */
 export const WELL_KNOWN_TERMINAL_TOOLS: ReadonlySet<string> = new Set([
   'submit', 'finish', 'Finish', 'final_answer', 'finalAnswer', 'task_complete', 'attempt_completion', 'complete_task',

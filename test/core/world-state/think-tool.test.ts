@@ -1,0 +1,58 @@
+// OpenHands' `think` tool (CodeActAgent): the model writes a thought, the tool answers "Your
+// thought has been logged." whatever the thought. The answer says nothing about the world, so a
+// new thought is not a stale result; the same thought again is a repeat. The `thought` argument
+// is the call itself here, although it is a bookkeeping argument of every other well-known tool.
+import { expect } from 'chai';
+import type { CallDecision } from '../../../src/core/types.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+const logged = { result: 'Your thought has been logged.' };
+const think = (thought: string): ScriptedCall => ({ tool: 'think', args: { thought }, outcome: logged });
+const bash = (command: string, thought: string, output: string): ScriptedCall => ({ tool: 'execute_bash', args: { command, thought }, outcome: { result: output } });
+
+function kinds(decisions: CallDecision[]): string[] {
+  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
+}
+
+describe('world state: the think tool', () => {
+  it('eight new thoughts in a row, each acknowledged the same, are neither stale rounds nor new facts', () => {
+    const run = newRun();
+    const thoughts = Array.from({ length: 8 }, (_, i) => `step ${i}: the failing test needs the fixture from conftest ${i}`);
+    const log = playRounds(run, thoughts.map((thought) => [think(thought)]));
+    expect(log).to.have.length(8);
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+    const partial = run.partial();
+    expect(partial.staleRoundStreak).to.equal(0);
+    expect(partial.seenResults).to.equal(0);
+    expect(partial.newFacts).to.equal(0);
+  });
+
+  it('a thought between stale reads does not reset the stale streak (it is no new fact)', () => {
+    const run = newRun();
+    const same = (i: number): ScriptedCall => ({ tool: 'search_docs', args: { query: `refund policy wording ${i}` }, outcome: { result: 'doc-17: Refund policy' } });
+    const rounds: ScriptedCall[][] = [[same(0)]];
+    for (let i = 1; i <= 6; i++) rounds.push([think(`maybe wording ${i} helps`)], [same(i)]);
+    const log = playRounds(run, rounds);
+    // The five stale reads count, the thoughts between them neither count nor reset: the stop
+    // comes after the fifth stale read (round 11), not earlier (thoughts as seen results) and
+    // not later (a thought as a new fact).
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(11);
+  });
+
+  it('the same thought acknowledged again and again is a repeat: the run stops', () => {
+    const log = playRounds(newRun(), Array.from({ length: 12 }, () => [think('I should look at the test again')]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop' });
+    expect(log.length).to.be.at.most(8);
+  });
+
+  it('`thought` is part of the identity of think, and a bookkeeping argument of a shell tool', () => {
+    const log = playRounds(newRun(), [[think('first idea')], [think('second idea')], [bash('ls', 'look around', 'a\nb\n')], [bash('ls', 'look again', 'a\nb\n')]]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:new', 'allow:new', 'refuse:repeat.run_wide']);
+  });
+
+  it('a user bookkeepingArgs list naming `thought` still leaves think its thought', () => {
+    const log = playRounds(newRun({ bookkeepingArgs: ['thought'] }), [[think('first idea')], [think('second idea')]]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:new']);
+  });
+});
