@@ -82,8 +82,8 @@ type Json = Record<string, unknown>;
 
 /**
  * Starts `loopguard serve` in this process: the decision API (`/v1/runs/...`) and the remote
- * ledger (`/v1/ledger/...`, for `loopguard/client`), described in
- * docs/serve-openapi.yaml), the OTLP/HTTP traces receiver (`/v1/traces`), `/healthz`,
+ * ledger (`/v1/ledger/...`, for `loopguard/client`), both described in
+ * docs/serve-openapi.yaml; the OTLP/HTTP traces receiver (`/v1/traces`), `/healthz`,
  * `/readyz` and the server's own Prometheus metrics (`/metrics`). node:http only: the
  * routes are a dozen fixed paths, and the decision API's latency budget is measured against
  * a bare node:http echo (bench/serve.ts).
