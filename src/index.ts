@@ -10,6 +10,7 @@ export { resolveOptions, validateOptions, DEFAULT_THRESHOLD, type ResolvedOption
 export { LoopGuardConfigError } from './core/errors.js';
 // The shared ledger's contract and its in-process store (the Redis store is `loopguard/redis`).
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './core/shared-ledger/create-memory-run-store.js';
+export { MemoryRunStoreFullError } from './core/shared-ledger/memory-run-store-full-error.js';
 export type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from './core/shared-ledger/run-store.js';
 export type { IdempotentWritePolicy, SharedLedgerEngineOptions, StoreFailurePolicy, VerifiedWrite } from './core/shared-ledger/shared-ledger-options.js';
 export { callSignature } from './core/call-signature.js';

@@ -4,6 +4,7 @@ import { describePolicyText } from './messages.js';
 import { resolveOptions, validateOptions, type ResolvedOptions } from './policy.js';
 import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
 import { resolveSharedLedger, type ResolvedSharedLedger, type SharedLedgerEngineOptions } from './shared-ledger/shared-ledger-options.js';
+import type { RunStore } from './shared-ledger/run-store.js';
 import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
 import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
 
@@ -193,6 +194,11 @@ export class LoopGuard {
   /** The engine has a shared store: async wrappers claim calls across processes. */
   get isShared(): boolean {
     return this.shared !== undefined;
+  }
+
+  /** The shared store given as `store` (undefined without one): `loopguard serve` lends it to remote ledgers. */
+  get store(): RunStore | undefined {
+    return this.shared?.store;
   }
 
   /** An open run, or an ended one still inside its TTL. */

@@ -4,7 +4,10 @@ import { LoopGuardConfigError } from '../core/errors.js';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import { constantTimeEqual } from './constant-time-equal.js';
+import { createMemoryRunStore } from '../core/shared-ledger/create-memory-run-store.js';
+import type { RunStore } from '../core/shared-ledger/run-store.js';
 import { DecisionApi, requireRunId } from './decision-api.js';
+import { handleLedgerRequest, LEDGER_OPERATIONS } from './ledger-api.js';
 import { LiveSpanRuns } from './live-span-runs.js';
 import { otlpEncodingOf, otlpError, receiveOtlpTraces, type OtlpEncoding } from './otlp-traces-receiver.js';
 import { readRequestBody } from './read-request-body.js';
@@ -46,6 +49,13 @@ export interface StartLoopGuardServerOptions {
   shutdownTimeoutMs?: number;
   /** Traces held for live evaluation of OTLP spans; the idlest is let go past it. Default 10 000. */
   maxTraces?: number;
+  /**
+   * Where `/v1/ledger/*` keeps the runs of remote ledgers (`createRemoteRunStore` from
+   * `loopguard/client`). Default: the engine's shared store (`--redis`), else one
+   * `createMemoryRunStore()` of this server (bounded: runs expire 7 days after their last
+   * change, at most 10 000 runs and 100 000 business keys).
+   */
+  ledgerStore?: RunStore;
   /** Where the server reports its own trouble. Default console.warn. */
   logger?: {
     /** One line about a request that failed inside the server, or trouble while shutting down. */
@@ -71,8 +81,9 @@ export interface LoopGuardServer {
 type Json = Record<string, unknown>;
 
 /**
- * Starts `loopguard serve` in this process: the decision API (`/v1/runs/...`, described in
- * docs/serve-openapi.yaml), the OTLP/HTTP traces receiver (`/v1/traces`), `/healthz`,
+ * Starts `loopguard serve` in this process: the decision API (`/v1/runs/...`) and the remote
+ * ledger (`/v1/ledger/...`, for `loopguard/client`), both described in
+ * docs/serve-openapi.yaml; the OTLP/HTTP traces receiver (`/v1/traces`), `/healthz`,
  * `/readyz` and the server's own Prometheus metrics (`/metrics`). node:http only: the
  * routes are a dozen fixed paths, and the decision API's latency budget is measured against
  * a bare node:http echo (bench/serve.ts).
@@ -102,6 +113,10 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
   if (options.guard !== undefined && options.engine !== undefined) throw configError('engine', 'give either guard or engine, not both', '{…}');
   const guard = options.guard ?? new LoopGuard({ logger: { warn: (message) => logger.warn(message) }, ...options.engine });
 
+  const ledgerStore = options.ledgerStore ?? guard.store ?? createMemoryRunStore();
+  for (const method of ['appendRunEvents', 'readRunEvents', 'claimBusinessKey', 'takeOverBusinessKey', 'completeBusinessKey', 'releaseBusinessKey'] as const) {
+    if (typeof (ledgerStore as unknown as Record<string, unknown>)?.[method] !== 'function') throw configError(`ledgerStore.${method}`, 'must be a function (pass a RunStore)', ledgerStore);
+  }
   const api = new DecisionApi({ guard });
   const live = new LiveSpanRuns({ guard, ...(options.maxTraces !== undefined ? { maxTraces: options.maxTraces } : {}) });
   const metrics = new ServerMetrics(() => {
@@ -187,6 +202,15 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
         const limit = limitText === null ? 1000 : Number(limitText);
         if (!Number.isSafeInteger(limit) || limit < 1) throw new ServerRequestError({ status: 400, code: 'bad_request', field: 'limit', message: `limit: must be a whole number ≥ 1, got ${JSON.stringify(limitText)}` });
         return sendJson(response, 200, api.list(limit));
+      }
+      if (path.startsWith('/v1/ledger/')) {
+        const operation = path.slice('/v1/ledger/'.length);
+        if (!LEDGER_OPERATIONS.has(operation)) {
+          throw new ServerRequestError({ status: 404, code: 'not_found', message: `no route ${method} ${path}; the ledger operations are ${[...LEDGER_OPERATIONS].join(', ')} (docs/serve-openapi.yaml)` });
+        }
+        named(`/v1/ledger/${operation}`);
+        if (method !== 'POST') throw methodNotAllowed(method, 'POST');
+        return sendJson(response, 200, await handleLedgerRequest(ledgerStore, operation, await readJsonBody(request, maxBodyBytes)));
       }
       const match = /^\/v1\/runs\/([^/]+)(?:\/(calls|rounds|should-stop|state|end)(?:\/([^/]+)\/(outcome))?)?$/.exec(path);
       if (match === null) throw new ServerRequestError({ status: 404, code: 'not_found', message: `no route ${method} ${path}; see docs/serve-openapi.yaml` });

@@ -225,6 +225,21 @@ export const failure: ServerRequestError = new ServerRequestError({ status: 400,
 export const used = entry;
 `,
   },
+  client: {
+    // No @types/node and no other package: the client uses only the global fetch, and its
+    // declarations must type-check without Node's.
+    packages: [],
+    code: `
+import { LoopGuard } from 'loopguard';
+import * as entry from 'loopguard/client';
+import { createRemoteRunStore, RemoteRunStoreError, type RemoteRunStoreOptions, type RunStore } from 'loopguard/client';
+const options: RemoteRunStoreOptions = { url: 'http://127.0.0.1:4319', token: 'a-token-of-sixteen-chars', timeoutMs: 1000 };
+const store: RunStore = createRemoteRunStore(options);
+export const guard = new LoopGuard({ store, idempotentWrites: { send_email: { key: ['to'] } } });
+export const failure: RemoteRunStoreError = new RemoteRunStoreError({ operation: 'read-run-events', code: 'timeout', message: 'x' });
+export const used = entry;
+`,
+  },
   langchain: {
     packages: ['@langchain/core', 'zod', '@types/node'],
     code: `

@@ -10,14 +10,22 @@ describe('loopguard serve: decision API', function () {
   this.timeout(20_000);
   let server: LoopGuardServer;
   let secured: LoopGuardServer;
+  /** A server whose ledger store fails every operation (Redis down, memory store full). */
+  let failingStore: LoopGuardServer;
 
   before(async () => {
     server = await startLoopGuardServer({ port: 0, maxBodyBytes: 64 * 1024 });
     secured = await startLoopGuardServer({ port: 0, authToken: TOKEN });
+    const down = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    failingStore = await startLoopGuardServer({
+      port: 0,
+      ledgerStore: { appendRunEvents: down, readRunEvents: down, claimBusinessKey: down, takeOverBusinessKey: down, completeBusinessKey: down, releaseBusinessKey: down },
+    });
   });
   after(async () => {
     await server.close();
     await secured.close();
+    await failingStore.close();
   });
 
   it('a looping tool loop is refused, then stopped, with the decisions of one in-process engine', async () => {
@@ -46,6 +54,7 @@ describe('loopguard serve: decision API', function () {
     const endedOnce = await postJson(`${server.url}/v1/runs/oa-ended/calls`, { tool: 'search', arguments: { q: 'x' } });
     expect(endedOnce.status).to.equal(200);
     const auth = { authorization: `Bearer ${TOKEN}` };
+    const ledgerKey = { tool: 'send_email', scope: 'global', runId: 'oa-ledger', value: 'k1' };
     const scenarios: Record<string, () => Promise<{ status: number; headers: Headers; body: any }>> = {
       'post /v1/runs/{runId}/calls 200': () => postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'read', arguments: { id: 1 }, effect: 'read' }),
       'post /v1/runs/{runId}/calls 400': () => postJson(`${server.url}/v1/runs/oa/calls`, { arguments: {} }),
@@ -81,7 +90,25 @@ describe('loopguard serve: decision API', function () {
       },
       'get /metrics 200': () => getJson(`${secured.url}/metrics`, auth),
       'get /metrics 401': () => getJson(`${secured.url}/metrics`),
+      'post /v1/ledger/append-run-events 413': () => postJson(`${server.url}/v1/ledger/append-run-events`, { runId: 'oa-ledger', expectedLength: 0, entries: ['x'.repeat(70 * 1024)] }),
+      'post /v1/ledger/append-run-events 415': () => postJson(`${server.url}/v1/ledger/append-run-events`, 'runId=oa', { 'content-type': 'application/x-www-form-urlencoded' }),
+      'post /v1/ledger/append-run-events 503': () => postJson(`${failingStore.url}/v1/ledger/append-run-events`, { runId: 'oa-ledger', expectedLength: 0, entries: ['["e",1]'] }),
+      'post /v1/ledger/claim-business-key 503': () => postJson(`${failingStore.url}/v1/ledger/claim-business-key`, { key: ledgerKey, owner: 'o1', leaseMs: 60_000, ttlMs: 60_000 }),
     };
+    // Each ledger operation: a valid body (200), an empty one (400), no token (401).
+    const ledgerBodies: Record<string, unknown> = {
+      'append-run-events': { runId: 'oa-ledger', expectedLength: 0, entries: ['["r",1]'], summary: { ended: false } },
+      'read-run-events': { runId: 'oa-ledger', from: 0 },
+      'claim-business-key': { key: ledgerKey, owner: 'o1', leaseMs: 60_000, ttlMs: 86_400_000 },
+      'take-over-business-key': { key: ledgerKey, previousOwner: 'o1', owner: 'o2', leaseMs: 60_000 },
+      'complete-business-key': { key: ledgerKey, owner: null, resultHash: 'h', ttlMs: 86_400_000 },
+      'release-business-key': { key: ledgerKey, owner: 'o3' },
+    };
+    for (const [operation, body] of Object.entries(ledgerBodies)) {
+      scenarios[`post /v1/ledger/${operation} 200`] = () => postJson(`${server.url}/v1/ledger/${operation}`, body);
+      scenarios[`post /v1/ledger/${operation} 400`] = () => postJson(`${server.url}/v1/ledger/${operation}`, {});
+      scenarios[`post /v1/ledger/${operation} 401`] = () => postJson(`${secured.url}/v1/ledger/${operation}`, body);
+    }
     const documented: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {

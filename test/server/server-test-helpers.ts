@@ -56,8 +56,8 @@ export async function playOverHttp(base: (step: number) => string, runId: string
 }
 
 /** The same loop on one in-process engine (the reference the server must equal). */
-export async function playInProcess(rounds: LoopStep[][], guard: LoopGuard = new LoopGuard()): Promise<string[]> {
-  const run = guard.startRun('reference');
+export async function playInProcess(rounds: LoopStep[][], guard: LoopGuard = new LoopGuard(), runId = 'reference'): Promise<string[]> {
+  const run = guard.startRun(runId);
   const log: string[] = [];
   for (let index = 0; index < rounds.length; index++) {
     run.beginRound();
