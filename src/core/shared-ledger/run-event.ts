@@ -50,7 +50,11 @@ export function encodeRunEvent(event: RunEvent): string {
         (outcome.transient === true ? 2 : 0) |
         (outcome.transient === false ? 4 : 0) |
         (outcome.acknowledgement === true ? 8 : 0) |
-        (outcome.lastPage === true ? 16 : 0);
+        (outcome.lastPage === true ? 16 : 0) |
+        // What the failure is about decides same-failure-across-tools and narrowing lookups
+        // (issue 24 #3, issue 18 #3): a replica that lost it would count differently.
+        (outcome.argumentIndependent === true ? 32 : 0) |
+        (outcome.aboutArguments === true ? 64 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them, but the log cannot know which replica will find it new, so they are written.
@@ -167,6 +171,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 4) outcome.transient = false;
       if (flags & 8) outcome.acknowledgement = true;
       if (flags & 16) outcome.lastPage = true;
+      if (flags & 32) outcome.argumentIndependent = true;
+      if (flags & 64) outcome.aboutArguments = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

@@ -22,4 +22,16 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     const end = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'empty', lastPage: true } }), 'test:2');
     expect(end).to.nested.include({ 'outcome.lastPage': true });
   });
+
+  it('what a failure is about (the run state, or its arguments), and an older entry without it', () => {
+    const state = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'error', resultHash: 'r', transient: false, argumentIndependent: true } }), 'test:1');
+    expect(state).to.nested.include({ 'outcome.argumentIndependent': true, 'outcome.transient': false });
+    expect(state).not.to.have.nested.property('outcome.aboutArguments');
+    const lookup = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'error', resultHash: 'r', aboutArguments: true } }), 'test:2');
+    expect(lookup).to.nested.include({ 'outcome.aboutArguments': true });
+    expect(lookup).not.to.have.nested.property('outcome.argumentIndependent');
+    // Written by a loopguard before these flags: read as a failure about nothing in particular.
+    const older = decodeRunEvent('["f","k3",7,"error","r",4,"Error"]', 'test:3');
+    expect(older).to.deep.equal({ type: 'finish', key: 'k3', time: 7, outcome: { outcome: 'error', endTime: 7, resultHash: 'r', transient: false, errorType: 'Error' } });
+  });
 });
