@@ -497,7 +497,7 @@ export class RunGuard implements RunView, SharedReplica {
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
-    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.add(facts.listingKey);
+    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -553,7 +553,10 @@ export class RunGuard implements RunView, SharedReplica {
       // A write that has just confirmed it changes nothing does not advance the world either.
       if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) {
         // A browser action moves the page only; anything else may also change what a page shows.
-        if (!facts.page) ledger.writeEpoch += 1;
+        if (!facts.page) {
+          ledger.writeEpoch += 1;
+          if (ledger.endedListings.size > 0) forgetEndedListings(ledger.endedListings, tool, facts.effect);
+        }
         ledger.pageEpoch += 1;
       }
     }
@@ -1147,6 +1150,20 @@ export class RunGuard implements RunView, SharedReplica {
   private touch(): void {
     this.hooks.touched(this);
   }
+}
+
+/**
+ * A call that may have written finished: a listing that said it had no more pages may have
+ * grown, so its next empty page is news again (issue 24 #2). A call of unknown effect of the
+ * listing's own tool is kept out: a tool nobody declared (`list_charges`) moves the write
+ * epoch with every page it reads, and its own paging must not wipe its end.
+ */
+function forgetEndedListings(endedListings: Map<string, string>, tool: string, effect: CallEffect): void {
+  if (effect !== 'unknown') {
+    endedListings.clear();
+    return;
+  }
+  for (const [listing, listingTool] of endedListings) if (listingTool !== tool) endedListings.delete(listing);
 }
 
 function unguardedDecision(call: PrehashedToolCall): CallDecision {

@@ -66,8 +66,12 @@ export class RunLedger {
   readonly fingerprints = new FingerprintSet();
   /** Item fingerprints of list results seen in the run (53-bit hashes: result-fingerprint.ts). */
   readonly seenItems = new Set<number>();
-  /** Listings (world-state/listing-key-of.ts) that said they have no further page: issue 24 #2. */
-  readonly endedListings = new Set<string>();
+  /**
+   * Listings (world-state/listing-key-of.ts) that said they have no further page (issue 24 #2),
+   * with the tool that lists them: a call that may write forgets them (the list may have
+   * grown), except a call of unknown effect of that same tool, which is its own paging.
+   */
+  readonly endedListings = new Map<string, string>();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;
