@@ -154,6 +154,33 @@ describe('instrumentTool', () => {
       root.span.end();
     });
 
+    it("a call whose arguments differ only in the client's own clock stamp: the span's args hash is the engine's, and the repeat is refused (issue 24 #7)", async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'stamped');
+      let runs = 0;
+      const getInvoice = instrumentTool(
+        'get_invoice',
+        () => {
+          runs += 1;
+          return { invoice: 'INV-2041', status: 'open', amount_due: 1250 };
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      // A client stamping each request with Date.now(), as the issue's example does.
+      modelCallSpan(h.tracer, root.ctx);
+      await inRun(() => getInvoice({ invoice: 'INV-2041', timestamp: Date.now() }, { callId: 'call_1' }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      modelCallSpan(h.tracer, root.ctx);
+      const second = await inRun(() => getInvoice({ invoice: 'INV-2041', timestamp: Date.now() }, { callId: 'call_2' }));
+      root.span.end();
+      const spans = toolSpans(h, 'get_invoice');
+      const engineHash = h.processor.guard.getRun('stamped')!.argsHash('get_invoice', { invoice: 'INV-2041' });
+      expect(spans.map((span) => span.attributes['loopguard.tool.args_hash'])).to.deep.equal([engineHash, engineHash]);
+      expect(runs, 'the stamped repeat did not run').to.equal(1);
+      expect(second).to.be.a('string').and.to.match(/already/i);
+      expect(spans[1]!.attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'repeat.run_wide' });
+    });
+
     it('an identical call still in flight in the same round is refused', async () => {
       h = makeHarness({ profile: 'researcher' });
       root = startRunSpan(h.tracer, 'r1');
