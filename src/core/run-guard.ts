@@ -23,8 +23,7 @@ import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
-import { resolveCallEffect } from './world-state/resolve-call-effect.js';
-import { listingKeyOf } from './world-state/listing-key-of.js';
+import { prehashCall } from './prehash-call.js';
 import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -256,9 +255,13 @@ export class RunGuard implements RunView, SharedReplica {
     return tools.filter((tool) => this.options.tool(tool).terminal);
   }
 
-  /** Argument identity of a call under this run's policy (see call-signature.ts). */
-  argsHash(tool: string, args: unknown): string {
-    return callSignature(tool, args, this.options.tool(tool));
+  /**
+   * Argument identity of a call under this run's policy (see call-signature.ts): the identity
+   * startCall gives the same call, so a wall-clock stamp of the call among its arguments is
+   * left out. `startTime` is the call's start (default: the clock).
+   */
+  argsHash(tool: string, args: unknown, startTime: number = this.options.now()): string {
+    return callSignature(tool, args, this.options.tool(tool), startTime);
   }
 
   /**
@@ -1077,25 +1080,7 @@ export class RunGuard implements RunView, SharedReplica {
 
   private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
     if (isPrehashed(call)) return call;
-    const policy = this.options.tool(call.tool);
-    // The call's start (recorded, or now) lets a wall-clock stamp among its arguments be told from a question about time.
-    const startTime = call.startTime ?? this.options.now();
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
-    const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
-    if (listingKey !== undefined) prehashed.listingKey = listingKey;
-    if (call.callId !== undefined) prehashed.callId = call.callId;
-    if (call.startTime !== undefined) prehashed.startTime = call.startTime;
-    // The world-state model needs the arguments only for shell and editor tools; every
-    // other tool's effect is a field of its resolved policy (read in factsOf).
-    if (call.effect !== undefined) prehashed.effect = call.effect;
-    else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
-      const info = resolveCallEffect(policy, call.args, this.options.shellPolls);
-      prehashed.effect = info.effect;
-      if (info.family !== undefined) prehashed.family = info.family;
-      if (info.terminal) prehashed.terminal = true;
-      if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
-    }
-    return prehashed;
+    return prehashCall(call, this.options.tool(call.tool), this.options.shellPolls, this.options.now);
   }
 
   /** The outcome as its tool's policy fingerprints it (a prehashed outcome as it is). */
