@@ -2,6 +2,7 @@ import { callSignature } from './call-signature.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { PrehashedToolCall, ToolCall } from './types.js';
 import { listingKeyOf } from './world-state/listing-key-of.js';
+import { readWindowRequestOf } from './world-state/read-window-request-of.js';
 import { resolveCallEffect, type ShellPollRules } from './world-state/resolve-call-effect.js';
 
 /**
@@ -20,6 +21,9 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
   const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
   const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
   if (listingKey !== undefined) prehashed.listingKey = listingKey;
+  // A read of part of a file (issue 24 #6): what it returned is read from its output at finish.
+  const readWindow = readWindowRequestOf(call.tool, policy, call.args);
+  if (readWindow !== undefined) prehashed.readWindow = readWindow;
   if (call.callId !== undefined) prehashed.callId = call.callId;
   if (call.startTime !== undefined) prehashed.startTime = call.startTime;
   // The world-state model needs the arguments only for shell and editor tools; every

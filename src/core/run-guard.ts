@@ -24,6 +24,8 @@ import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage 
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
 import { prehashCall } from './prehash-call.js';
+import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
+import { returnedWindowOf } from './world-state/returned-window-of.js';
 import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -443,14 +445,14 @@ export class RunGuard implements RunView, SharedReplica {
     const shared = this.shared;
     if (ticket.decision.kind === 'unguarded') {
       // An evicted run's write can still hold a business key: settle it.
-      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, this.fingerprintOf(ticket.call.tool, outcome));
+      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, this.fingerprintOf(ticket.call, outcome));
       return 'neutral';
     }
     if (shared === undefined || ticket.key === undefined) return this.applyFinish(ticket, outcome);
     // The replica may have been rebuilt since the call started: its live ticket is the one
     // the log knows. None: the log already finished it (another process timed it out).
     const key = ticket.key;
-    let prehashed = this.fingerprintOf(ticket.call.tool, outcome);
+    let prehashed = this.fingerprintOf(ticket.call, outcome);
     if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
     // Its business key learns the outcome even if the log already finished the call.
     shared.settle(ticket, prehashed);
@@ -470,7 +472,7 @@ export class RunGuard implements RunView, SharedReplica {
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
     const facts = this.factsOf(ticket.call);
-    const prehashed = this.fingerprintOf(tool, outcome);
+    const prehashed = this.fingerprintOf(ticket.call, outcome);
     this.observeTime(prehashed.endTime);
     const now = this.timeOf(prehashed.endTime);
     const record = ledger.signatures.get(argsHash);
@@ -501,6 +503,7 @@ export class RunGuard implements RunView, SharedReplica {
     const tag = outcomeTagOf(prehashed, argsHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
     if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
+    if (prehashed.window !== undefined && !failed) recordWindow(ledger.readCoverage, prehashed.window);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -559,6 +562,9 @@ export class RunGuard implements RunView, SharedReplica {
         if (!facts.page) {
           ledger.writeEpoch += 1;
           if (ledger.endedListings.size > 0) forgetEndedListings(ledger.endedListings, tool, facts.effect);
+          // The file may have changed: its lines are news again. A window read that counts as
+          // a write (SWE-agent's `open`/`goto` move the viewer's state) changes no file.
+          if (ledger.readCoverage.size > 0 && prehashed.window === undefined) ledger.readCoverage.clear();
         }
         ledger.pageEpoch += 1;
       }
@@ -1009,6 +1015,9 @@ export class RunGuard implements RunView, SharedReplica {
     }
     // Side effects happened again with every call, even when the response is the same.
     if (policy.approval && !failed) return 'new';
+    // A window of a file whose every line was already shown, nothing written since: reading
+    // it whole and then again in offset/limit windows learns nothing (issue 24 #6).
+    if (outcome.window !== undefined && !failed && !policy.exempt && !terminal && isWindowCovered(this.ledger.readCoverage, outcome.window)) return 'seen';
     if (!seen && !itemsAllSeen) return 'new';
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
@@ -1083,9 +1092,19 @@ export class RunGuard implements RunView, SharedReplica {
     return prehashCall(call, this.options.tool(call.tool), this.options.shellPolls, this.options.now);
   }
 
-  /** The outcome as its tool's policy fingerprints it (a prehashed outcome as it is). */
-  private fingerprintOf(tool: string, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
-    return isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
+  /**
+   * The outcome as its tool's policy fingerprints it (a prehashed outcome as it is), with the
+   * lines of a file it returned when the call is a window read (issue 24 #6): read here, where
+   * the output is still at hand, and carried in the run log from then on.
+   */
+  private fingerprintOf(call: PrehashedToolCall, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
+    if (isPrehashedOutcome(outcome)) return outcome;
+    const prehashed = safeFingerprint(outcome, this.options.tool(call.tool), this.options.maxFingerprintBytes);
+    if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
+      const window = returnedWindowOf(call.readWindow, outcome.result);
+      if (window !== undefined) prehashed.window = window;
+    }
+    return prehashed;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ModelUsage, ToolTally } from './types.js';
+import type { ReadCoverage } from './world-state/read-coverage.js';
 
 /** Execution state of one distinct call (tool + argument identity). */
 export const CallState = { InFlight: 0, Succeeded: 1, Failed: 2, FailedTransient: 3 } as const;
@@ -72,6 +73,12 @@ export class RunLedger {
    * grown), except a call of unknown effect of that same tool, which is its own paging.
    */
   readonly endedListings = new Map<string, string>();
+  /**
+   * Lines of each file shown since anything was last written (world-state/read-coverage.ts):
+   * a window inside them teaches nothing (issue 24 #6). Cleared by every call that may write,
+   * except a window read itself (SWE-agent's `goto` moves its viewer, not the file).
+   */
+  readonly readCoverage: ReadCoverage = new Map();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;

@@ -34,4 +34,16 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     const older = decodeRunEvent('["f","k3",7,"error","r",4,"Error"]', 'test:3');
     expect(older).to.deep.equal({ type: 'finish', key: 'k3', time: 7, outcome: { outcome: 'error', endTime: 7, resultHash: 'r', transient: false, errorType: 'Error' } });
   });
+
+  it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
+    const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
+    const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');
+    expect(plain.type === 'finish' && plain.outcome.window).to.deep.equal(window);
+    const withItems = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r', items: [7, 9], window: { ...window, numbered: false } } }), 'test:2');
+    expect(withItems.type === 'finish' && withItems.outcome.items).to.deep.equal([7, 9]);
+    expect(withItems.type === 'finish' && withItems.outcome.window).to.deep.equal({ ...window, numbered: false });
+    const none = decodeRunEvent('["f","k3",7,"success","r",0,0,[7]]', 'test:3');
+    expect(none).not.to.have.nested.property('outcome.window');
+  });
 });
+
