@@ -1099,12 +1099,7 @@ export class RunGuard implements RunView, SharedReplica {
    */
   private fingerprintOf(call: PrehashedToolCall, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
     if (isPrehashedOutcome(outcome)) return outcome;
-    const prehashed = safeFingerprint(outcome, this.options.tool(call.tool), this.options.maxFingerprintBytes);
-    if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
-      const window = returnedWindowOf(call.readWindow, outcome.result);
-      if (window !== undefined) prehashed.window = window;
-    }
-    return prehashed;
+    return fingerprintCallOutcome(call, outcome, this.options.tool(call.tool), this.options.maxFingerprintBytes);
   }
 
   /**
@@ -1188,4 +1183,18 @@ function safeFingerprint(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBy
   }
 }
 
-export { safeFingerprint };
+/**
+ * A call's outcome fingerprinted, with the lines of a file it returned when the call is a
+ * window read (issue 24 #6): the engine and instrumentTool, which fingerprints for its span,
+ * read the window the same way.
+ */
+function fingerprintCallOutcome(call: PrehashedToolCall, outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  const prehashed = safeFingerprint(outcome, policy, maxBytes);
+  if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
+    const window = returnedWindowOf(call.readWindow, outcome.result);
+    if (window !== undefined) prehashed.window = window;
+  }
+  return prehashed;
+}
+
+export { fingerprintCallOutcome, safeFingerprint };

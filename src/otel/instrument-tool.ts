@@ -18,7 +18,7 @@ import {
   ATTR_UNFINGERPRINTABLE,
   OPERATION_EXECUTE_TOOL,
 } from './attributes.js';
-import { safeFingerprint, type CallTicket, type RunGuard } from '../core/run-guard.js';
+import { fingerprintCallOutcome, safeFingerprint, type CallTicket, type RunGuard } from '../core/run-guard.js';
 import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
 
@@ -220,7 +220,7 @@ export function instrumentTool<A, R>(
           }),
         ]);
       }
-      const fingerprint = safeFingerprint({ result }, policy, maxFingerprintBytes);
+      const fingerprint = fingerprintCallOutcome(prehashed, { result }, policy, maxFingerprintBytes);
       processor.recordOutcomeForSpan(spanId, fingerprint);
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);

@@ -181,6 +181,26 @@ describe('instrumentTool', () => {
       expect(spans[1]!.attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'repeat.run_wide' });
     });
 
+    it('a Read of windows of a file it already showed whole is seen through spans (issue 24 #6)', async () => {
+      h = makeHarness({});
+      root = startRunSpan(h.tracer, 'windows');
+      const lines = Array.from({ length: 120 }, (_, i) => `line ${i + 1}`);
+      // Claude Code's Read output: the line number in six columns, an arrow, the line.
+      const read = instrumentTool(
+        'Read',
+        ({ offset = 1, limit = lines.length }: { file_path: string; offset?: number; limit?: number }) =>
+          lines.slice(offset - 1, offset - 1 + limit).map((line, i) => `${String(offset + i).padStart(6)}→${line}`).join('\n'),
+        { processor: h.processor, tracer: h.tracer },
+      );
+      for (const args of [{ file_path: '/r/m.py' }, { file_path: '/r/m.py', offset: 30, limit: 20 }, { file_path: '/r/m.py', offset: 100, limit: 40 }]) {
+        modelCallSpan(h.tracer, root.ctx);
+        await inRun(() => read(args));
+      }
+      root.span.end();
+      // The third asks up to line 139 of a 120-line file: every line it returned was shown.
+      expect(toolSpans(h, 'Read').map((span) => span.attributes['loopguard.novelty'])).to.deep.equal(['new', 'seen', 'seen']);
+    });
+
     it('an identical call still in flight in the same round is refused', async () => {
       h = makeHarness({ profile: 'researcher' });
       root = startRunSpan(h.tracer, 'r1');
