@@ -406,8 +406,10 @@ function renderNoiseSection(outcomes: ScenarioOutcome[]): string {
   lines.push('');
   lines.push(
     'Not recorded runs: a looping run and its healthy twin per class, built from real tool output (pytest, go test, an ' +
-      'Elasticsearch response, GitHub\'s 401, tau-bench\'s retail lookups, Cline\'s task_progress) with only the volatile parts ' +
-      'varying (eval/noise-classes/scenarios.ts; issue 24, issue 18 #3 and #5). Replayed with the default profile and no options.',
+      'Elasticsearch response, GitHub\'s 401, tau-bench\'s retail lookups, Cline\'s task_progress, `gh` and `kubectl`, ' +
+      'file reads as Claude Code\'s Read, str_replace_editor, SWE-agent\'s viewer and mini-swe-agent\'s shell print them) with only ' +
+      'the volatile parts varying, or (window re-reads) the range read (eval/noise-classes/scenarios.ts; issue 24, issue 18 #3 and #5). ' +
+      'Replayed with the default profile and no options.',
   );
   lines.push('');
   lines.push(`Loops caught by a loop rule within ${STALE_CALL_TARGET} stale calls: ${caught} / ${loops.length}. Healthy twins stopped or refused: ${healthyTouched} / ${healthy.length}.`);

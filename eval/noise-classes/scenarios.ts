@@ -9,7 +9,10 @@
  *   `hits.max_score`, per-hit `_score`);
  * - GitHub REST's 401 (`{"message":"Bad credentials","documentation_url":…}`) as Octokit
  *   reports it, with the `x-github-request-id` that differs on every response;
- * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found").
+ * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
+ * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
+ *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
+ *   viewer (`[File: … (N lines total)]`, `N:line`), mini-swe-agent's `cat` / `sed -n` / `nl -ba`.
  * Only the volatile parts (durations, scores, request ids, stamps) vary between calls, the
  * way they do on a real machine. Used by test/eval/noise-classes.test.ts (engine and
  * replay) and by eval/run-eval.ts for EVAL.md's section on these classes.
@@ -136,6 +139,40 @@ function notionList(titles: string[], nextCursor: string | null): Record<string,
     type: 'page_or_database',
   };
 }
+
+
+/** A Python module of `count` lines, as a repository file would read (issue 24 #6 scenarios). */
+function pythonModuleLines(count: number): string[] {
+  const lines: string[] = ['"""Field normalisation for imported billing records."""', 'from __future__ import annotations', ''];
+  for (let k = 1; lines.length < count; k++) {
+    lines.push(`def normalise_field_${k}(record):`, `    """Return field ${k} of the record, stripped."""`, `    value = record.get("field_${k}")`, '    if value is None:', '        return None', '    return str(value).strip()', '');
+  }
+  return lines.slice(0, count);
+}
+
+/** `cat -n` / str_replace_editor `view`: the number right-aligned in six columns, then a tab. */
+function catN(lines: readonly string[], from: number, to: number): string {
+  return lines.slice(from - 1, to).map((line, i) => `${String(from + i).padStart(6)}\t${line}`).join('\n');
+}
+
+/** Claude Code's Read: the same columns with an arrow (→) between number and line. */
+function claudeRead(lines: readonly string[], from: number, to: number): string {
+  return lines.slice(from - 1, to).map((line, i) => `${String(from + i).padStart(6)}→${line}`).join('\n');
+}
+
+/** SWE-agent 0.x's file viewer: header, lines above, `N:line`, lines below. */
+function sweAgentWindow(path: string, lines: readonly string[], from: number, to: number): string {
+  const last = Math.min(to, lines.length);
+  const out = [`[File: ${path} (${lines.length} lines total)]`];
+  if (from > 1) out.push(`(${from - 1} more lines above)`);
+  for (let n = from; n <= last; n++) out.push(`${n}:${lines[n - 1]}`);
+  if (last < lines.length) out.push(`(${lines.length - last} more lines below)`);
+  return out.join('\n');
+}
+
+const INVOICE_PY = pythonModuleLines(180);
+const PARSER_PY = pythonModuleLines(412);
+const LEDGER_PY = pythonModuleLines(900);
 
 const PYTEST = 'python -m pytest tests/test_calc.py';
 const seconds = ['0.05', '0.06', '0.04', '0.09', '0.05', '0.07', '0.11', '0.05'];
@@ -309,6 +346,98 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       bash('python reproduce.py', undefined, T0 + 40_000, { type: 'CommandError', message: 'AssertionError: 3600 != 5400\n[exit code 1]' }),
       edit(T0 + 50_000, 'hours * 3600', 'hours * 3600 + minutes * 60'),
       bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 60_000),
+    ],
+  },
+  // 6. Window re-reads: a file read whole, then again in windows it already showed.
+  {
+    name: 'claude-code-read-whole-then-windows',
+    noiseClass: 'window re-reads',
+    label: 'looping',
+    loopStart: 0,
+    calls: [
+      { tool: 'Read', args: { file_path: '/repo/billing/invoice.py' }, result: claudeRead(INVOICE_PY, 1, 180), ts: T0 },
+      ...[[40, 30], [1, 50], [100, 40], [60, 60], [150, 31], [20, 20], [120, 30]].map(([offset, limit], i) => ({
+        tool: 'Read',
+        args: { file_path: '/repo/billing/invoice.py', offset: offset!, limit: limit! },
+        result: claudeRead(INVOICE_PY, offset!, offset! + limit! - 1),
+        ts: T0 + (i + 1) * 6_000,
+      })),
+    ],
+  },
+  {
+    name: 'claude-code-read-long-file-in-windows',
+    noiseClass: 'window re-reads',
+    label: 'healthy',
+    calls: [
+      ...[1, 201, 401, 601, 801].map((offset, i) => ({ tool: 'Read', args: { file_path: '/repo/billing/ledger.py', offset, limit: 200 }, result: claudeRead(LEDGER_PY, offset, offset + 199), ts: T0 + i * 6_000 })),
+      { tool: 'Edit', args: { file_path: '/repo/billing/ledger.py', old_string: '    return str(value).strip()', new_string: '    return str(value).strip() or None' }, result: 'The file /repo/billing/ledger.py has been updated.', ts: T0 + 30_000 },
+      // After the edit the file may read differently: a window already shown is news again.
+      { tool: 'Read', args: { file_path: '/repo/billing/ledger.py', offset: 201, limit: 40 }, result: claudeRead(LEDGER_PY, 201, 240), ts: T0 + 36_000 },
+    ],
+  },
+  {
+    name: 'openhands-view-then-view-ranges',
+    noiseClass: 'window re-reads',
+    label: 'looping',
+    loopStart: 0,
+    calls: [
+      { tool: 'str_replace_editor', args: { command: 'view', path: '/workspace/billing/invoice.py' }, result: `Here's the result of running \`cat -n\` on /workspace/billing/invoice.py:\n${catN(INVOICE_PY, 1, 180)}\n`, ts: T0 },
+      ...[[30, 60], [1, 40], [90, 140], [120, 180], [45, 75], [10, 30]].map(([from, to], i) => ({
+        tool: 'str_replace_editor',
+        args: { command: 'view', path: '/workspace/billing/invoice.py', view_range: [from!, to!] },
+        result: `Here's the result of running \`cat -n\` on /workspace/billing/invoice.py:\n${catN(INVOICE_PY, from!, to!)}\n`,
+        ts: T0 + (i + 1) * 6_000,
+      })),
+    ],
+  },
+  {
+    name: 'swe-agent-goto-inside-seen-windows',
+    noiseClass: 'window re-reads',
+    label: 'looping',
+    loopStart: 1,
+    calls: [
+      bash('open /repo/src/parser.py', sweAgentWindow('/repo/src/parser.py', PARSER_PY, 1, 100), T0),
+      bash('scroll_down', sweAgentWindow('/repo/src/parser.py', PARSER_PY, 99, 198), T0 + 5_000),
+      // `goto N` shows the 100 lines around N: every one of them already shown.
+      ...[60, 140, 120, 80, 100, 70, 130].map((line, i) => bash(`goto ${line}`, sweAgentWindow('/repo/src/parser.py', PARSER_PY, line - 49, line + 50), T0 + (i + 2) * 5_000)),
+    ],
+  },
+  {
+    name: 'swe-agent-scrolling-through-a-long-file',
+    noiseClass: 'window re-reads',
+    label: 'healthy',
+    calls: [
+      bash('open /repo/src/parser.py', sweAgentWindow('/repo/src/parser.py', PARSER_PY, 1, 100), T0),
+      ...[99, 197, 295, 393].map((from, i) => bash('scroll_down', sweAgentWindow('/repo/src/parser.py', PARSER_PY, from, from + 99), T0 + (i + 1) * 5_000)),
+      bash('goto 250', sweAgentWindow('/repo/src/parser.py', PARSER_PY, 201, 300), T0 + 30_000),
+    ],
+  },
+  {
+    name: 'mini-swe-agent-cat-then-sed-windows',
+    noiseClass: 'window re-reads',
+    label: 'looping',
+    loopStart: 0,
+    calls: [
+      { tool: 'bash', args: { command: 'cat billing/invoice.py' }, result: { returncode: 0, output: `${INVOICE_PY.join('\n')}\n` }, ts: T0 },
+      ...[[40, 80], [1, 30], [100, 150], [60, 90], [150, 180], [20, 45]].map(([from, to], i) => ({
+        tool: 'bash',
+        args: { command: `sed -n '${from},${to}p' billing/invoice.py` },
+        result: { returncode: 0, output: `${INVOICE_PY.slice(from! - 1, to).join('\n')}\n` },
+        ts: T0 + (i + 1) * 6_000,
+      })),
+    ],
+  },
+  {
+    name: 'mini-swe-agent-cat-edit-numbered-windows',
+    noiseClass: 'window re-reads',
+    label: 'healthy',
+    calls: [
+      { tool: 'bash', args: { command: 'cat billing/invoice.py' }, result: { returncode: 0, output: `${INVOICE_PY.join('\n')}\n` }, ts: T0 },
+      // Line numbers are news to an agent about to edit by line.
+      { tool: 'bash', args: { command: "nl -ba billing/invoice.py | sed -n '40,60p'" }, result: { returncode: 0, output: `${catN(INVOICE_PY, 40, 60)}\n` }, ts: T0 + 6_000 },
+      { tool: 'bash', args: { command: "sed -i 's/return str(value).strip()/return str(value).strip() or None/' billing/invoice.py" }, result: { returncode: 0, output: '' }, ts: T0 + 12_000 },
+      { tool: 'bash', args: { command: "nl -ba billing/invoice.py | sed -n '40,60p'" }, result: { returncode: 0, output: `${catN(INVOICE_PY, 40, 60).replaceAll('strip()', 'strip() or None')}\n` }, ts: T0 + 18_000 },
+      { tool: 'bash', args: { command: "sed -n '100,140p' billing/invoice.py" }, result: { returncode: 0, output: `${INVOICE_PY.slice(99, 140).join('\n').replaceAll('strip()', 'strip() or None')}\n` }, ts: T0 + 24_000 },
     ],
   },
   // 4. Shell polls: a command that sleeps then reads is a poll with a deadline.

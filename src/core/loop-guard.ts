@@ -245,9 +245,13 @@ export class LoopGuard {
     return describePolicyText(this.options);
   }
 
-  /** Argument identity of a call (tool + arguments as values, volatile fields dropped). */
-  argsHash(tool: string, args: unknown): string {
-    return callSignature(tool, args, this.options.tool(tool));
+  /**
+   * Argument identity of a call (tool + arguments as values, volatile fields and the call's
+   * own clock stamps dropped): the identity a run gives the call. `startTime` is the call's
+   * start (default: the clock).
+   */
+  argsHash(tool: string, args: unknown, startTime: number = this.options.now()): string {
+    return callSignature(tool, args, this.options.tool(tool), startTime);
   }
 
   /** Result identity of an outcome under the tool's policy. */

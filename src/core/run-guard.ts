@@ -23,8 +23,9 @@ import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
-import { resolveCallEffect } from './world-state/resolve-call-effect.js';
-import { listingKeyOf } from './world-state/listing-key-of.js';
+import { prehashCall } from './prehash-call.js';
+import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
+import { returnedWindowOf } from './world-state/returned-window-of.js';
 import { isPageInputAction } from './world-state/page-state.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -256,9 +257,13 @@ export class RunGuard implements RunView, SharedReplica {
     return tools.filter((tool) => this.options.tool(tool).terminal);
   }
 
-  /** Argument identity of a call under this run's policy (see call-signature.ts). */
-  argsHash(tool: string, args: unknown): string {
-    return callSignature(tool, args, this.options.tool(tool));
+  /**
+   * Argument identity of a call under this run's policy (see call-signature.ts): the identity
+   * startCall gives the same call, so a wall-clock stamp of the call among its arguments is
+   * left out. `startTime` is the call's start (default: the clock).
+   */
+  argsHash(tool: string, args: unknown, startTime: number = this.options.now()): string {
+    return callSignature(tool, args, this.options.tool(tool), startTime);
   }
 
   /**
@@ -440,14 +445,14 @@ export class RunGuard implements RunView, SharedReplica {
     const shared = this.shared;
     if (ticket.decision.kind === 'unguarded') {
       // An evicted run's write can still hold a business key: settle it.
-      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, this.fingerprintOf(ticket.call.tool, outcome));
+      if (shared !== undefined && ticket.key !== undefined) shared.settle(ticket, this.fingerprintOf(ticket.call, outcome));
       return 'neutral';
     }
     if (shared === undefined || ticket.key === undefined) return this.applyFinish(ticket, outcome);
     // The replica may have been rebuilt since the call started: its live ticket is the one
     // the log knows. None: the log already finished it (another process timed it out).
     const key = ticket.key;
-    let prehashed = this.fingerprintOf(ticket.call.tool, outcome);
+    let prehashed = this.fingerprintOf(ticket.call, outcome);
     if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
     // Its business key learns the outcome even if the log already finished the call.
     shared.settle(ticket, prehashed);
@@ -467,7 +472,7 @@ export class RunGuard implements RunView, SharedReplica {
     const { tool, argsHash } = ticket.call;
     const policy = this.options.tool(tool);
     const facts = this.factsOf(ticket.call);
-    const prehashed = this.fingerprintOf(tool, outcome);
+    const prehashed = this.fingerprintOf(ticket.call, outcome);
     this.observeTime(prehashed.endTime);
     const now = this.timeOf(prehashed.endTime);
     const record = ledger.signatures.get(argsHash);
@@ -497,7 +502,8 @@ export class RunGuard implements RunView, SharedReplica {
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
-    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.add(facts.listingKey);
+    if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
+    if (prehashed.window !== undefined && !failed) recordWindow(ledger.readCoverage, prehashed.window);
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -562,7 +568,13 @@ export class RunGuard implements RunView, SharedReplica {
       // A write that has just confirmed it changes nothing does not advance the world either.
       if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) {
         // A browser action moves the page only; anything else may also change what a page shows.
-        if (!facts.page) ledger.writeEpoch += 1;
+        if (!facts.page) {
+          ledger.writeEpoch += 1;
+          if (ledger.endedListings.size > 0) forgetEndedListings(ledger.endedListings, tool, facts.effect);
+          // The file may have changed: its lines are news again. A window read that counts as
+          // a write (SWE-agent's `open`/`goto` move the viewer's state) changes no file.
+          if (ledger.readCoverage.size > 0 && prehashed.window === undefined) ledger.readCoverage.clear();
+        }
         ledger.pageEpoch += 1;
       }
     }
@@ -1038,6 +1050,9 @@ export class RunGuard implements RunView, SharedReplica {
     if (policy.thought && !failed) return seen && record !== undefined && record.outcomeTag === tag ? 'seen' : 'neutral';
     // Side effects happened again with every call, even when the response is the same.
     if (policy.approval && !failed) return 'new';
+    // A window of a file whose every line was already shown, nothing written since: reading
+    // it whole and then again in offset/limit windows learns nothing (issue 24 #6).
+    if (outcome.window !== undefined && !failed && !policy.exempt && !terminal && isWindowCovered(this.ledger.readCoverage, outcome.window)) return 'seen';
     if (!seen && !itemsAllSeen) return 'new';
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
@@ -1109,30 +1124,17 @@ export class RunGuard implements RunView, SharedReplica {
 
   private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
     if (isPrehashed(call)) return call;
-    const policy = this.options.tool(call.tool);
-    // The call's start (recorded, or now) lets a wall-clock stamp among its arguments be told from a question about time.
-    const startTime = call.startTime ?? this.options.now();
-    const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
-    const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
-    if (listingKey !== undefined) prehashed.listingKey = listingKey;
-    if (call.callId !== undefined) prehashed.callId = call.callId;
-    if (call.startTime !== undefined) prehashed.startTime = call.startTime;
-    // The world-state model needs the arguments only for shell and editor tools; every
-    // other tool's effect is a field of its resolved policy (read in factsOf).
-    if (call.effect !== undefined) prehashed.effect = call.effect;
-    else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
-      const info = resolveCallEffect(policy, call.args, this.options.shellPolls);
-      prehashed.effect = info.effect;
-      if (info.family !== undefined) prehashed.family = info.family;
-      if (info.terminal) prehashed.terminal = true;
-      if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
-    }
-    return prehashed;
+    return prehashCall(call, this.options.tool(call.tool), this.options.shellPolls, this.options.now);
   }
 
-  /** The outcome as its tool's policy fingerprints it (a prehashed outcome as it is). */
-  private fingerprintOf(tool: string, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
-    return isPrehashedOutcome(outcome) ? outcome : safeFingerprint(outcome, this.options.tool(tool), this.options.maxFingerprintBytes);
+  /**
+   * The outcome as its tool's policy fingerprints it (a prehashed outcome as it is), with the
+   * lines of a file it returned when the call is a window read (issue 24 #6): read here, where
+   * the output is still at hand, and carried in the run log from then on.
+   */
+  private fingerprintOf(call: PrehashedToolCall, outcome: CallOutcome | PrehashedOutcome): PrehashedOutcome {
+    if (isPrehashedOutcome(outcome)) return outcome;
+    return fingerprintCallOutcome(call, outcome, this.options.tool(call.tool), this.options.maxFingerprintBytes);
   }
 
   /**
@@ -1184,6 +1186,20 @@ export class RunGuard implements RunView, SharedReplica {
   }
 }
 
+/**
+ * A call that may have written finished: a listing that said it had no more pages may have
+ * grown, so its next empty page is news again (issue 24 #2). A call of unknown effect of the
+ * listing's own tool is kept out: a tool nobody declared (`list_charges`) moves the write
+ * epoch with every page it reads, and its own paging must not wipe its end.
+ */
+function forgetEndedListings(endedListings: Map<string, string>, tool: string, effect: CallEffect): void {
+  if (effect !== 'unknown') {
+    endedListings.clear();
+    return;
+  }
+  for (const [listing, listingTool] of endedListings) if (listingTool !== tool) endedListings.delete(listing);
+}
+
 function unguardedDecision(call: PrehashedToolCall): CallDecision {
   return { action: 'allow', kind: 'unguarded', tool: call.tool, argsHash: call.argsHash };
 }
@@ -1202,4 +1218,18 @@ function safeFingerprint(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBy
   }
 }
 
-export { safeFingerprint };
+/**
+ * A call's outcome fingerprinted, with the lines of a file it returned when the call is a
+ * window read (issue 24 #6): the engine and instrumentTool, which fingerprints for its span,
+ * read the window the same way.
+ */
+function fingerprintCallOutcome(call: PrehashedToolCall, outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  const prehashed = safeFingerprint(outcome, policy, maxBytes);
+  if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
+    const window = returnedWindowOf(call.readWindow, outcome.result);
+    if (window !== undefined) prehashed.window = window;
+  }
+  return prehashed;
+}
+
+export { fingerprintCallOutcome, safeFingerprint };

@@ -1,4 +1,5 @@
 import type { ModelUsage, ToolTally } from './types.js';
+import type { ReadCoverage } from './world-state/read-coverage.js';
 
 /** Execution state of one distinct call (tool + argument identity). */
 export const CallState = { InFlight: 0, Succeeded: 1, Failed: 2, FailedTransient: 3 } as const;
@@ -66,8 +67,18 @@ export class RunLedger {
   readonly fingerprints = new FingerprintSet();
   /** Item fingerprints of list results seen in the run (53-bit hashes: result-fingerprint.ts). */
   readonly seenItems = new Set<number>();
-  /** Listings (world-state/listing-key-of.ts) that said they have no further page: issue 24 #2. */
-  readonly endedListings = new Set<string>();
+  /**
+   * Listings (world-state/listing-key-of.ts) that said they have no further page (issue 24 #2),
+   * with the tool that lists them: a call that may write forgets them (the list may have
+   * grown), except a call of unknown effect of that same tool, which is its own paging.
+   */
+  readonly endedListings = new Map<string, string>();
+  /**
+   * Lines of each file shown since anything was last written (world-state/read-coverage.ts):
+   * a window inside them teaches nothing (issue 24 #6). Cleared by every call that may write,
+   * except a window read itself (SWE-agent's `goto` moves its viewer, not the file).
+   */
+  readonly readCoverage: ReadCoverage = new Map();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;

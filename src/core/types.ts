@@ -77,6 +77,19 @@ export interface PrehashedToolCall {
   /** A paged call: the listing it reads, whatever the page (world-state/listing-key-of.ts). */
   listingKey?: string;
   /**
+   * A read of part of a file (issue 24 #6, world-state/read-window-request-of.ts): the file and
+   * lines its arguments ask for, and whether its output numbers its lines. The range it
+   * returned is read from the output when the call finishes (`PrehashedOutcome.window`).
+   */
+  readWindow?: {
+    /** The file, when the arguments name it (SWE-agent's `goto` names none: its output does). */
+    resource?: string;
+    /** Lines asked for, 1-based and inclusive; absent: the whole file, or what the output shows. */
+    ranges?: Array<[number, number]>;
+    /** The output prints line numbers (`cat -n`, `nl -ba`, Read, `view`, SWE-agent's window). */
+    numbered: boolean;
+  };
+  /**
    * The caller only watches (spans of another instrumentation): nothing stops a refused call,
    * so telemetry records the decision as `would_refuse`, not as an enforced refusal.
    */
@@ -112,6 +125,12 @@ export interface PrehashedOutcome {
   acknowledgement?: boolean;
   /** The listing says it has no further page (`has_more: false`, `next_cursor: null`): issue 24 #2. */
   lastPage?: boolean;
+  /**
+   * The lines of a file this read returned (issue 24 #6, world-state/returned-window-of.ts):
+   * a window already covered by earlier reads of the same file, with nothing written since,
+   * teaches nothing. `numbered`: the lines came with their numbers.
+   */
+  window?: { resource: string; numbered: boolean; ranges: Array<[number, number]> };
   /**
    * Item fingerprints when the result is a list of items (a top-level array, the one array
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so

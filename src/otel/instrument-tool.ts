@@ -1,5 +1,5 @@
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
-import { callSignature } from '../core/call-signature.js';
+import { prehashCall } from '../core/prehash-call.js';
 import { describeError } from '../core/result-fingerprint.js';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
@@ -18,7 +18,7 @@ import {
   ATTR_UNFINGERPRINTABLE,
   OPERATION_EXECUTE_TOOL,
 } from './attributes.js';
-import { safeFingerprint, type CallTicket, type RunGuard } from '../core/run-guard.js';
+import { fingerprintCallOutcome, safeFingerprint, type CallTicket, type RunGuard } from '../core/run-guard.js';
 import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
 
@@ -120,6 +120,7 @@ export function instrumentTool<A, R>(
   // was 1.5 % of a guarded call's self time (compiled bench/profile.js, 150 B args + 2 KB result).
   const policy = processor.guard.options.tool(name);
   const maxFingerprintBytes = processor.guard.options.maxFingerprintBytes;
+  const { shellPolls, now } = processor.guard.options;
   const spanName = `${OPERATION_EXECUTE_TOOL} ${name}`;
   const recordArguments = options.recordArguments === true;
   const recordResult = options.recordResult === true;
@@ -129,7 +130,10 @@ export function instrumentTool<A, R>(
   return async (args: A, callOptions?: GuardedCallOptions): Promise<R | string> => {
     const parent = parentContext !== undefined ? parentContext() : contextApi.active();
     const callId = callOptions?.callId;
-    const argsHash = callSignature(name, args, policy);
+    // The engine's own identity function (core/prehash-call.ts): the span's args hash is the
+    // one the run decides on, a clock stamp of the call left out (issue 24 #7).
+    const prehashed = prehashCall(callId === undefined ? { tool: name, args } : { tool: name, args, callId }, policy, shellPolls, now);
+    const argsHash = prehashed.argsHash;
     // A literal, not a spread of a wrap-time template plus the hash: measured (/tmp node
     // probe, 2M objects, best of 3) literal with constant computed keys 93–128 ns, spread +
     // keyed add 4.6–8 µs (the add leaves the clone's fast shape).
@@ -165,7 +169,7 @@ export function instrumentTool<A, R>(
     if (decision === undefined && !processor.isTracking(spanId)) {
       ownRun = runOption?.() ?? processor.runForUnrecordedSpan(parent, traceId);
       if (ownRun !== undefined) {
-        ownTicket = ownRun.startCall({ tool: name, argsHash, callId });
+        ownTicket = ownRun.startCall(prehashed);
         decision = ownTicket.decision;
       }
     }
@@ -216,7 +220,7 @@ export function instrumentTool<A, R>(
           }),
         ]);
       }
-      const fingerprint = safeFingerprint({ result }, policy, maxFingerprintBytes);
+      const fingerprint = fingerprintCallOutcome(prehashed, { result }, policy, maxFingerprintBytes);
       processor.recordOutcomeForSpan(spanId, fingerprint);
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);

@@ -78,4 +78,19 @@ describe('loops hidden behind noise (issue 24) and failures that teach (issue 18
     expect(pastTheEnd.stop).to.equal('stale_rounds');
     expect(pastTheEnd.staleCalls).to.be.at.most(5);
   });
+
+  it('window re-reads: a file read whole then again in windows it showed is stale; new windows of a long file, or after an edit, are new', () => {
+    const byName = new Map(playNoiseScenarios().map((o) => [o.scenario.name, o]));
+    for (const name of ['claude-code-read-whole-then-windows', 'openhands-view-then-view-ranges', 'mini-swe-agent-cat-then-sed-windows', 'swe-agent-goto-inside-seen-windows']) {
+      const outcome = byName.get(name)!;
+      // Every window differs in text from the whole read: only the range it returns tells it is stale.
+      expect(outcome.caught, name).to.equal(true);
+      expect(outcome.stop, name).to.be.oneOf(['stale_rounds', 'refused_rounds']);
+      expect(outcome.staleCalls, name).to.be.at.most(5);
+    }
+    for (const name of ['claude-code-read-long-file-in-windows', 'swe-agent-scrolling-through-a-long-file', 'mini-swe-agent-cat-edit-numbered-windows']) {
+      expect(byName.get(name), name).to.include({ refusals: 0, stop: undefined });
+    }
+  });
 });
+

@@ -154,6 +154,53 @@ describe('instrumentTool', () => {
       root.span.end();
     });
 
+    it("a call whose arguments differ only in the client's own clock stamp: the span's args hash is the engine's, and the repeat is refused (issue 24 #7)", async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'stamped');
+      let runs = 0;
+      const getInvoice = instrumentTool(
+        'get_invoice',
+        () => {
+          runs += 1;
+          return { invoice: 'INV-2041', status: 'open', amount_due: 1250 };
+        },
+        { processor: h.processor, tracer: h.tracer },
+      );
+      // A client stamping each request with Date.now(), as the issue's example does.
+      modelCallSpan(h.tracer, root.ctx);
+      await inRun(() => getInvoice({ invoice: 'INV-2041', timestamp: Date.now() }, { callId: 'call_1' }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      modelCallSpan(h.tracer, root.ctx);
+      const second = await inRun(() => getInvoice({ invoice: 'INV-2041', timestamp: Date.now() }, { callId: 'call_2' }));
+      root.span.end();
+      const spans = toolSpans(h, 'get_invoice');
+      const engineHash = h.processor.guard.getRun('stamped')!.argsHash('get_invoice', { invoice: 'INV-2041' });
+      expect(spans.map((span) => span.attributes['loopguard.tool.args_hash'])).to.deep.equal([engineHash, engineHash]);
+      expect(runs, 'the stamped repeat did not run').to.equal(1);
+      expect(second).to.be.a('string').and.to.match(/already/i);
+      expect(spans[1]!.attributes).to.include({ 'loopguard.decision': 'refuse', 'loopguard.refusal.reason': 'repeat.run_wide' });
+    });
+
+    it('a Read of windows of a file it already showed whole is seen through spans (issue 24 #6)', async () => {
+      h = makeHarness({});
+      root = startRunSpan(h.tracer, 'windows');
+      const lines = Array.from({ length: 120 }, (_, i) => `line ${i + 1}`);
+      // Claude Code's Read output: the line number in six columns, an arrow, the line.
+      const read = instrumentTool(
+        'Read',
+        ({ offset = 1, limit = lines.length }: { file_path: string; offset?: number; limit?: number }) =>
+          lines.slice(offset - 1, offset - 1 + limit).map((line, i) => `${String(offset + i).padStart(6)}→${line}`).join('\n'),
+        { processor: h.processor, tracer: h.tracer },
+      );
+      for (const args of [{ file_path: '/r/m.py' }, { file_path: '/r/m.py', offset: 30, limit: 20 }, { file_path: '/r/m.py', offset: 100, limit: 40 }]) {
+        modelCallSpan(h.tracer, root.ctx);
+        await inRun(() => read(args));
+      }
+      root.span.end();
+      // The third asks up to line 139 of a 120-line file: every line it returned was shown.
+      expect(toolSpans(h, 'Read').map((span) => span.attributes['loopguard.novelty'])).to.deep.equal(['new', 'seen', 'seen']);
+    });
+
     it('an identical call still in flight in the same round is refused', async () => {
       h = makeHarness({ profile: 'researcher' });
       root = startRunSpan(h.tracer, 'r1');

@@ -50,12 +50,24 @@ export function encodeRunEvent(event: RunEvent): string {
         (outcome.transient === true ? 2 : 0) |
         (outcome.transient === false ? 4 : 0) |
         (outcome.acknowledgement === true ? 8 : 0) |
-        (outcome.lastPage === true ? 16 : 0);
+        (outcome.lastPage === true ? 16 : 0) |
+        // What the failure is about decides same-failure-across-tools and narrowing lookups
+        // (issue 24 #3, issue 18 #3): a replica that lost it would count differently.
+        (outcome.argumentIndependent === true ? 32 : 0) |
+        (outcome.aboutArguments === true ? 64 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them, but the log cannot know which replica will find it new, so they are written.
       const items = outcome.items;
-      if (items !== undefined && items.length > 0) encoded.push(items);
+      const hasItems = items !== undefined && items.length > 0;
+      if (hasItems) encoded.push(items);
+      // The lines a window read returned (issue 24 #6): read from the output, which the log
+      // does not keep. After the items (0 when there are none), so older entries decode.
+      const window = outcome.window;
+      if (window !== undefined) {
+        if (!hasItems) encoded.push(0);
+        encoded.push([window.resource, window.numbered ? 1 : 0, ...window.ranges.flat()]);
+      }
       break;
     }
     case 'state':
@@ -94,6 +106,19 @@ function usageOf(value: unknown): ModelUsage | undefined {
   if (typeof inputTokens === 'number') usage.inputTokens = inputTokens;
   if (typeof outputTokens === 'number') usage.outputTokens = outputTokens;
   return usage;
+}
+
+/** A logged window: `[resource, numbered, from, to, from, to, …]`; anything else is no window. */
+function windowOf(value: unknown): PrehashedOutcome['window'] {
+  if (!Array.isArray(value) || typeof value[0] !== 'string' || value.length < 4 || value.length % 2 !== 0) return undefined;
+  const ranges: Array<[number, number]> = [];
+  for (let index = 2; index < value.length; index += 2) {
+    const from: unknown = value[index];
+    const to: unknown = value[index + 1];
+    if (typeof from !== 'number' || typeof to !== 'number') return undefined;
+    ranges.push([from, to]);
+  }
+  return { resource: value[0], numbered: value[1] === 1, ranges };
 }
 
 /**
@@ -167,9 +192,13 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 4) outcome.transient = false;
       if (flags & 8) outcome.acknowledgement = true;
       if (flags & 16) outcome.lastPage = true;
+      if (flags & 32) outcome.argumentIndependent = true;
+      if (flags & 64) outcome.aboutArguments = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');
+      const window = windowOf(v[8]);
+      if (window !== undefined) outcome.window = window;
       return { type: 'finish', key: text(v[1], 'key', where), time, outcome };
     }
     case 's':

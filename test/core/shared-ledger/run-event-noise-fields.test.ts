@@ -22,4 +22,28 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     const end = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'empty', lastPage: true } }), 'test:2');
     expect(end).to.nested.include({ 'outcome.lastPage': true });
   });
+
+  it('what a failure is about (the run state, or its arguments), and an older entry without it', () => {
+    const state = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'error', resultHash: 'r', transient: false, argumentIndependent: true } }), 'test:1');
+    expect(state).to.nested.include({ 'outcome.argumentIndependent': true, 'outcome.transient': false });
+    expect(state).not.to.have.nested.property('outcome.aboutArguments');
+    const lookup = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'error', resultHash: 'r', aboutArguments: true } }), 'test:2');
+    expect(lookup).to.nested.include({ 'outcome.aboutArguments': true });
+    expect(lookup).not.to.have.nested.property('outcome.argumentIndependent');
+    // Written by a loopguard before these flags: read as a failure about nothing in particular.
+    const older = decodeRunEvent('["f","k3",7,"error","r",4,"Error"]', 'test:3');
+    expect(older).to.deep.equal({ type: 'finish', key: 'k3', time: 7, outcome: { outcome: 'error', endTime: 7, resultHash: 'r', transient: false, errorType: 'Error' } });
+  });
+
+  it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
+    const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
+    const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');
+    expect(plain.type === 'finish' && plain.outcome.window).to.deep.equal(window);
+    const withItems = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r', items: [7, 9], window: { ...window, numbered: false } } }), 'test:2');
+    expect(withItems.type === 'finish' && withItems.outcome.items).to.deep.equal([7, 9]);
+    expect(withItems.type === 'finish' && withItems.outcome.window).to.deep.equal({ ...window, numbered: false });
+    const none = decodeRunEvent('["f","k3",7,"success","r",0,0,[7]]', 'test:3');
+    expect(none).not.to.have.nested.property('outcome.window');
+  });
 });
+

@@ -38,4 +38,46 @@ describe('paging past the end (issue 24 #2)', () => {
     expect(run.staleRoundStreak).to.equal(0);
     expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
   });
+
+  describe('a write in between: the list may have grown (issue 24 #2)', () => {
+    const ended = [
+      [page('cus_1', 0, undefined, { object: 'list', data: [{ id: 'ch_1', amount: 500 }], has_more: true })],
+      [page('cus_1', 1_000, 'ch_1', { object: 'list', data: [{ id: 'ch_2', amount: 700 }], has_more: false })],
+    ];
+    /** Novelty of each call, in order, through the engine. */
+    function novelties(rounds: ScriptedCall[][], options = {}): string[] {
+      const run = newRun({ tools: { create_charge: { writes: true }, list_charges: {} }, ...options });
+      const seen: string[] = [];
+      for (const calls of rounds) {
+        run.beginRound();
+        for (const call of calls) {
+          const ticket = run.startCall({ tool: call.tool, args: call.args, startTime: call.at });
+          seen.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, call.outcome ?? { result: { ok: true } }) : ticket.decision.reason);
+        }
+      }
+      return seen;
+    }
+    // Stripe's answer to POST /v1/charges (trimmed): the new charge.
+    const charge = (at: number): ScriptedCall => ({ tool: 'create_charge', args: { customer: 'cus_1', amount: 900, currency: 'usd' }, at, outcome: { result: { id: 'ch_9', object: 'charge', amount: 900, status: 'succeeded' } } });
+    const emptyPage = (at: number, cursor: string) => page('cus_1', at, cursor, { object: 'list', data: [], has_more: false });
+
+    it('after a write, the next empty page is not stale; the one after it, with nothing written, is', () => {
+      const seen = novelties([...ended, [charge(2_000)], [emptyPage(3_000, 'ch_2')], [emptyPage(4_000, 'ch_3')]]);
+      expect(seen.slice(3)).to.deep.equal(['new', 'seen']);
+    });
+
+    it('without the write the same empty page is stale (the twin)', () => {
+      const seen = novelties([...ended, [emptyPage(3_000, 'ch_2')]]);
+      expect(seen.slice(2)).to.deep.equal(['seen']);
+    });
+
+    it('a call of unknown effect of another tool clears it too; one of the listing tool itself does not', () => {
+      const other: ScriptedCall = { tool: 'run_report', args: { name: 'daily' }, at: 2_000, outcome: { result: { rows: 3 } } };
+      expect(novelties([...ended, [other], [emptyPage(3_000, 'ch_2')]]).at(-1)).to.equal('new');
+      // Another customer's page is list_charges too: its unknown effect is the listing's own paging.
+      const otherCustomer = page('cus_2', 2_000, undefined, { object: 'list', data: [{ id: 'ch_5', amount: 100 }], has_more: true });
+      expect(novelties([...ended, [otherCustomer], [emptyPage(3_000, 'ch_2')]]).at(-1)).to.equal('seen');
+    });
+  });
 });
+

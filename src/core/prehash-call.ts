@@ -1,0 +1,40 @@
+import { callSignature } from './call-signature.js';
+import type { ResolvedToolPolicy } from './policy.js';
+import type { PrehashedToolCall, ToolCall } from './types.js';
+import { listingKeyOf } from './world-state/listing-key-of.js';
+import { readWindowRequestOf } from './world-state/read-window-request-of.js';
+import { resolveCallEffect, type ShellPollRules } from './world-state/resolve-call-effect.js';
+
+/**
+ * A call's identity and the facts the checks read from its arguments, the one way every path
+ * computes them: the engine's startCall / claimCall and instrumentTool's span attribute. Two
+ * paths hashing the same call differently (one stripping the call's own clock stamp, one not)
+ * would put one args hash on the span and decide on another (issue 24 #7).
+ *
+ * `now` is read once, only when the call carries no start time: the call's start is what
+ * tells a wall-clock stamp among its arguments from a question about time. The returned call
+ * keeps `startTime` only when the caller gave one (a recorded time makes the run keep time by
+ * recorded times, run-guard.ts timeOf).
+ */
+export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPolls: ShellPollRules, now: () => number): PrehashedToolCall {
+  const startTime = call.startTime ?? now();
+  const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
+  const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
+  if (listingKey !== undefined) prehashed.listingKey = listingKey;
+  // A read of part of a file (issue 24 #6): what it returned is read from its output at finish.
+  const readWindow = readWindowRequestOf(call.tool, policy, call.args);
+  if (readWindow !== undefined) prehashed.readWindow = readWindow;
+  if (call.callId !== undefined) prehashed.callId = call.callId;
+  if (call.startTime !== undefined) prehashed.startTime = call.startTime;
+  // The world-state model needs the arguments only for shell and editor tools; every
+  // other tool's effect is a field of its resolved policy (read in the engine's factsOf).
+  if (call.effect !== undefined) prehashed.effect = call.effect;
+  else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
+    const info = resolveCallEffect(policy, call.args, shellPolls);
+    prehashed.effect = info.effect;
+    if (info.family !== undefined) prehashed.family = info.family;
+    if (info.terminal) prehashed.terminal = true;
+    if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
+  }
+  return prehashed;
+}
