@@ -67,6 +67,20 @@ export interface RedisMemoryCase {
   bytesPerCall: number;
 }
 
+/** Case 1 of the Redis suite, in CPU: one task's cost per call (bench/redis.ts `cpuPerCall`). */
+export interface RedisCpuCase {
+  /** Wall time per call of the back-to-back pass (µs). */
+  wallMicros: number;
+  /** This process's user + system CPU per call (µs). */
+  clientCpuMicros: number;
+  /** `INFO commandstats` µs per call, summed over the commands the task sent. */
+  serverCommandMicros: number;
+  /** redis-server's whole user + system CPU per call (µs). */
+  serverCpuMicros: number;
+  /** Per command: how many per call, and its µs per call. */
+  commands: Record<string, { callsPerCall: number; usecPerCall: number }>;
+}
+
 /** What bench/redis.ts writes (each part absent when BENCH_ONLY left it out). */
 export interface RedisSuiteResult {
   redisVersion: string;
@@ -83,6 +97,10 @@ export interface RedisSuiteResult {
     /** Warnings of the engine during the case (a store timeout would show here). */
     storeWarnings: number;
     calls: number;
+    /** CPU per call of the SET, the append alone, the guarded call with the Redis store and with none. */
+    cpu: Record<string, RedisCpuCase>;
+    cpuCalls: number;
+    cpuPasses: number;
     argsBytes: number;
     resultBytes: number;
   };
@@ -455,6 +473,7 @@ export function renderRedisSection(redis: RedisSuiteResult): string[] {
       `${call.rejectedAppends} refused, ${call.storeWarnings} store warnings). One means every outcome rode on the next claim; above one, the background flush`,
       'sent outcomes on their own round trip (see the notes below).',
       '',
+      ...renderRedisCpuTable(call),
     );
   }
   const throughput = redis.throughput;
@@ -526,6 +545,34 @@ export function renderRedisSection(redis: RedisSuiteResult): string[] {
   }
   lines.push(...REDIS_NOTES);
   return lines;
+}
+
+/** Case 1 in CPU: where a guarded call's time goes, beside the SET it is measured against. */
+function renderRedisCpuTable(call: RedisSuiteResult['perCall']): string[] {
+  const set = call.cpu[call.baseline];
+  if (set === undefined) return [];
+  const commandsOf = (entry: RedisCpuCase) => {
+    const listed = Object.entries(entry.commands).map(([command, stat]) => `${command}${stat.callsPerCall === 1 ? '' : ` ×${stat.callsPerCall.toFixed(2)}`} ${stat.usecPerCall.toFixed(2)}`);
+    const outer = listed.filter((text) => /^(set|evalsha|eval|fcall|zadd)\b/.test(text));
+    const inner = listed.filter((text) => !outer.includes(text));
+    return listed.length === 0 ? '—' : `${outer.join(', ')}${inner.length > 0 ? ` (inside: ${inner.join(', ')})` : ''}`;
+  };
+  return [
+    `Where the time goes, in CPU: each task ${call.cpuCalls.toLocaleString('en')} times back to back (awaited), ${call.cpuPasses} interleaved passes, median.`,
+    "Client: this process's `process.cpuUsage()` (the engine, ioredis, the socket calls on this side). Server: `INFO",
+    "commandstats` µs of the task's commands (what the command itself costs, the Lua script included; the commands a",
+    'script calls are counted again on their own, listed as "inside") and',
+    "redis-server's whole CPU (the same plus reading, parsing and answering the request). A round trip's wall time is",
+    'the client and the server CPU plus what neither counts: the kernel waking each side on loopback.',
+    '',
+    '| Task | wall (µs) | client CPU (µs) | × SET | server: commands (µs per command) | server: commands (µs) | × SET | server: process CPU (µs) |',
+    '|---|---:|---:|---:|---|---:|---:|---:|',
+    ...Object.entries(call.cpu).map(
+      ([name, entry]) =>
+        `| ${name} | ${entry.wallMicros.toFixed(1)} | ${entry.clientCpuMicros.toFixed(1)} | ×${(entry.clientCpuMicros / set.clientCpuMicros).toFixed(2)} | ${commandsOf(entry)} | ${entry.serverCommandMicros.toFixed(2)} | ${entry.serverCommandMicros === 0 ? '—' : `×${(entry.serverCommandMicros / set.serverCommandMicros).toFixed(1)}`} | ${entry.serverCpuMicros.toFixed(1)} |`,
+    ),
+    '',
+  ];
 }
 
 /**
