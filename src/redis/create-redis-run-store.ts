@@ -36,7 +36,9 @@ export interface RedisRunStoreOptions {
 /** A run as `loopguard runs` lists it. */
 export interface StoredRunSummary {
   readonly runId: string;
+  /** When the run's first entry reached Redis (the server's clock), ms since the epoch. */
   readonly created: number | undefined;
+  /** The newest timed entry of the log (the writer's clock), never before `created`. */
   readonly updated: number | undefined;
   readonly events: number;
   readonly stopReason: string | undefined;
