@@ -27,7 +27,7 @@ import { createRedisRunStore } from '../src/redis/index.js';
 import { byteLength, smallArgs } from './lib/fixtures.js';
 import { measure, writeResult, type Timing } from './lib/harness.js';
 import { startBenchRedisServer } from './lib/redis-server.js';
-import type { RedisMemoryCase, RedisSuiteResult, RedisThroughputCase } from './lib/report.js';
+import type { RedisCpuCase, RedisMemoryCase, RedisSuiteResult, RedisThroughputCase } from './lib/report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Case 2: runs per worker (each its own chain of awaited calls) and calls per run. */
@@ -119,6 +119,78 @@ function median(values: number[]): number {
 
 // ---- Case 1: per-call cost against a SET round trip ------------------------------------
 
+/** `INFO commandstats` as calls and µs per command name (`evalsha`, `set`, …). */
+async function commandStats(monitor: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const stats = new Map<string, { calls: number; usec: number }>();
+  for (const match of (await monitor.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+    stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  }
+  return stats;
+}
+
+/** The commands the measured tasks send themselves; every other one in commandstats ran inside a script. */
+const TOP_LEVEL_COMMANDS = new Set(['set', 'evalsha', 'eval', 'fcall', 'zadd']);
+
+/** Calls made per task in one CPU pass, and passes per task (interleaved; the median is kept). */
+const CPU_CALLS = Number(process.env.BENCH_REDIS_CPU_CALLS ?? 2000);
+const CPU_PASSES = 5;
+
+/**
+ * Where a call's time goes, in CPU: each task run `CPU_CALLS` times back to back, awaited, in
+ * interleaved passes. Client: this process's `process.cpuUsage()` (ioredis, the engine, the
+ * kernel's send and receive on this side). Server: the microseconds `INFO commandstats` gives
+ * the task's commands (the command's own execution, the Lua script included) and redis-server's
+ * whole CPU (`used_cpu_user + used_cpu_sys`: parsing, the event loop and its syscalls too), per
+ * call. The monitor's own INFO calls are two per pass, against thousands of measured calls.
+ */
+async function cpuPerCall(tasks: Record<string, () => Promise<unknown>>, monitor: Redis): Promise<Record<string, RedisCpuCase>> {
+  const samples: Record<string, RedisCpuCase[]> = {};
+  for (let pass = 0; pass < CPU_PASSES; pass++) {
+    const names = Object.keys(tasks);
+    if (pass % 2 === 1) names.reverse();
+    for (const name of names) {
+      const task = tasks[name]!;
+      const statsBefore = await commandStats(monitor);
+      const serverBefore = await redisCpuSeconds(monitor);
+      const clientBefore = process.cpuUsage();
+      const started = performance.now();
+      for (let call = 0; call < CPU_CALLS; call++) await task();
+      const wallMicros = (performance.now() - started) * 1000;
+      const client = process.cpuUsage(clientBefore);
+      const serverMicros = ((await redisCpuSeconds(monitor)) - serverBefore) * 1e6;
+      const statsAfter = await commandStats(monitor);
+      const commands: Record<string, { callsPerCall: number; usecPerCall: number }> = {};
+      for (const [command, after] of statsAfter) {
+        if (command === 'info') continue;
+        const before = statsBefore.get(command) ?? { calls: 0, usec: 0 };
+        if (after.calls === before.calls) continue;
+        commands[command] = { callsPerCall: (after.calls - before.calls) / CPU_CALLS, usecPerCall: (after.usec - before.usec) / CPU_CALLS };
+      }
+      (samples[name] ??= []).push({
+        wallMicros: wallMicros / CPU_CALLS,
+        clientCpuMicros: (client.user + client.system) / CPU_CALLS,
+        // Commands a script calls are counted in commandstats too, and inside the script's own time.
+        serverCommandMicros: Object.entries(commands).reduce((sum, [command, stat]) => sum + (TOP_LEVEL_COMMANDS.has(command) ? stat.usecPerCall : 0), 0),
+        serverCpuMicros: serverMicros / CPU_CALLS,
+        commands,
+      });
+    }
+  }
+  const result: Record<string, RedisCpuCase> = {};
+  for (const [name, list] of Object.entries(samples)) {
+    // Per field, the median pass (the commands of the pass whose command time is the median).
+    const byCommand = [...list].sort((a, b) => a.serverCommandMicros - b.serverCommandMicros)[list.length >> 1]!;
+    result[name] = {
+      wallMicros: median(list.map((sample) => sample.wallMicros)),
+      clientCpuMicros: median(list.map((sample) => sample.clientCpuMicros)),
+      serverCommandMicros: byCommand.serverCommandMicros,
+      serverCpuMicros: median(list.map((sample) => sample.serverCpuMicros)),
+      commands: byCommand.commands,
+    };
+  }
+  return result;
+}
+
 const SET_TASK = 'bare SET round trip (baseline)';
 const APPEND_TASK = 'store.appendRunEvents, one entry (EVALSHA of the append script)';
 const REDIS_TASK = 'guarded call, Redis store';
@@ -180,8 +252,16 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
   // What the engine asked of the store: with the outcome pipelined into the next claim, one
   // append per call (a background flush between calls makes it more).
   const appendsPerCall = redis.counts.appends / issued.redis;
+  const appendTask = async () => {
+    const result = await store.appendRunEvents('append-only', appended, [entry]);
+    appended = result.length;
+  };
+  const monitor = await connect(url);
+  const cpu = await cpuPerCall({ [SET_TASK]: setTask, [APPEND_TASK]: appendTask, [REDIS_TASK]: guardedCall(redisRun, 'redis') }, monitor);
   await redisGuard.flush();
   const inProcess = await measure({ [SET_TASK]: setTask, [MEMORY_TASK]: guardedCall(memoryRun, 'memory'), [NONE_TASK]: guardedCall(plainRun, 'none') }, 2 * ROUNDS - 1, settings);
+  Object.assign(cpu, await cpuPerCall({ [NONE_TASK]: guardedCall(plainRun, 'none') }, monitor));
+  await monitor.quit();
   await client.quit();
   for (const warning of storeWarnings.slice(0, 3)) process.stderr.write(`redis bench, per-call case: ${warning}\n`);
   const timings: Record<string, Timing> = {};
@@ -208,6 +288,9 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
     rejectedAppends: redis.counts.rejected,
     storeWarnings: storeWarnings.length,
     calls: issued.redis,
+    cpu,
+    cpuCalls: CPU_CALLS,
+    cpuPasses: CPU_PASSES,
     argsBytes: byteLength(smallArgs(0)),
     resultBytes: byteLength(results[0]),
   };
@@ -502,6 +585,13 @@ async function main(): Promise<void> {
           .map(([name, ratio]) => `${name} ${(perCallResult.timings[name]!.medianNs / 1000).toFixed(1)} µs ×${ratio.toFixed(2)}`)
           .join('; ')}; ${perCallResult.appendsPerCall.toFixed(3)} appends per call\n`,
       );
+      for (const [name, entry] of Object.entries(perCallResult.cpu)) {
+        process.stderr.write(
+          `redis CPU per call, ${name}: wall ${entry.wallMicros.toFixed(1)} µs, client ${entry.clientCpuMicros.toFixed(1)} µs, server commands ${entry.serverCommandMicros.toFixed(2)} µs (${Object.entries(entry.commands)
+            .map(([command, stat]) => `${command} ×${stat.callsPerCall.toFixed(2)} ${stat.usecPerCall.toFixed(2)} µs`)
+            .join(', ')}), server process ${entry.serverCpuMicros.toFixed(1)} µs\n`,
+        );
+      }
     }
     const throughputResult = only === undefined || only === 'throughput' ? await throughput(server.url) : undefined;
     if (throughputResult !== undefined) {

@@ -67,6 +67,20 @@ export interface RedisMemoryCase {
   bytesPerCall: number;
 }
 
+/** Case 1 of the Redis suite, in CPU: one task's cost per call (bench/redis.ts `cpuPerCall`). */
+export interface RedisCpuCase {
+  /** Wall time per call of the back-to-back pass (µs). */
+  wallMicros: number;
+  /** This process's user + system CPU per call (µs). */
+  clientCpuMicros: number;
+  /** `INFO commandstats` µs per call, summed over the commands the task sent. */
+  serverCommandMicros: number;
+  /** redis-server's whole user + system CPU per call (µs). */
+  serverCpuMicros: number;
+  /** Per command: how many per call, and its µs per call. */
+  commands: Record<string, { callsPerCall: number; usecPerCall: number }>;
+}
+
 /** What bench/redis.ts writes (each part absent when BENCH_ONLY left it out). */
 export interface RedisSuiteResult {
   redisVersion: string;
@@ -83,6 +97,10 @@ export interface RedisSuiteResult {
     /** Warnings of the engine during the case (a store timeout would show here). */
     storeWarnings: number;
     calls: number;
+    /** CPU per call of the SET, the append alone, the guarded call with the Redis store and with none. */
+    cpu: Record<string, RedisCpuCase>;
+    cpuCalls: number;
+    cpuPasses: number;
     argsBytes: number;
     resultBytes: number;
   };
@@ -442,7 +460,7 @@ export function renderRedisSection(redis: RedisSuiteResult): string[] {
       '',
       `| Target (issue 12) | This run | |`,
       '|---|---|---|',
-      `| Guarded call through the Redis store within ${REDIS_CALL_TARGET}× of one bare SET round trip | ×${ratio.toFixed(2)} (rounds ×${call.spread[call.guarded]!.min.toFixed(2)}–×${call.spread[call.guarded]!.max.toFixed(2)}); ${call.appendsPerCall.toFixed(2)} store round trips per call | ${verdict(ratio <= REDIS_CALL_TARGET)} |`,
+      `| Guarded call through the Redis store within ${REDIS_CALL_TARGET}× of one bare SET round trip | ×${ratio.toFixed(2)} (rounds ×${call.spread[call.guarded]!.min.toFixed(2)}–×${call.spread[call.guarded]!.max.toFixed(2)}); ${call.appendsPerCall.toFixed(2)} store round trips per call${ratio <= REDIS_CALL_TARGET ? '' : '; why, in arithmetic: 5d'} | ${verdict(ratio <= REDIS_CALL_TARGET)} |`,
       '',
       '| Task | median (µs) | p99 (µs) | × SET (median of rounds) | lowest–highest round |',
       '|---|---:|---:|---:|---:|',
@@ -455,6 +473,7 @@ export function renderRedisSection(redis: RedisSuiteResult): string[] {
       `${call.rejectedAppends} refused, ${call.storeWarnings} store warnings). One means every outcome rode on the next claim; above one, the background flush`,
       'sent outcomes on their own round trip (see the notes below).',
       '',
+      ...renderRedisCpuTable(call),
     );
   }
   const throughput = redis.throughput;
@@ -528,44 +547,100 @@ export function renderRedisSection(redis: RedisSuiteResult): string[] {
   return lines;
 }
 
+/** Case 1 in CPU: where a guarded call's time goes, beside the SET it is measured against. */
+function renderRedisCpuTable(call: RedisSuiteResult['perCall']): string[] {
+  const set = call.cpu[call.baseline];
+  if (set === undefined) return [];
+  const commandsOf = (entry: RedisCpuCase) => {
+    const listed = Object.entries(entry.commands).map(([command, stat]) => `${command}${Math.abs(stat.callsPerCall - 1) < 0.005 ? '' : ` ×${stat.callsPerCall.toFixed(2)}`} ${stat.usecPerCall.toFixed(2)}`);
+    const outer = listed.filter((text) => /^(set|evalsha|eval|fcall|zadd)\b/.test(text));
+    const inner = listed.filter((text) => !outer.includes(text));
+    return listed.length === 0 ? '—' : `${outer.join(', ')}${inner.length > 0 ? ` (inside: ${inner.join(', ')})` : ''}`;
+  };
+  return [
+    `Where the time goes, in CPU: each task ${call.cpuCalls.toLocaleString('en')} times back to back (awaited), ${call.cpuPasses} interleaved passes, median.`,
+    "Client: this process's `process.cpuUsage()` (the engine, ioredis, the socket calls on this side). Server: `INFO",
+    "commandstats` µs of the task's commands (what the command itself costs, the Lua script included; the commands a",
+    'script calls are counted again on their own, listed as "inside") and',
+    "redis-server's whole CPU (the same plus reading, parsing and answering the request). A round trip's wall time is",
+    'the client and the server CPU plus what neither counts: the kernel waking each side on loopback.',
+    '',
+    '| Task | wall, mean (µs) | client CPU (µs) | × SET | server: commands (µs per command) | server: commands (µs) | × SET | server: process CPU (µs) |',
+    '|---|---:|---:|---:|---|---:|---:|---:|',
+    ...Object.entries(call.cpu).map(
+      ([name, entry]) =>
+        `| ${name} | ${entry.wallMicros.toFixed(1)} | ${entry.clientCpuMicros.toFixed(1)} | ×${(entry.clientCpuMicros / set.clientCpuMicros).toFixed(2)} | ${commandsOf(entry)} | ${entry.serverCommandMicros.toFixed(2)} | ${entry.serverCommandMicros === 0 ? '—' : `×${(entry.serverCommandMicros / set.serverCommandMicros).toFixed(1)}`} | ${entry.serverCpuMicros.toFixed(1)} |`,
+    ),
+    '',
+  ];
+}
+
 /**
  * Where the Redis call's time goes, from profiles and probes of the code as of the date
  * below (written by hand, like NOTES; the probes patch src at runtime, never the files).
  */
 const REDIS_NOTES: string[] = [
-  '### 5d. Where a Redis call\'s time goes (probes of 2026-12-01, not regenerated by the bench)',
+  "### 5d. Where a Redis call's time goes, and why 1.5× of a SET is out of reach (issue 20 #4, measured 2026-12-04, not regenerated by the bench)",
   '',
-  'Interleaved bursts of 300 calls, 15–21 repetitions, medians, against a bare SET in the same process; probes',
-  'patch `SharedRunLink` at runtime, src/ unchanged. The runner was loaded (load average 3.7–4.6 on 2 cores), so',
-  'read the ratios, not the microseconds.',
+  'The append script now does LLEN, RPUSH and PEXPIRE of the log and answers an integer; the run hash is a key of the',
+  "script only on the run's first append, a stop or an end (src/redis/redis-scripts.ts), and `loopguard runs` reads",
+  "the last change from the log's newest timed entries instead of a time written on every call. The same call case",
+  'run before and after the change, back to back (BENCH_SUITES=redis, load average 7–9 on 2 cores from other jobs):',
   '',
-  '| Step | × SET | note |',
+  '| | before | after |',
+  '|---|---:|---:|',
+  '| commands inside the script, ordinary call | LLEN, RPUSH, TIME, HSET, PEXPIRE ×2 | LLEN, RPUSH, PEXPIRE |',
+  '| server µs per append, one entry (`INFO commandstats`, evalsha) | 7.1–7.2 | 3.3–4.3 |',
+  '| server µs per guarded call (call + previous outcome: two entries) | 11.6–12.1 | 5.9–8.2 |',
+  "| redis-server's whole CPU per guarded call (µs) | 20–21 | 17.6 |",
+  '| redis-server CPU per call, 1 / 4 workers on their own runs (5b, µs) | 22 / 21 | 15 / 15 |',
+  '| `store.appendRunEvents` × SET | ×1.74 | ×1.38–×1.42 |',
+  '| guarded call × SET | ×6.61 | ×5.82 |',
+  '',
+  'Script variants, `INFO commandstats` µs per call, 20,000 appends of one entry from one ioredis connection:',
+  '',
+  '| Script | µs | |',
   '|---|---:|---|',
-  '| `EVALSHA` of `return 1` (same arguments) | ×1.03 | calling Lua is not the cost |',
-  '| `EVALSHA` of the append script, raw ioredis | ×1.40 | server time 10.0 µs per call vs 0.4 µs for SET (`INFO commandstats`) |',
-  '| `store.appendRunEvents` (the same + `bounded()` timer, key names) | ×1.51 | ~4 µs of JavaScript |',
-  '| guarded call, no store / memory store | ×0.28 / ×0.55 | hashing + ledger; the link (promise queue, `encodeRunEvent`, claim) ≈ 10 µs more |',
+  '| `return 1` | 1.3 | what calling Lua costs |',
+  '| before: LLEN, RPUSH, TIME, HSET `updated`, PEXPIRE of log and hash, table reply | 7.1–7.3 | |',
+  '| LLEN, RPUSH, PEXPIRE of the log, table reply | 3.8–4.0 | |',
+  '| the same, integer reply | 3.2–3.5 | **shipped** |',
+  '| RPUSH first, RPOP when the length is not the expected one (no LLEN) | 3.0–3.2 | not shipped: a refused claim would write (a push and a pop reach replicas and the AOF), `RPOP key count` needs Redis 6.2 |',
+  '| the shipped script as a Redis function (`FCALL`) | 3.15 | not shipped: 0.3 µs for `FUNCTION LOAD` on every node of a cluster and Redis 7 |',
   '',
-  'So one round trip per call costs about ×1.3–1.5 for the append plus the engine\'s own work (×0.25 without a',
-  'store, ×0.5 with the link\'s promise queue and `encodeRunEvent`) ≈ **×2** of a SET on loopback, where a round',
-  'trip is ~40 µs; the 1.5× target is not met on this runner. What was done with these probes, and what is left:',
+  "**Why 1.5× of a SET is not reached, in arithmetic** (figures of this run's CPU table, section 5a). A guarded call",
+  'through the store is, on one thread, three things:',
   '',
-  '1. **Done: one round trip per call, not 1.5** (src/core/shared-ledger/shared-run-link.ts `scheduleFlush`): the',
-  '   background flush scheduled by `finishCall` waits while a claim is queued or running, since the claim',
-  '   carries the pending outcome in its own append. Appends per call 1.50 → **1.00** (section 5a), guarded',
-  '   call ×3.14 → ×2.2 of SET.',
-  '2. **Done: a slimmer append script** (src/redis/redis-scripts.ts): `created` only on the first append,',
-  '   `stop` / `ended` only when given, no `events` field (`describeRun` reads `LLEN`). Server time 10.0 → 6.4 µs.',
-  '3. **Left: contention** (5b, one shared run). A claim is applied to the replica when proposed (so the',
-  '   replica\'s order is the log\'s even for events recorded while it is in flight: shared-ledger review #7), so a',
-  '   lost claim is taken back by rebuilding from the whole log (`readRunEvents(run, 0)`): a retry costs a read',
-  '   of the run\'s log. Workers that take turns in a run (the queue-worker split) never pay it; 4 workers',
-  '   hammering one run do, about 4% of their calls (5b). Keeping the confirmed entries in memory would make a',
-  '   retry a local replay, at ~300 B per recorded call of process memory.',
-  '4. **Done: the abandoned-call walk** runs at most every 100 ms instead of on every claim.',
-  '5. **Memory per call** (case 5c): an outcome entry carries its item fingerprints as 16-digit decimals (≈ 85 of',
-  '   its 157 B with five items); base-36 would be ~11 characters each (≈ −25 B per call), and times relative to',
-  '   the run\'s first entry ≈ −7 B per entry.',
+  "1. the engine's own work — the call's identity (canonical JSON and a hash of the arguments), the result's fingerprint",
+  '   and items, the ledger: the guarded call with no store, **×1.9 of a SET round trip** (24 µs of wall, 31 µs of CPU',
+  '   against a 13 µs round trip);',
+  '2. the shared-ledger link — encoding the claim and the previous outcome as log entries, the claim queue: the',
+  '   memory store minus no store, ≈ ×0.9;',
+  "3. one round trip carrying the script: a SET's round trip, plus the script's server time (3–8 µs against 0.3 µs)",
+  '   and ioredis building a longer command (the store alone: ×1.4).',
+  '',
+  'With a free link and a free script the call would still cost 1 + 1.9 = **×2.9** of a SET; ×1.5 would need items 1,',
+  "2 and the script's extra to fit in half a loopback round trip (≈ 7 µs of CPU), less than hashing 150 B of arguments",
+  'and fingerprinting a 1 KB result take alone (section 1, the floor). The ratio also moves with the load, not with',
+  "loopguard: an idle loopback round trip is ~13 µs (×5.8 here), a loaded runner's 40–110 µs (×2.2–×5.0 in earlier",
+  "runs), and the engine's CPU does not shrink with it. The store's own JavaScript (key names, the timeout timer, the",
+  'reply) is 0.7 µs per append (200,000 appends against a client that answers at once); the rest of the client CPU',
+  "is ioredis and the engine (issue 20's floor work, sections 1–2).",
+  '',
+  'The only way under ×1.5 is no round trip per call: a process holding a lease on a run decides its claims locally',
+  'and appends behind. **Not built**, because it gives up "claims are exact" (docs/operations/redis.md): a call',
+  'decided locally and run, whose append is still queued when its process dies, is not in the log, so another',
+  "process runs the same call again; and another process's claim during the lease either waits for the lease (a",
+  "run's calls could no longer land on any process at once) or is decided without the holder's pending entries.",
+  '',
+  "**Compact encoding: unchanged.** An entry's bytes barely show in server time (RPUSH of a call and an outcome,",
+  '280 B: 0.8–1.6 µs); shorter forms (item fingerprints in base 36, times relative to the run) change what an older',
+  'loopguard reads from a shared log during a rolling deploy, and belong with the memory figures (5c).',
+  '',
+  'Left from the probes of 2026-12-01: **contention** (5b, one shared run). A lost claim is taken back by',
+  "rebuilding the replica from the whole log (`readRunEvents(run, 0)`); workers that take turns in a run never pay",
+  'it, 4 workers hammering one run do (the full-log reads column). Keeping the confirmed entries in memory would make',
+  'a retry a local replay, at ~300 B per recorded call of process memory.',
   '',
 ];
 

@@ -11,7 +11,7 @@ export interface StoredRunReport {
   /** The Redis URL with its password hidden. */
   readonly redis: string;
   readonly keyPrefix: string;
-  /** The run's summary hash (created, last change, entries). */
+  /** The run's summary (describeRun: created from the run hash, last change and entries from the log). */
   readonly summary: StoredRunSummary;
   /** The ledger of a replica that applied the whole log (`run.partial()`). */
   readonly ledger: PartialResults;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
+import { runEventTime } from '../core/shared-ledger/run-event.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
 import { MAX_TIMER_MS, positiveMsOption } from '../core/shared-ledger/shared-ledger-options.js';
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
@@ -35,7 +36,9 @@ export interface RedisRunStoreOptions {
 /** A run as `loopguard runs` lists it. */
 export interface StoredRunSummary {
   readonly runId: string;
+  /** When the run's first entry reached Redis (the server's clock), ms since the epoch. */
   readonly created: number | undefined;
+  /** The newest timed entry of the log (the writer's clock), never before `created`. */
   readonly updated: number | undefined;
   readonly events: number;
   readonly stopReason: string | undefined;
@@ -165,16 +168,22 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     keysOf,
     async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary): Promise<AppendResult> {
       const keys = keysOf(runId);
-      const reply = (await run('append', APPEND, [keys.log, keys.run], [expectedLength, runTtlMs, summary?.stopReason ?? '', summary?.ended === true ? '1' : '', ...entries])) as unknown[];
-      const length = Number(reply[1]);
-      if (reply[0] === 1) {
+      const stopReason = summary?.stopReason ?? '';
+      const ended = summary?.ended === true ? '1' : '';
+      // The run hash is a key of the script only when it is written (its creation, a stop, an
+      // end): an ordinary call touches the log alone (see APPEND_RUN_EVENTS for the measurement).
+      const scriptKeys = expectedLength === 0 || stopReason !== '' || ended !== '' ? [keys.log, keys.run] : [keys.log];
+      const reply = await run('append', APPEND, scriptKeys, [expectedLength, runTtlMs, stopReason, ended, ...entries]);
+      if (typeof reply === 'number') {
         // The index is a separate key (another slot in a cluster), so not in the script; it
         // only serves listing, so a failure here is not the run's failure.
         if (expectedLength === 0) void indexRun(runId).catch(() => undefined);
-        return { accepted: true, length };
+        return { accepted: true, length: reply };
       }
-      const missing = (reply[3] as unknown[]).map(String);
-      return reply[2] === 1 ? { accepted: false, length, entries: missing, truncated: true } : { accepted: false, length, entries: missing };
+      const refused = reply as unknown[];
+      const length = Number(refused[1]);
+      const missing = (refused[3] as unknown[]).map(String);
+      return refused[2] === 1 ? { accepted: false, length, entries: missing, truncated: true } : { accepted: false, length, entries: missing };
     },
     async readRunEvents(runId: string, from: number): Promise<string[]> {
       await ready();
@@ -228,17 +237,37 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
 
   async function describe(runId: string): Promise<StoredRunSummary | undefined> {
     const keys = keysOf(runId);
-    const [fields, events] = await Promise.all([bounded('read', client.hgetall(keys.run)), bounded('read', client.llen(keys.log))]);
+    const [fields, events, newest] = await Promise.all([
+      bounded('read', client.hgetall(keys.run)),
+      bounded('read', client.llen(keys.log)),
+      bounded('read', client.lrange(keys.log, -ENTRIES_READ_FOR_TIME, -1)),
+    ]);
     if (events === 0 && Object.keys(fields).length === 0) return undefined;
-    return {
-      runId,
-      created: fields.created === undefined ? undefined : Number(fields.created),
-      updated: fields.updated === undefined ? undefined : Number(fields.updated),
-      events,
-      stopReason: fields.stop,
-      ended: fields.ended === '1',
-    };
+    // The hash keeps its TTL from its last write (creation, stop, end), so a run that goes on
+    // longer than runTtlMs can outlive its 'created': then the log's oldest entries tell it.
+    let created = fields.created === undefined ? undefined : Number(fields.created);
+    if (created === undefined && events > 0) created = firstTimeOf(await bounded('read', client.lrange(keys.log, 0, ENTRIES_READ_FOR_TIME - 1)));
+    // The last change is the newest timed entry (the writer's clock; the append script no
+    // longer writes a time on every call), never shown before the run's creation.
+    const newestTime = firstTimeOf(newest.reverse());
+    const updated = newestTime === undefined ? created : created === undefined ? newestTime : Math.max(created, newestTime);
+    return { runId, created, updated, events, stopReason: fields.stop, ended: fields.ended === '1' };
   }
+}
+
+/**
+ * Entries read at either end of a log for its times: entries without a time (usage, world
+ * state, stop) come in small groups between timed ones.
+ */
+const ENTRIES_READ_FOR_TIME = 8;
+
+/** The time of the first entry of `entries` that has one. */
+function firstTimeOf(entries: readonly string[]): number | undefined {
+  for (const entry of entries) {
+    const time = runEventTime(entry);
+    if (time !== undefined) return time;
+  }
+  return undefined;
 }
 
 let RedisClass: (new (url: string, options: RedisOptions) => Redis) | undefined;

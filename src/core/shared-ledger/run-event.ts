@@ -83,6 +83,23 @@ export function encodeRunEvent(event: RunEvent): string {
   return JSON.stringify(encoded);
 }
 
+/**
+ * The time recorded in an entry's JSON text (rounds, calls, outcomes and ends have one), or
+ * undefined (usage, world state, a stop, or text that is not an entry). For `loopguard runs`'
+ * "last change": cheaper than decoding, and it never throws on an entry it cannot read.
+ */
+export function runEventTime(json: string): number | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value)) return undefined;
+  const time = value[0] === 'r' || value[0] === 'e' ? value[1] : value[0] === 'c' || value[0] === 'f' ? value[2] : undefined;
+  return typeof time === 'number' && Number.isFinite(time) ? time : undefined;
+}
+
 /** Thrown for a log entry this version cannot read (written by a newer loopguard, or not by loopguard). */
 export class RunEventDecodeError extends Error {
   override readonly name = 'RunEventDecodeError';
