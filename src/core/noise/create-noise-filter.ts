@@ -75,7 +75,7 @@ function replaceNoise(match: string, ...rest: unknown[]): string {
 /**
  * The cheap check that says whether the rules can match at all: a digit right before a time
  * unit's letter or `T` (`1.53s`, `12ms`, `0m10s`, an ISO time) or before a space and a unit
- * (`1.234 s`); `-` + four hex digits + `-` (a UUID); `id` after `request` / `trace` /
+ * (`1.234 s`) or a space and a time of day (`2024-05-01 12:03:04`, an ISO time written with a space); `-` + four hex digits + `-` (a UUID); `id` after `request` / `trace` /
  * `correlation` / `req`; a duration, score or clock member holding a number. `"id":`,
  * `"count":3` and `Document 1` do not open the full expression. One native regex test:
  * measured (tsx probe on the shared 2-core runner under load 11, a 2.7 KB search result of 9
@@ -87,7 +87,7 @@ function replaceNoise(match: string, ...rest: unknown[]): string {
  * that hold noise, next to a test run of seconds); a small `{ok, id}` acknowledgement ×1.2.
  */
 const MAY_HOLD_NOISE = new RegExp(
-  `\\d(?:[smµunT]| [smµun])|-[0-9a-fA-F]{4}-|[tTeEnNqQ][-_ ]?[iI][dD]\\b|"(?:${DURATION_FIELD_PATTERN}|${SCORE_FIELD_PATTERN}|${CLOCK_FIELD_PATTERN})":\\d`,
+  `\\d(?:[smµunT]| [smµun]| \\d\\d:)|-[0-9a-fA-F]{4}-|[tTeEnNqQ][-_ ]?[iI][dD]\\b|"(?:${DURATION_FIELD_PATTERN}|${SCORE_FIELD_PATTERN}|${CLOCK_FIELD_PATTERN})":\\d`,
 );
 
 /** Could `text` hold noise at all? (A false "yes" only costs the full expression's scan.) */
