@@ -347,74 +347,113 @@ export class FingerprintSet {
 }
 
 
-/** Words per call entry: identity (4), round, epoch, retries, inFlight, state, outcomeTag, confirmations. */
-const STRIDE = 11;
+/**
+ * One call record's words: identity (4), round, epoch, retries, inFlight, state, outcomeTag,
+ * confirmations, then firstTime and lastTime as the two 32-bit halves of a float64 each.
+ */
+const STRIDE = 15;
+const ROUND = 4;
+const EPOCH = 5;
+const RETRIES = 6;
+const IN_FLIGHT = 7;
+const STATE = 8;
+const OUTCOME_TAG = 9;
+const CONFIRMATIONS = 10;
+const FIRST_TIME = 11;
+const LAST_TIME = 13;
+
+/** A float64 seen as two 32-bit words, to keep times in the same Uint32Array as the counters. */
+const timeBits = new Float64Array(1);
+const timeWords = new Uint32Array(timeBits.buffer);
+
+/** Shared empty column: an idle run allocates nothing (insert replaces it on first growth). */
+const NO_WORDS = new Uint32Array(0);
 
 /**
- * PROTOTYPE (bench/proposals): call records as columns. Entries are dense (insertion order,
- * never moved); an Int32Array open-addressing index maps identity → entry + 1. A record is a
- * view (table, entry) whose accessors read and write the columns, so the checks read
- * `record.firstTime` etc. unchanged.
+ * Call records as columns: entries are dense (insertion order, never moved), and an
+ * open-addressing index maps identity → entry + 1. Both live in ONE Uint32Array
+ * ([capacity entries | index]), times included: a typed array costs an object and a
+ * backing-store header (~200 B, replay/growable-typed-array.ts) before its first element,
+ * and a run of tens of calls paid for three of them. Capacity grows ×1.5 (not ×2): the
+ * unused tail is a third of the table at worst instead of half. Call ids are kept only once
+ * one is present: most callers (prehashed spans, replays without ids) never pay for them.
+ *
+ * Measured (bench/memory.ts, 100k runs × 20 distinct calls, heap + ArrayBuffers after gc):
+ * without call ids 196 → 127 B per recorded call, with model call ids 243 → 195 B
+ * (BENCH_MEMORY_RUNS=20000, both builds in the same session).
  */
-/** Shared empty columns: an idle run allocates nothing (insert replaces them on first growth). */
-const NO_WORDS = new Uint32Array(0);
-const NO_TIMES = new Float64Array(0);
-const NO_INDEX = new Int32Array(0);
-
 class SignatureColumns {
-  words = NO_WORDS;
-  times = NO_TIMES;
-  callIds: Array<string | undefined> = [];
-  index = NO_INDEX;
+  data = NO_WORDS;
+  capacity = 0;
+  private indexStart = 0;
+  private indexMask = 0;
+  callIds: Array<string | undefined> | undefined = undefined;
   count = 0;
 
   find(): number {
-    const index = this.index;
-    if (index.length === 0) return -1;
-    const mask = index.length - 1;
-    const words = this.words;
+    if (this.capacity === 0) return -1;
+    const data = this.data;
+    const indexStart = this.indexStart;
+    const mask = this.indexMask;
     let slot = (probe[3]! ^ probe[0]!) & mask;
     for (;;) {
-      const entryPlusOne = index[slot]!;
+      const entryPlusOne = data[indexStart + slot]!;
       if (entryPlusOne === 0) return -1 - slot;
       const base = (entryPlusOne - 1) * STRIDE;
-      if (words[base] === probe[0] && words[base + 1] === probe[1] && words[base + 2] === probe[2] && words[base + 3] === probe[3]) return entryPlusOne - 1;
+      if (data[base] === probe[0] && data[base + 1] === probe[1] && data[base + 2] === probe[2] && data[base + 3] === probe[3]) return entryPlusOne - 1;
       slot = (slot + 1) & mask;
     }
   }
 
   insert(found: number): number {
     const entry = this.count;
-    if (entry * STRIDE >= this.words.length) {
-      const capacity = entry === 0 ? 4 : entry * 2;
-      const words = new Uint32Array(capacity * STRIDE);
-      words.set(this.words);
-      this.words = words;
-      const times = new Float64Array(capacity * 2);
-      times.set(this.times);
-      this.times = times;
-    }
     let slot = -1 - found;
-    if ((entry + 1) * 4 > this.index.length * 3) {
-      const index = new Int32Array(this.index.length === 0 ? 8 : this.index.length * 2);
-      const mask = index.length - 1;
-      for (let other = 0; other < entry; other++) {
-        const base = other * STRIDE;
-        let at = (this.words[base + 3]! ^ this.words[base]!) & mask;
-        while (index[at] !== 0) at = (at + 1) & mask;
-        index[at] = other + 1;
-      }
-      this.index = index;
+    if (entry === this.capacity) {
+      this.grow();
       slot = -1 - this.find();
     }
-    this.index[slot] = entry + 1;
+    const data = this.data;
+    data[this.indexStart + slot] = entry + 1;
     const base = entry * STRIDE;
-    this.words[base] = probe[0]!;
-    this.words[base + 1] = probe[1]!;
-    this.words[base + 2] = probe[2]!;
-    this.words[base + 3] = probe[3]!;
+    data[base] = probe[0]!;
+    data[base + 1] = probe[1]!;
+    data[base + 2] = probe[2]!;
+    data[base + 3] = probe[3]!;
     this.count += 1;
     return entry;
+  }
+
+  private grow(): void {
+    const capacity = this.capacity === 0 ? 4 : Math.ceil(this.capacity * 1.5);
+    // Index load at most 3/4.
+    let indexLength = 8;
+    while (capacity * 4 > indexLength * 3) indexLength *= 2;
+    const data = new Uint32Array(capacity * STRIDE + indexLength);
+    data.set(this.data.subarray(0, this.count * STRIDE));
+    const indexStart = capacity * STRIDE;
+    const mask = indexLength - 1;
+    for (let entry = 0; entry < this.count; entry++) {
+      const base = entry * STRIDE;
+      let at = (data[base + 3]! ^ data[base]!) & mask;
+      while (data[indexStart + at] !== 0) at = (at + 1) & mask;
+      data[indexStart + at] = entry + 1;
+    }
+    this.data = data;
+    this.capacity = capacity;
+    this.indexStart = indexStart;
+    this.indexMask = mask;
+  }
+
+  time(word: number): number {
+    timeWords[0] = this.data[word]!;
+    timeWords[1] = this.data[word + 1]!;
+    return timeBits[0]!;
+  }
+
+  setTime(word: number, value: number): void {
+    timeBits[0] = value;
+    this.data[word] = timeWords[0]!;
+    this.data[word + 1] = timeWords[1]!;
   }
 }
 
@@ -424,64 +463,69 @@ class SignatureView implements SignatureRecord {
     private readonly entry: number,
   ) {}
   get state(): CallState {
-    return this.table.words[this.entry * STRIDE + 8] as CallState;
+    return this.table.data[this.entry * STRIDE + STATE] as CallState;
   }
   set state(value: CallState) {
-    this.table.words[this.entry * STRIDE + 8] = value;
+    this.table.data[this.entry * STRIDE + STATE] = value;
   }
   get round(): number {
-    return this.table.words[this.entry * STRIDE + 4]!;
+    return this.table.data[this.entry * STRIDE + ROUND]!;
   }
   set round(value: number) {
-    this.table.words[this.entry * STRIDE + 4] = value;
+    this.table.data[this.entry * STRIDE + ROUND] = value;
   }
   get epoch(): number {
-    return this.table.words[this.entry * STRIDE + 5]!;
+    return this.table.data[this.entry * STRIDE + EPOCH]!;
   }
   set epoch(value: number) {
-    this.table.words[this.entry * STRIDE + 5] = value;
+    this.table.data[this.entry * STRIDE + EPOCH] = value;
   }
   get retries(): number {
-    return this.table.words[this.entry * STRIDE + 6]!;
+    return this.table.data[this.entry * STRIDE + RETRIES]!;
   }
   set retries(value: number) {
-    this.table.words[this.entry * STRIDE + 6] = value;
+    this.table.data[this.entry * STRIDE + RETRIES] = value;
   }
   get inFlight(): number {
-    return this.table.words[this.entry * STRIDE + 7]!;
+    return this.table.data[this.entry * STRIDE + IN_FLIGHT]!;
   }
   set inFlight(value: number) {
-    this.table.words[this.entry * STRIDE + 7] = value;
+    this.table.data[this.entry * STRIDE + IN_FLIGHT] = value;
   }
   get outcomeTag(): number {
-    return this.table.words[this.entry * STRIDE + 9]!;
+    return this.table.data[this.entry * STRIDE + OUTCOME_TAG]!;
   }
   set outcomeTag(value: number) {
-    this.table.words[this.entry * STRIDE + 9] = value;
+    this.table.data[this.entry * STRIDE + OUTCOME_TAG] = value;
   }
   get confirmations(): number {
-    return this.table.words[this.entry * STRIDE + 10]!;
+    return this.table.data[this.entry * STRIDE + CONFIRMATIONS]!;
   }
   set confirmations(value: number) {
-    this.table.words[this.entry * STRIDE + 10] = value;
+    this.table.data[this.entry * STRIDE + CONFIRMATIONS] = value;
   }
   get firstTime(): number {
-    return this.table.times[this.entry * 2]!;
+    return this.table.time(this.entry * STRIDE + FIRST_TIME);
   }
   set firstTime(value: number) {
-    this.table.times[this.entry * 2] = value;
+    this.table.setTime(this.entry * STRIDE + FIRST_TIME, value);
   }
   get lastTime(): number {
-    return this.table.times[this.entry * 2 + 1]!;
+    return this.table.time(this.entry * STRIDE + LAST_TIME);
   }
   set lastTime(value: number) {
-    this.table.times[this.entry * 2 + 1] = value;
+    this.table.setTime(this.entry * STRIDE + LAST_TIME, value);
   }
   get callId(): string | undefined {
-    return this.table.callIds[this.entry];
+    return this.table.callIds?.[this.entry];
   }
   set callId(value: string | undefined) {
-    this.table.callIds[this.entry] = value;
+    const table = this.table;
+    if (table.callIds === undefined) {
+      if (value === undefined) return;
+      table.callIds = new Array<string | undefined>(table.count).fill(undefined);
+    }
+    table.callIds[this.entry] = value;
   }
 }
 
@@ -500,7 +544,7 @@ function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureReco
 }
 
 /**
- * The run's call records by identity. PROTOTYPE: `add(hash, fields)` stores the fields and
+ * The run's call records by identity: `add(hash, fields)` stores the fields and
  * returns the live record (a view over columns); `get` returns a view. Identities that are
  * not canonical keep plain objects in a fallback Map.
  */
