@@ -348,19 +348,24 @@ export class FingerprintSet {
 
 
 /**
- * One call record's words: identity (4), round, epoch, retries, inFlight, state, outcomeTag,
- * confirmations, then firstTime and lastTime as the two 32-bit halves of a float64 each.
+ * One call record's words: identity (4), round, epoch, retries, inFlight, state (top 2 bits)
+ * with confirmations (low 30 bits), outcomeTag, then firstTime and lastTime as the two 32-bit
+ * halves of a float64 each.
  */
-const STRIDE = 15;
+const STRIDE = 14;
 const ROUND = 4;
 const EPOCH = 5;
 const RETRIES = 6;
 const IN_FLIGHT = 7;
-const STATE = 8;
+const STATE_AND_CONFIRMATIONS = 8;
 const OUTCOME_TAG = 9;
-const CONFIRMATIONS = 10;
-const FIRST_TIME = 11;
-const LAST_TIME = 13;
+const FIRST_TIME = 10;
+const LAST_TIME = 12;
+/**
+ * Confirmations saturate here (30 bits): the checks only ask whether there were two or more
+ * (checks/outcome-confirmed-repeat.ts), and a run cannot make a billion identical calls.
+ */
+const MAX_CONFIRMATIONS = 0x3fffffff;
 
 /** A float64 seen as two 32-bit words, to keep times in the same Uint32Array as the counters. */
 const timeBits = new Float64Array(1);
@@ -369,26 +374,79 @@ const timeWords = new Uint32Array(timeBits.buffer);
 /** Shared empty column: an idle run allocates nothing (insert replaces it on first growth). */
 const NO_WORDS = new Uint32Array(0);
 
+/** Call-id characters per word of the id region: 5 × 6 bits (base64url). */
+const ID_CHARS_PER_WORD = 5;
+/**
+ * An id's reference word: (offset + 1) << 12 | prefix << 6 | length of the rest (≤ 63).
+ * 0 = no id; ID_AS_STRING = kept as a string (not base64url, a rest over 63 characters, or
+ * the region past 2^20 - 2 words).
+ */
+const MAX_PACKED_ID_REST = 63;
+const MAX_ID_OFFSET = 0xffffe;
+const ID_AS_STRING = 0xffffffff;
+/**
+ * Id prefixes up to and including the first `_` or `-` in the first 16 characters (`call_`,
+ * `toolu_`, `chatcmpl-`), shared by every run of the process: index + 1 in the reference,
+ * 0 for none. Bounded at 63 (a prefix past that is packed with the rest). Measured
+ * (bench/memory.ts, 20k runs): 5 characters fewer per OpenAI id, one word less per call.
+ */
+const ID_PREFIXES: string[] = [];
+const MAX_ID_PREFIXES = 63;
+
+function idPrefixLength(value: string): number {
+  const limit = Math.min(value.length - 1, 16);
+  for (let index = 0; index < limit; index++) {
+    const code = value.charCodeAt(index);
+    if (code === 95 /* _ */ || code === 45 /* - */) return index + 1;
+  }
+  return 0;
+}
+
+/** The prefix's number (index + 1), interned on first sight; 0 when there is none or the table is full. */
+function idPrefixNumber(value: string, length: number): number {
+  if (length === 0) return 0;
+  for (let index = 0; index < ID_PREFIXES.length; index++) {
+    const prefix = ID_PREFIXES[index]!;
+    if (prefix.length === length && value.startsWith(prefix)) return index + 1;
+  }
+  if (ID_PREFIXES.length >= MAX_ID_PREFIXES) return 0;
+  ID_PREFIXES.push(value.slice(0, length));
+  return ID_PREFIXES.length;
+}
+
 /**
  * Call records as columns: entries are dense (insertion order, never moved), and an
- * open-addressing index maps identity → entry + 1. Both live in ONE Uint32Array
- * ([capacity entries | index]), times included: a typed array costs an object and a
- * backing-store header (~200 B, replay/growable-typed-array.ts) before its first element,
- * and a run of tens of calls paid for three of them. Capacity grows ×1.5 (not ×2): the
- * unused tail is a third of the table at worst instead of half. Call ids are kept only once
- * one is present: most callers (prehashed spans, replays without ids) never pay for them.
+ * open-addressing index maps identity → entry + 1. Everything lives in ONE Uint32Array:
+ * [capacity entries | index | call-id references (capacity) | call-id characters], the
+ * id regions only once a call id was recorded. A typed array costs an object and a
+ * backing-store header (~200 B, replay/growable-typed-array.ts) before its first element, and
+ * a run of tens of calls paid for three of them; times sit in the same words (two per
+ * float64). Capacity grows ×1.5 (not ×2): the unused tail is a third at worst, not half.
  *
- * Measured (bench/memory.ts, 100k runs × 20 distinct calls, heap + ArrayBuffers after gc):
- * without call ids 196 → 127 B per recorded call, with model call ids 243 → 195 B
- * (BENCH_MEMORY_RUNS=20000, both builds in the same session).
+ * Call ids: model APIs write them in base64url characters (`call_…`, `toolu_…`, UUIDs), so
+ * one is kept as its interned prefix and 6-bit characters, five per word (a 29-character
+ * OpenAI id: 5 words), behind a reference word. A kept string cost ~48 B plus its 8 B slot.
+ * An id the same length as the one it replaces (a repeated call) is written in place, so a
+ * run repeating itself adds nothing; any other id is kept as a string in `otherIds`.
+ *
+ * Measured (bench/memory.ts, 20k runs × 20 distinct calls, heap + ArrayBuffers after gc,
+ * both builds in the same session): without call ids 196 → 127 B per recorded call (one
+ * array, ×1.5, no id column; 122.7 with state and confirmations in one word); with model
+ * call ids 243 → 195 B with ids as strings in a lazy array, → 166 packed, → 147 with the
+ * prefix interned and the id region sized to the records.
  */
 class SignatureColumns {
   data = NO_WORDS;
   capacity = 0;
+  count = 0;
   private indexStart = 0;
   private indexMask = 0;
-  callIds: Array<string | undefined> | undefined = undefined;
-  count = 0;
+  /** Start of the id references, or -1 while no call id was recorded. */
+  private refsStart = -1;
+  private charsStart = 0;
+  private charsUsed = 0;
+  private charCapacity = 0;
+  private otherIds: Map<number, string> | undefined;
 
   find(): number {
     if (this.capacity === 0) return -1;
@@ -409,7 +467,7 @@ class SignatureColumns {
     const entry = this.count;
     let slot = -1 - found;
     if (entry === this.capacity) {
-      this.grow();
+      this.layout(this.capacity === 0 ? 4 : Math.ceil(this.capacity * 1.5), this.refsStart >= 0, this.charCapacity);
       slot = -1 - this.find();
     }
     const data = this.data;
@@ -423,14 +481,16 @@ class SignatureColumns {
     return entry;
   }
 
-  private grow(): void {
-    const capacity = this.capacity === 0 ? 4 : Math.ceil(this.capacity * 1.5);
-    // Index load at most 3/4.
+  /** Moves every region into a new array of the given sizes (the index is rebuilt). */
+  private layout(capacity: number, withIds: boolean, charCapacity: number): void {
     let indexLength = 8;
-    while (capacity * 4 > indexLength * 3) indexLength *= 2;
-    const data = new Uint32Array(capacity * STRIDE + indexLength);
-    data.set(this.data.subarray(0, this.count * STRIDE));
+    while (capacity * 4 > indexLength * 3) indexLength *= 2; // index load at most 3/4
     const indexStart = capacity * STRIDE;
+    const refsStart = withIds ? indexStart + indexLength : -1;
+    const charsStart = withIds ? refsStart + capacity : 0;
+    const data = new Uint32Array(withIds ? charsStart + charCapacity : indexStart + indexLength);
+    const old = this.data;
+    data.set(old.subarray(0, this.count * STRIDE));
     const mask = indexLength - 1;
     for (let entry = 0; entry < this.count; entry++) {
       const base = entry * STRIDE;
@@ -438,10 +498,17 @@ class SignatureColumns {
       while (data[indexStart + at] !== 0) at = (at + 1) & mask;
       data[indexStart + at] = entry + 1;
     }
+    if (this.refsStart >= 0) {
+      data.set(old.subarray(this.refsStart, this.refsStart + this.count), refsStart);
+      data.set(old.subarray(this.charsStart, this.charsStart + this.charsUsed), charsStart);
+    }
     this.data = data;
     this.capacity = capacity;
     this.indexStart = indexStart;
     this.indexMask = mask;
+    this.refsStart = refsStart;
+    this.charsStart = charsStart;
+    this.charCapacity = charCapacity;
   }
 
   time(word: number): number {
@@ -455,6 +522,70 @@ class SignatureColumns {
     this.data[word] = timeWords[0]!;
     this.data[word + 1] = timeWords[1]!;
   }
+
+  callId(entry: number): string | undefined {
+    if (this.refsStart < 0) return undefined;
+    const reference = this.data[this.refsStart + entry]!;
+    if (reference === 0) return undefined;
+    if (reference === ID_AS_STRING) return this.otherIds?.get(entry);
+    const length = reference & MAX_PACKED_ID_REST;
+    const prefix = (reference >>> 6) & 63;
+    const start = this.charsStart + (reference >>> 12) - 1;
+    let text = prefix === 0 ? '' : ID_PREFIXES[prefix - 1]!;
+    for (let index = 0; index < length; index++) {
+      const word = this.data[start + Math.floor(index / ID_CHARS_PER_WORD)]!;
+      text += BASE64URL[(word >>> (6 * (index % ID_CHARS_PER_WORD))) & 63];
+    }
+    return text;
+  }
+
+  setCallId(entry: number, value: string | undefined): void {
+    if (this.refsStart < 0) {
+      if (value === undefined) return;
+      this.layout(this.capacity, true, 0);
+    }
+    const refAt = this.refsStart + entry;
+    const previous = this.data[refAt]!;
+    if (previous === ID_AS_STRING) this.otherIds!.delete(entry);
+    if (value === undefined) {
+      this.data[refAt] = 0;
+      return;
+    }
+    let packable = value.length > 0;
+    for (let index = 0; packable && index < value.length; index++) packable = sixBits(value, index) >= 0;
+    const prefixLength = packable ? idPrefixLength(value) : 0;
+    const prefix = packable ? idPrefixNumber(value, prefixLength) : 0;
+    const skip = prefix === 0 ? 0 : prefixLength;
+    const length = value.length - skip;
+    if (length > MAX_PACKED_ID_REST) packable = false;
+    const words = Math.ceil(length / ID_CHARS_PER_WORD);
+    let offset: number;
+    if (packable && previous !== 0 && previous !== ID_AS_STRING && (previous & MAX_PACKED_ID_REST) === length) {
+      offset = (previous >>> 12) - 1; // same length: overwrite in place
+    } else if (packable && this.charsUsed + words < MAX_ID_OFFSET) {
+      const needed = this.charsUsed + words;
+      // Room for one id of this size per record slot (each call has its own id), and at
+      // least ×1.25 what is needed: measured (bench/memory.ts, 20k runs, ids of model calls)
+      // 151.5 B per call growing ×1.5 from 16 words, 146.9 B this way.
+      if (needed > this.charCapacity) this.layout(this.capacity, true, Math.max(this.capacity * words, Math.ceil(needed * 1.25)));
+      offset = this.charsUsed;
+      this.charsUsed += words;
+    } else {
+      (this.otherIds ??= new Map()).set(entry, value);
+      this.data[refAt] = ID_AS_STRING;
+      return;
+    }
+    const start = this.charsStart + offset;
+    for (let word = 0; word < words; word++) {
+      let packed = 0;
+      for (let index = 0; index < ID_CHARS_PER_WORD; index++) {
+        const at = word * ID_CHARS_PER_WORD + index;
+        if (at < length) packed |= sixBits(value, skip + at) << (6 * index);
+      }
+      this.data[start + word] = packed >>> 0;
+    }
+    this.data[refAt] = (((offset + 1) << 12) | (prefix << 6) | length) >>> 0;
+  }
 }
 
 class SignatureView implements SignatureRecord {
@@ -463,10 +594,12 @@ class SignatureView implements SignatureRecord {
     private readonly entry: number,
   ) {}
   get state(): CallState {
-    return this.table.data[this.entry * STRIDE + STATE] as CallState;
+    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! >>> 30) as CallState;
   }
   set state(value: CallState) {
-    this.table.data[this.entry * STRIDE + STATE] = value;
+    const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
+    const data = this.table.data;
+    data[at] = ((value << 30) | (data[at]! & MAX_CONFIRMATIONS)) >>> 0;
   }
   get round(): number {
     return this.table.data[this.entry * STRIDE + ROUND]!;
@@ -499,10 +632,12 @@ class SignatureView implements SignatureRecord {
     this.table.data[this.entry * STRIDE + OUTCOME_TAG] = value;
   }
   get confirmations(): number {
-    return this.table.data[this.entry * STRIDE + CONFIRMATIONS]!;
+    return this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & MAX_CONFIRMATIONS;
   }
   set confirmations(value: number) {
-    this.table.data[this.entry * STRIDE + CONFIRMATIONS] = value;
+    const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
+    const data = this.table.data;
+    data[at] = ((data[at]! & 0xc0000000) | Math.min(value, MAX_CONFIRMATIONS)) >>> 0;
   }
   get firstTime(): number {
     return this.table.time(this.entry * STRIDE + FIRST_TIME);
@@ -517,15 +652,10 @@ class SignatureView implements SignatureRecord {
     this.table.setTime(this.entry * STRIDE + LAST_TIME, value);
   }
   get callId(): string | undefined {
-    return this.table.callIds?.[this.entry];
+    return this.table.callId(this.entry);
   }
   set callId(value: string | undefined) {
-    const table = this.table;
-    if (table.callIds === undefined) {
-      if (value === undefined) return;
-      table.callIds = new Array<string | undefined>(table.count).fill(undefined);
-    }
-    table.callIds[this.entry] = value;
+    this.table.setCallId(this.entry, value);
   }
 }
 

@@ -73,6 +73,34 @@ describe('run ledger packed tables', () => {
     expect(table.get(hashText('c7'))!.callId).to.equal(undefined);
   });
 
+  it('SignatureTable: call ids of every shape come back exactly (packed base64url, replaced in place or not, other text as strings)', () => {
+    const table = new SignatureTable();
+    const ids = new Map<string, string>();
+    const shapes = (index: number): string => {
+      switch (index % 7) {
+        case 0: return `call_${index.toString(36).padStart(24, '0')}`; // OpenAI
+        case 1: return `toolu_01${'A'.repeat(index % 30)}xyz-${index}`; // Anthropic-like, varying length
+        case 2: return `call:${index}`; // not base64url
+        case 3: return `ид-${index}`; // not Latin-1
+        case 4: return 'x'.repeat(300 + index); // longer than a packed id may be
+        case 5: return '';
+        default: return `${index}`;
+      }
+    };
+    for (let index = 0; index < 700; index++) {
+      const key = hashText(`id ${index}`);
+      table.add(key, fields(index, shapes(index)));
+      ids.set(key, shapes(index));
+      // Repeats: the same call made again with its next id, of the same or another length.
+      if (index % 5 === 0) {
+        const again = shapes(index + 7);
+        table.get(key)!.callId = again;
+        ids.set(key, again);
+      }
+    }
+    for (const [key, id] of ids) expect(table.get(key)!.callId, key).to.equal(id);
+  });
+
   it('FingerprintSet answers as a Set<string>', () => {
     const set = new FingerprintSet();
     const reference = new Set<string>();
