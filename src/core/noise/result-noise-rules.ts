@@ -6,7 +6,7 @@
  * re-run looks new and the most common coding-agent loop is never caught.
  *
  * The rules are applied to the result's text (a plain string, or the JSON.stringify text of
- * a structured result) in one regular-expression pass by createNoiseFilter, before hashing.
+ * a structured result) in one pass by createNoiseFilter (rule families merged in text order), before hashing.
  * When a text holds any of these, rules of `=` (pytest centres its summary line in one whose
  * length follows the duration's) are shortened to `==` too.
  * Matches are replaced by a fixed mark (`#` inside text, `0` / `"#"` for a JSON member), so
