@@ -77,6 +77,14 @@ const WORD_LED_DURATION = new RegExp(TEXT_DURATION_WORD_LED, 'g');
  * absent, the family is not scanned. 0.6 µs against the family's own 1.6 on the text above.
  */
 const WORD_LED_DURATION_GATE = /\s\d+(?:\.\d+)? ?[sm]/;
+/**
+ * Where the two duration families sit in a filter's families. Text that fails the number-led
+ * gate (`\d ?[smµun]`) fails the word-led one too (whose match holds `\d ?[sm]`), so it is not
+ * run: 1.6 % of a guarded call's profile with a JSON result (compiled bench/profile.js, 150 B
+ * args + 2 KB string result).
+ */
+const NUMBER_LED_FAMILY = 1;
+const WORD_LED_FAMILY = 3;
 
 /** What a family's match is replaced by (the match itself when it is data after all). */
 type Replacement = (match: RegExpExecArray, text: string) => string;
@@ -138,10 +146,13 @@ function replaceFamilies(text: string, families: FilterFamilies): string {
   const { patterns, gates, narrowed, replacements, active, pending } = families;
   const count = patterns.length;
   let open = 0;
+  let numberGatePassed = true;
   for (let family = 0; family < count; family++) {
     let pattern: RegExp | undefined = patterns[family]!;
     const gate = gates[family];
-    if (gate !== undefined && !gate.test(text)) pattern = narrowed[family];
+    const passed: boolean = gate === undefined || ((family === WORD_LED_FAMILY ? numberGatePassed : true) && gate.test(text));
+    if (family === NUMBER_LED_FAMILY) numberGatePassed = passed;
+    if (!passed) pattern = narrowed[family];
     if (pattern === undefined) {
       pending[family] = null;
       continue;
