@@ -391,6 +391,9 @@ const ID_AS_STRING = 0xffffffff;
  * (bench/memory.ts, 20k runs): 5 characters fewer per OpenAI id, one word less per call.
  */
 const ID_PREFIXES: string[] = [];
+/** Character codes of the base64url alphabet, and the scratch an id is decoded into. */
+const BASE64URL_CODES = Uint8Array.from(BASE64URL, (character) => character.charCodeAt(0));
+const ID_SCRATCH = Buffer.allocUnsafe(MAX_PACKED_ID_REST);
 const MAX_ID_PREFIXES = 63;
 
 function idPrefixLength(value: string): number {
@@ -531,12 +534,18 @@ class SignatureColumns {
     const length = reference & MAX_PACKED_ID_REST;
     const prefix = (reference >>> 6) & 63;
     const start = this.charsStart + (reference >>> 12) - 1;
-    let text = prefix === 0 ? '' : ID_PREFIXES[prefix - 1]!;
+    // Characters into a scratch buffer, then one native latin1 read: a `+=` per character made
+    // a refusal that names the previous call id cost more the longer the id. Measured (.tmp
+    // node probe, 24 characters, interleaved medians): `+=` 0.161 µs, this 0.094 µs,
+    // String.fromCharCode.apply 0.135 µs; bench/query.ts shouldRefuse of a repeat (ids `call_0`
+    // … `call_99999`), growth from 10 to 100k calls in the run ×1.40 → ×1.18 (p99 ≤ 1.03 µs).
+    // Only a refusal reads an id back.
     for (let index = 0; index < length; index++) {
       const word = this.data[start + Math.floor(index / ID_CHARS_PER_WORD)]!;
-      text += BASE64URL[(word >>> (6 * (index % ID_CHARS_PER_WORD))) & 63];
+      ID_SCRATCH[index] = BASE64URL_CODES[(word >>> (6 * (index % ID_CHARS_PER_WORD))) & 63]!;
     }
-    return text;
+    const rest = ID_SCRATCH.toString('latin1', 0, length);
+    return prefix === 0 ? rest : ID_PREFIXES[prefix - 1]! + rest;
   }
 
   setCallId(entry: number, value: string | undefined): void {
