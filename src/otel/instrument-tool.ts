@@ -19,6 +19,7 @@ import {
   OPERATION_EXECUTE_TOOL,
 } from './attributes.js';
 import { fingerprintCallOutcome, safeFingerprint, type CallTicket, type RunGuard } from '../core/run-guard.js';
+import type { PrehashedToolCall } from '../core/types.js';
 import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
 
@@ -130,9 +131,28 @@ export function instrumentTool<A, R>(
   return async (args: A, callOptions?: GuardedCallOptions): Promise<R | string> => {
     const parent = parentContext !== undefined ? parentContext() : contextApi.active();
     const callId = callOptions?.callId;
-    // The engine's own identity function (core/prehash-call.ts): the span's args hash is the
-    // one the run decides on, a clock stamp of the call left out (issue 24 #7).
-    const prehashed = prehashCall(callId === undefined ? { tool: name, args } : { tool: name, args, callId }, policy, shellPolls, now);
+    const toolCall = callId === undefined ? { tool: name, args } : { tool: name, args, callId };
+    // With a shared store (loopguard/redis) the call is claimed across processes before its
+    // span starts, here where we can await; the processor, synchronous in onStart, takes that
+    // decision for the span instead of deciding on its replica alone. The claim identifies the
+    // call (with its start time, so the call's own clock stamp is not identity), and the span
+    // carries that same identity: the arguments are hashed once per call, not once for the span
+    // and again for the claim (issue 20), and the processor always recognises the claim (a
+    // clock-stamped call was decided and recorded twice when the two hashes differed).
+    let claimedRun: RunGuard | undefined;
+    let prehashed: PrehashedToolCall | undefined;
+    if (processor.guard.isShared) {
+      claimedRun = runOption?.() ?? processor.runForUnrecordedSpan(parent, trace.getSpanContext(parent)?.traceId ?? '');
+      if (claimedRun !== undefined) {
+        // Arguments, not just their hash: a business-key write (idempotentWrites) reads its key from them.
+        const claimed = await claimedRun.claimCall(toolCall);
+        claimedRun.adoptClaim(claimed);
+        prehashed = claimed.call;
+      }
+    }
+    // Otherwise the engine's own identity function (core/prehash-call.ts): the span's args hash
+    // is the one the run decides on, a clock stamp of the call left out (issue 24 #7).
+    prehashed ??= prehashCall(toolCall, policy, shellPolls, now);
     const argsHash = prehashed.argsHash;
     // A literal, not a spread of a wrap-time template plus the hash: measured (/tmp node
     // probe, 2M objects, best of 3) literal with constant computed keys 93–128 ns, spread +
@@ -147,18 +167,6 @@ export function instrumentTool<A, R>(
     };
     if (callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
     if (recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
-    // With a shared store (loopguard/redis) the call is claimed across processes before its
-    // span starts, here where we can await; the processor, synchronous in onStart, takes that
-    // decision for the span instead of deciding on its replica alone.
-    let claimedRun: RunGuard | undefined;
-    if (processor.guard.isShared) {
-      claimedRun = runOption?.() ?? processor.runForUnrecordedSpan(parent, trace.getSpanContext(parent)?.traceId ?? '');
-      if (claimedRun !== undefined) {
-        // Arguments, not just their hash: a business-key write (idempotentWrites) reads its key from them.
-        const claimed = await claimedRun.claimCall(callId === undefined ? { tool: name, args } : { tool: name, args, callId });
-        claimedRun.adoptClaim(claimed);
-      }
-    }
     const span = tracer.startSpan(spanName, { kind: SpanKind.INTERNAL, attributes }, parent);
     const { spanId, traceId } = span.spanContext();
     let decision = processor.decisionForSpan(spanId);

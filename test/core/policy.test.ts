@@ -22,6 +22,20 @@ describe('resolveOptions', () => {
     expect(tuned.defaultTool.retries).to.equal(3);
   });
 
+  it('answers tool lookups the same whether cached or not, past the cache bound too (issue 20: misses are cached, up to 1,024 names)', () => {
+    const options = resolveOptions({ tools: { search: { exempt: true } } });
+    expect(options.tool('search').exempt).to.equal(true);
+    expect(options.tool('lookup_order')).to.equal(options.defaultTool);
+    expect(options.tool('lookup_order'), 'a cached miss').to.equal(options.defaultTool);
+    for (let index = 0; index < 2000; index++) expect(options.tool(`invented_${index}`)).to.equal(options.defaultTool);
+    // Names first seen past the bound still resolve by the rules: a well-known shell tool is not the default.
+    const bash = options.tool('bash');
+    expect(bash).to.not.equal(options.defaultTool);
+    expect(bash.shellArg).to.equal('command');
+    expect(options.tool('bash'), 'the same resolved policy on every lookup').to.equal(bash);
+    expect(options.tool('search').exempt).to.equal(true);
+  });
+
   it('sizes the researcher round limit from its call budget', () => {
     expect(resolveOptions({ profile: 'researcher', maxToolCalls: 30 }).maxRounds).to.equal(30);
   });

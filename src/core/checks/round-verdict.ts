@@ -108,7 +108,11 @@ export function applyRound(ledger: RunLedger, projection: RoundProjection): void
   ledger.staleRoundStreak = projection.staleRoundStreak;
   ledger.refusedRoundStreak = projection.refusedRoundStreak;
   ledger.overloadedRounds = projection.overloadedRounds;
-  for (const [tool, streak] of projection.toolStreaks) ledger.staleStreakByTool.set(tool, streak);
+  // A zero streak is what a missing entry reads as (`get(key) ?? 0`, the only way it is read):
+  // a tool that keeps bringing news never gets an entry (memory per run, issue 20).
+  for (const [tool, streak] of projection.toolStreaks) {
+    if (streak !== 0 || ledger.staleStreakByTool.has(tool)) ledger.staleStreakByTool.set(tool, streak);
+  }
   ledger.disabledTools.clear();
   for (const tool of projection.disabledTools) ledger.disabledTools.add(tool);
   if (isWastedRound(projection.verdict) && ledger.current.usage !== undefined) {

@@ -6,7 +6,7 @@
  * re-run looks new and the most common coding-agent loop is never caught.
  *
  * The rules are applied to the result's text (a plain string, or the JSON.stringify text of
- * a structured result) in one regular-expression pass by createNoiseFilter, before hashing.
+ * a structured result) in one pass by createNoiseFilter (rule families merged in text order), before hashing.
  * When a text holds any of these, rules of `=` (pytest centres its summary line in one whose
  * length follows the duration's) are shortened to `==` too.
  * Matches are replaced by a fixed mark (`#` inside text, `0` / `"#"` for a JSON member), so
@@ -46,14 +46,20 @@ export const ISO_DATETIME = '\\b\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(?::\\d{2}(
 /** A UUID (request ids, trace ids, temporary names). */
 export const UUID = '\\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
+/** The number-led alternatives of {@link TEXT_DURATION}: `0m10.302s`; `1.53s`, `(0.00s)`, `1.234 s`; `12ms`. */
+export const TEXT_DURATION_NUMBER_LED: readonly string[] = [
+  '\\b\\d+m\\d+(?:\\.\\d+)?s\\b',
+  '\\b\\d+\\.\\d+ ?(?:s|sec|secs|seconds)\\b',
+  '\\b\\d+(?:\\.\\d+)? ?(?:ms|µs|us|ns)\\b',
+];
+/** The word-led part of {@link TEXT_DURATION}: any number with a time unit after `in`, `took`, `after`, `elapsed`, `Time:`. */
+export const TEXT_DURATION_WORD_LED = '\\b(?:in|took|after|elapsed|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
 /**
  * A duration in text: a fractional number of seconds (`1.53s`, go's `(0.00s)`, jest's
  * `1.234 s`), milli/micro/nanoseconds (`12ms`, mocha's `(12ms)`), `0m10.302s`, or any number
  * with a time unit after `in`, `took`, `after`, `elapsed`, `Time:` (`in 3 seconds`).
  */
-export const TEXT_DURATION =
-  '\\b\\d+m\\d+(?:\\.\\d+)?s\\b|\\b\\d+\\.\\d+ ?(?:s|sec|secs|seconds)\\b|\\b\\d+(?:\\.\\d+)? ?(?:ms|µs|us|ns)\\b|' +
-  '\\b(?:in|took|after|elapsed|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
+export const TEXT_DURATION = `${TEXT_DURATION_NUMBER_LED.join('|')}|${TEXT_DURATION_WORD_LED}`;
 
 /** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`). */
 export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';

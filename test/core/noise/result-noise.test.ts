@@ -87,6 +87,14 @@ describe('noise in results (issue 24 #1)', () => {
     const text = JSON.stringify({ results: [{ id: 'doc-1', title: 'Document 1 about refunds', count: 3 }] });
     expect(createNoiseFilter()(text)).to.equal(text);
   });
+
+  it('an ISO time written with a space (`2024-05-01 12:03:04`) is noise even when nothing else in the text is (the cheap gate must open for it)', () => {
+    // Before the fix the gate looked for a digit before `T` or a unit letter only, so a
+    // space-separated time alone never reached the full expression.
+    expectNoise(['deployed at 2024-05-01 12:03:04', 'deployed at 2024-05-01 12:03:09'], 'rolled back at 2024-05-01 12:03:04');
+    expectNoise([{ status: 'open', timestamp: '2024-05-01 12:03:04' }, { status: 'open', timestamp: '2024-05-01 12:07:41' }], { status: 'closed', timestamp: '2024-05-01 12:03:04' });
+    expect(createNoiseFilter()('log 2024-05-01 12:03:04 ok')).to.equal('log # ok');
+  });
 });
 
 describe('noise in arguments (issue 24 #7) and bookkeeping arguments (issue 18 #5)', () => {
