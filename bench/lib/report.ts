@@ -127,7 +127,7 @@ export interface SuiteResults {
 
 /** bench/serve.ts (issue 19). */
 export interface ServeSuiteResult {
-  ingestion: { spansPerSecond: number; spanBytes: number; requests: number };
+  ingestion: { spansPerSecond: number; bareSpansPerSecond: number; ratio: number; spanBytes: number; requests: number; rounds: number };
   decision: { claim: { p50: number; p99: number }; echo: { p50: number; p99: number }; p50Ratio: number; p99Ratio: number };
   memory: { runs: number; bytesPerRun: number };
 }
