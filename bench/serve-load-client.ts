@@ -10,9 +10,7 @@
  * them and answers `{ kind: 'sent', seconds, spans }` for the requests after the warm-up ones.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { context, trace } from '@opentelemetry/api';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { buildOtlpBenchRequests as buildRequests } from './lib/otlp-bench-requests.js';
 
 export type LoadClientCommand =
   | { kind: 'prepare'; requests: number; spansPerRequest: number }
@@ -34,37 +32,6 @@ function post(url: string, body: Buffer): Promise<number> {
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/** Protobuf requests of `perRequest` 2 KB tool spans, one trace (one looping run) each. */
-function buildRequests(count: number, perRequest: number): Buffer[] {
-  const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] } as never);
-  const tracer = provider.getTracer('bench');
-  const requests: Buffer[] = [];
-  const padding = 'x'.repeat(900);
-  for (let r = 0; r < count; r++) {
-    exporter.reset();
-    const root = tracer.startSpan('invoke_agent');
-    const parent = trace.setSpan(context.active(), root);
-    for (let s = 0; s < perRequest; s++) {
-      const span = tracer.startSpan(
-        'execute_tool search',
-        {
-          attributes: {
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': 'search',
-            'gen_ai.tool.call.arguments': JSON.stringify({ q: `query ${s % 7}`, padding }),
-            'gen_ai.tool.call.result': JSON.stringify({ hits: [`doc-${s % 5}`], padding }),
-          },
-        },
-        parent,
-      );
-      span.end();
-    }
-    requests.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!));
-  }
-  return requests;
 }
 
 async function send(url: string, warmup: number, concurrency: number): Promise<{ seconds: number; spans: number }> {

@@ -6,7 +6,7 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import { startLoopGuardServer, type LoopGuardServer } from '../../src/server/index.js';
-import { ExportTraceServiceResponseType, RpcStatusType } from '../../src/server/otlp-trace-protobuf-schema.js';
+import { ExportTraceServiceResponseType, RpcStatusType } from '../helpers/otlp-trace-protobuf-schema.js';
 import { createLoopGuardTelemetry } from '../../src/telemetry/index.js';
 import { EVENT_RUN_STOP } from '../../src/telemetry/names.js';
 import { SimpleSpanProcessor, TracerProvider } from '../helpers/otel-sdk.js';
