@@ -33,6 +33,12 @@ export interface CollectedSpan {
   statusMessage: string | undefined;
   exceptionType: string | undefined;
   exceptionMessage: string | undefined;
+  /**
+   * Set by `loopguard serve` once the span's call was fed to the engine: its arguments and
+   * result were dropped (a live trace is re-read as spans arrive, and the engine already
+   * holds what it needs of them), so the reader gives its call without them.
+   */
+  settled?: true;
 }
 
 // Prefixes of the attributes replay reads after the convention readers (one list with the

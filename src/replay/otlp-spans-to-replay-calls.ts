@@ -302,6 +302,8 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
   };
   const callId = vercel ? a['ai.toolCall.id'] : a[ATTR_GEN_AI_TOOL_CALL_ID];
   if (typeof callId === 'string') call.callId = callId;
+  // Fed to the engine already (serve): only its place in the run is still needed.
+  if (span.settled === true) return call;
 
   const rawArgs = vercel ? a['ai.toolCall.args'] : a[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
   const argsHash = a[ATTR_ARGS_HASH];

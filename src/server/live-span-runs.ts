@@ -1,4 +1,5 @@
 import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
+import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../otel/attributes.js';
 import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
 import { otlpSpansToReplayRuns } from '../replay/otlp-spans-to-replay-calls.js';
 import type { ReplayCall } from '../replay/replay-call.js';
@@ -133,6 +134,7 @@ export class LiveSpanRuns {
         reject(1);
       }
     }
+    let settled = 0;
     for (const run of runs) {
       const fresh = run.calls.filter((call) => call.spanKey !== undefined && !trace.fed.has(call.spanKey));
       const firstKey = run.calls[0]?.spanKey;
@@ -148,8 +150,10 @@ export class LiveSpanRuns {
         trace.fed.add(call.spanKey!);
         trace.runIdByFirstCall.set(`call:${call.spanKey}`, runId);
         await this.feed(trace, runId, call);
+        settled += 1;
       }
     }
+    if (settled > 0) settleFedSpans(trace);
     // A run span that arrived: that run is over (exporters send it after its calls).
     for (const span of trace.spans) {
       if (span.role !== 'run') continue;
@@ -219,5 +223,24 @@ export class LiveSpanRuns {
     if (trace === undefined) return;
     this.traces.delete(traceId);
     for (const runId of new Set(trace.runIdByFirstCall.values())) this.endRun(trace, runId);
+  }
+}
+
+/** Arguments and results, by the attribute names the replay reader finds them under. */
+const CALL_CONTENT_ATTRIBUTES = new Set([ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT, 'ai.toolCall.args', 'ai.toolCall.result']);
+
+/**
+ * Drops the arguments and result of every tool span whose call was fed: the engine holds their
+ * hashes, and an open run's trace would otherwise keep every 2 KB argument and result string
+ * until the run ends (and re-parse each result as later batches re-read the trace).
+ */
+function settleFedSpans(trace: LiveTrace): void {
+  for (const span of trace.spans) {
+    if (span.role !== 'tool' || span.settled === true || !trace.fed.has(`${span.traceId}/${span.spanId}`)) continue;
+    // A fresh object, not `delete`: deleting keys turns an object into a slow dictionary.
+    const kept: Record<string, unknown> = {};
+    for (const key of Object.keys(span.attributes)) if (!CALL_CONTENT_ATTRIBUTES.has(key)) kept[key] = span.attributes[key];
+    span.attributes = kept;
+    span.settled = true;
   }
 }
