@@ -92,6 +92,8 @@ describe('loopguard serve: OTLP/HTTP traces receiver', function () {
     expect(Number(body.partialSuccess.rejectedSpans)).to.equal(1);
     expect(body.partialSuccess.errorMessage).to.contain('gen_ai.tool.name');
     const fine = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(otlpJson([span('b1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'x', 'gen_ai.tool.call.arguments': '{}' })])) });
+    expect(fine.headers.get('content-length'), 'a known length, no chunked framing').to.equal('2');
+    expect(fine.headers.get('transfer-encoding')).to.equal(null);
     expect(await fine.json()).to.deep.equal({});
   });
 
