@@ -97,14 +97,18 @@ describe('readOtlpProtobufSpans: the hand-written OTLP protobuf reader of loopgu
 
   it('decodes only the attributes a span reader reads; the rest are skipped unread', () => {
     const request = readOtlpProtobufSpans(encode(EVERYTHING));
-    const keys = request.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans.flatMap((span) => span.attributes.map((entry) => entry.key))));
+    const keys = request.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans.flatMap((span) => Object.keys(span.attributes.values))));
     expect(keys).to.include('gen_ai.tool.call.arguments');
     expect(keys.filter((key) => !isSpanReaderAttribute(key))).to.deep.equal([]);
     expect(keys).not.to.include('gen_ai.input.messages');
     const tool = request.resourceSpans[0]!.scopeSpans[0]!.spans[2]!;
-    expect(tool.events, 'only the exception event, with the two attributes replay reads').to.deep.equal([
-      { name: 'exception', attributes: [kv('exception.type', { stringValue: 'TimeoutError' }), kv('exception.message', { stringValue: 'took too long' })] },
+    expect(tool.events?.map((event) => ({ name: event.name, attributes: event.attributes.values })), 'only the exception event, with the two attributes replay reads').to.deep.equal([
+      { name: 'exception', attributes: { 'exception.type': 'TimeoutError', 'exception.message': 'took too long' } },
     ]);
+    // Decoded as the JSON reader decodes AnyValues: no {key, value} objects in between.
+    expect(tool.attributes.values['loopguard.tool.list']).to.deep.equal(['a', 2, [false]]);
+    expect(tool.attributes.values['loopguard.tool.empty']).to.equal(undefined);
+    expect(tool.attributes.values).to.have.property('loopguard.tool.empty');
   });
 
   it('reads what the OTel JS SDK\'s OTLP protobuf serializer (the proto exporter\'s) writes, as protobufjs does', () => {
