@@ -1,7 +1,8 @@
 /**
  * `loopguard serve` (issue 19), measured against what any HTTP service on the same machine pays:
  * - OTLP ingestion: spans/s of 2 KB GenAI tool spans posted as protobuf (what the OTel
- *   exporters send), 4 requests in flight, 100 spans a request, each trace a looping run, sent by
+ *   exporters send), 4 requests in flight, 100 spans a request, each trace one run (every call is
+ *   claimed, allowed and finished: the engine's full per-call work; see otlp-bench-requests.ts), sent by
  *   a client in another process (bench/serve-load-client.ts), against a bare node:http server
  *   that reads and discards the same bodies, in interleaved rounds;
  * - decision API: p50/p99 of a claim on loopback against a bare node:http echo (reads the same

@@ -1,6 +1,6 @@
 /**
  * Probe (not part of `npm run bench`): the OTLP ingestion path of `loopguard serve` without HTTP,
- * for profiles — the serve bench's requests (100 GenAI tool spans of ~2 KB, one looping run per
+ * for profiles — the serve bench's requests (100 GenAI tool spans of ~2 KB, one run per
  * request) read, collected and fed to the engine one after another, as the receiver does.
  *   npx tsc -p bench/tsconfig.json && node --cpu-prof --cpu-prof-dir=.tmp/prof .tmp/bench-build/bench/probes/serve-ingestion.js [requests]
  */
