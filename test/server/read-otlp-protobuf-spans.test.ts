@@ -5,11 +5,10 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { OtlpSpanCollector } from '../../src/replay/collect-otlp-spans.js';
 import { isSpanReaderAttribute } from '../../src/replay/span-conventions/span-reader-attributes.js';
-import { encodeExportTraceServiceResponse, encodeRpcStatus } from '../../src/server/encode-otlp-protobuf-answer.js';
 import { OtlpProtobufReadError } from '../../src/server/otlp-protobuf-read-error.js';
 import { readOtlpProtobufSpans } from '../../src/server/read-otlp-protobuf-spans.js';
 import { decodeOtlpProtobufTraces } from '../helpers/decode-otlp-protobuf-traces-with-protobufjs.js';
-import { ExportTraceServiceRequestType, ExportTraceServiceResponseType, RpcStatusType } from '../helpers/otlp-trace-protobuf-schema.js';
+import { ExportTraceServiceRequestType } from '../helpers/otlp-trace-protobuf-schema.js';
 
 /** What the replay reader makes of a request: collected spans and problems, as plain data. */
 function collected(request: unknown): { spans: unknown[]; problems: string[] } {
@@ -243,16 +242,5 @@ describe('readOtlpProtobufSpans: the hand-written OTLP protobuf reader of loopgu
         { numRuns: 2000 },
       );
     });
-  });
-
-  it('answers are the bytes protobufjs writes for ExportTraceServiceResponse and google.rpc.Status', () => {
-    expect(encodeExportTraceServiceResponse(undefined)).to.deep.equal(Buffer.from(ExportTraceServiceResponseType.encode(ExportTraceServiceResponseType.create({})).finish()));
-    for (const partial of [{ rejectedSpans: 0, errorMessage: '' }, { rejectedSpans: 3, errorMessage: 'trace t has more than 10 spans ✗' }, { rejectedSpans: 300_000, errorMessage: 'x'.repeat(300) }]) {
-      const ours = encodeExportTraceServiceResponse(partial);
-      expect(ours).to.deep.equal(Buffer.from(ExportTraceServiceResponseType.encode(ExportTraceServiceResponseType.create({ partialSuccess: partial })).finish()));
-    }
-    for (const [code, message] of [[3, 'bad'], [16, 'missing or wrong bearer token — ü'], [8, 'y'.repeat(200)]] as const) {
-      expect(encodeRpcStatus(code, message)).to.deep.equal(Buffer.from(RpcStatusType.encode(RpcStatusType.create({ code, message })).finish()));
-    }
   });
 });
