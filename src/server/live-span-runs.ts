@@ -232,7 +232,8 @@ const CALL_CONTENT_ATTRIBUTES = new Set([ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_G
 /**
  * Drops the arguments and result of every tool span whose call was fed: the engine holds their
  * hashes, and an open run's trace would otherwise keep every 2 KB argument and result string
- * until the run ends (and re-parse each result as later batches re-read the trace).
+ * until the run ends (and re-parse each result as later batches re-read the trace). Measured
+ * (bench/probes/serve-trace-memory.ts, 200 open traces of 100 bench spans): 289 → 93 KiB each.
  */
 function settleFedSpans(trace: LiveTrace): void {
   for (const span of trace.spans) {
