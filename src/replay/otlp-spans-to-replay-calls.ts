@@ -57,7 +57,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   // would silently join the first one's run. The later span is reported and skipped.
   let duplicates: Set<CollectedSpan> | undefined;
   for (const span of spans) {
-    const key = spanKey(span.traceId, span.spanId);
+    const key = keyOf(span);
     const first = byKey.get(key);
     if (first === undefined) {
       byKey.set(key, span);
@@ -75,7 +75,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   }
   if (duplicates !== undefined) spans = spans.filter((span) => !duplicates.has(span));
   const linkedParent = (span: CollectedSpan): CollectedSpan | undefined =>
-    span.parentSpanId === undefined ? undefined : byKey.get(spanKey(span.traceId, span.parentSpanId));
+    span.parentSpanId === undefined ? undefined : byKey.get((span.parentKey ??= spanKey(span.traceId, span.parentSpanId)));
   const inCycle = findParentCycles(spans, linkedParent, file, problems);
   const parentOf = (span: CollectedSpan): CollectedSpan | undefined => (inCycle.has(span) ? undefined : linkedParent(span));
 
@@ -108,7 +108,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
       }
     }
     const name = runSpan ? runName(runSpan) : `trace:${span.traceId}`;
-    const key = runSpan ? spanKey(runSpan.traceId, runSpan.spanId) : name;
+    const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
     if (!bucket) {
       bucket = { name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
@@ -295,7 +295,7 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     run,
     round,
     tool: tool as string,
-    spanKey: spanKey(span.traceId, span.spanId),
+    spanKey: keyOf(span),
     outcome: { result: null },
     startTime: nanosToMs(span.startNanos),
     durationMs: nanosToMs(span.endNanos - span.startNanos),
@@ -393,6 +393,11 @@ function stringOr(first: unknown, second: string | undefined): string | undefine
 
 function nanosToMs(nanos: bigint): number {
   return Number(nanos / 1000n) / 1000;
+}
+
+/** The span's `traceId/spanId`, made once (see CollectedSpan.key). */
+function keyOf(span: CollectedSpan): string {
+  return (span.key ??= spanKey(span.traceId, span.spanId));
 }
 
 function spanKey(traceId: string, spanId: string): string {
