@@ -97,6 +97,17 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
     tools: Array<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }>;
   }
   const buckets = new Map<string, RunBucket>();
+  // Calls with no run span form one run per trace: its name made once per trace, not per call
+  // (a live trace is re-read whole as its spans arrive).
+  let lastTraceId: string | undefined;
+  let lastTraceName = '';
+  const traceRunName = (traceId: string): string => {
+    if (traceId !== lastTraceId) {
+      lastTraceId = traceId;
+      lastTraceName = `trace:${traceId}`;
+    }
+    return lastTraceName;
+  };
   const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined } => {
     let modelAncestor: CollectedSpan | undefined;
     let runSpan: CollectedSpan | undefined;
@@ -107,7 +118,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
         break;
       }
     }
-    const name = runSpan ? runName(runSpan) : `trace:${span.traceId}`;
+    const name = runSpan ? runName(runSpan) : traceRunName(span.traceId);
     const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
     if (!bucket) {
