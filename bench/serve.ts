@@ -1,26 +1,30 @@
 /**
  * `loopguard serve` (issue 19), measured against what any HTTP service on the same machine pays:
  * - OTLP ingestion: spans/s of 2 KB GenAI tool spans posted as protobuf (what the OTel
- *   exporters send), 4 requests in flight, 100 spans a request, each trace a looping run;
+ *   exporters send), 4 requests in flight, 100 spans a request, each trace one run (every call is
+ *   claimed, allowed and finished: the engine's full per-call work; see otlp-bench-requests.ts), sent by
+ *   a client in another process (bench/serve-load-client.ts), against a bare node:http server
+ *   that reads and discards the same bodies, in interleaved rounds;
  * - decision API: p50/p99 of a claim on loopback against a bare node:http echo (reads the same
  *   JSON body, answers a small JSON) in the same process, the same client, interleaved;
  * - memory per open run: retained bytes per run opened through the decision API (one round,
  *   one claimed and finished call), after gc.
- * The client runs in the server's process (one core for both): ratios, not absolute numbers.
+ * The decision-API client runs in the server's process (one core for both): ratios, not absolute
+ * numbers. The OTLP client has a process of its own, so ingestion's spans/s are the server's.
  */
 import { createServer, request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, trace } from '@opentelemetry/api';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LoopGuard } from '../src/core/loop-guard.js';
 import { DecisionApi } from '../src/server/decision-api.js';
 import { startLoopGuardServer } from '../src/server/start-loop-guard-server.js';
 import { heapAfterGc, writeResult } from './lib/harness.js';
+import type { LoadClientAnswer, LoadClientCommand } from './serve-load-client.js';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-function post(url: string, body: Buffer | string, contentType: string): Promise<number> {
+function post(url: string, body: string, contentType: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
@@ -31,54 +35,97 @@ function post(url: string, body: Buffer | string, contentType: string): Promise<
   });
 }
 
-/** Protobuf requests of `spansPerRequest` 2 KB tool spans, one trace (one looping run) each. */
-function otlpRequests(count: number, spansPerRequest: number): Buffer[] {
-  const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] } as never);
-  const tracer = provider.getTracer('bench');
-  const requests: Buffer[] = [];
-  const padding = 'x'.repeat(900);
-  for (let r = 0; r < count; r++) {
-    exporter.reset();
-    const root = tracer.startSpan('invoke_agent');
-    const parent = trace.setSpan(context.active(), root);
-    for (let s = 0; s < spansPerRequest; s++) {
-      const span = tracer.startSpan('execute_tool search', {
-        attributes: {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': 'search',
-          'gen_ai.tool.call.arguments': JSON.stringify({ q: `query ${s % 7}`, padding }),
-          'gen_ai.tool.call.result': JSON.stringify({ hits: [`doc-${s % 5}`], padding }),
-        },
-      }, parent);
-      span.end();
-    }
-    requests.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!));
-  }
-  return requests;
+/** The load client in its own process (bench/serve-load-client.ts, same form as this file: .js or .ts through tsx). */
+function startLoadClient(): { command: (message: LoadClientCommand) => Promise<LoadClientAnswer>; close: () => void } {
+  const self = fileURLToPath(import.meta.url);
+  const clientPath = self.replace(/serve\.(js|ts)$/, 'serve-load-client.$1');
+  // Not --cpu-prof / --expose-gc: a profile of this process must not be the client's.
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--cpu-prof') && flag !== '--expose-gc');
+  const child = fork(clientPath, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    command: (message) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (reply: LoadClientAnswer) => (reply.kind === 'failed' ? reject(new Error(`load client: ${reply.message}`)) : resolve(reply)));
+        child.send(message);
+      }),
+    close: () => child.send({ kind: 'exit' } satisfies LoadClientCommand),
+  };
 }
 
-async function ingestion(): Promise<{ spansPerSecond: number; spanBytes: number; requests: number }> {
+/**
+ * What any node:http service pays to take the same requests: reads each body whole and answers
+ * an empty ExportTraceServiceResponse (zero bytes of protobuf), as the receiver does on success.
+ */
+async function startBareOtlpServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const bare = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      Buffer.concat(chunks);
+      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/traces`,
+    close: () => new Promise<void>((resolve) => bare.close(() => resolve())),
+  };
+}
+
+interface IngestionResult {
+  spansPerSecond: number;
+  bareSpansPerSecond: number;
+  ratio: number;
+  spanBytes: number;
+  requests: number;
+  rounds: number;
+}
+
+/**
+ * Spans/s of the loopguard server and of a bare node:http server taking the same bodies, from a
+ * client in another process (so the server's event loop has its core to itself), in interleaved
+ * rounds; medians. Each round starts a fresh loopguard server (new runs, no state carried over).
+ */
+async function ingestion(): Promise<IngestionResult> {
   const spansPerRequest = 100;
-  const requests = otlpRequests(Number(process.env.BENCH_SERVE_OTLP_REQUESTS ?? 400), spansPerRequest);
-  const server = await startLoopGuardServer({ port: 0, logger: { warn: () => {} } });
+  const requests = Number(process.env.BENCH_SERVE_OTLP_REQUESTS ?? 400);
+  const rounds = Number(process.env.BENCH_SERVE_OTLP_ROUNDS ?? 3);
+  const warmup = Math.min(20, Math.floor(requests / 4));
+  const client = startLoadClient();
+  const loopguard: number[] = [];
+  const bareRates: number[] = [];
   try {
-    const url = `${server.url}/v1/traces`;
-    for (const body of requests.slice(0, 20)) await post(url, body, 'application/x-protobuf'); // warm-up
-    const started = process.hrtime.bigint();
-    let next = 20;
-    const worker = async (): Promise<void> => {
-      while (next < requests.length) {
-        const status = await post(url, requests[next++]!, 'application/x-protobuf');
-        if (status !== 200) throw new Error(`OTLP answered ${status}`);
+    const prepared = await client.command({ kind: 'prepare', requests, spansPerRequest });
+    if (prepared.kind !== 'prepared') throw new Error('load client did not prepare');
+    for (let round = 0; round < rounds; round++) {
+      const bare = await startBareOtlpServer();
+      try {
+        const sent = await client.command({ kind: 'send', url: bare.url, warmup, concurrency: 4 });
+        if (sent.kind === 'sent') bareRates.push(sent.spans / sent.seconds);
+      } finally {
+        await bare.close();
       }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    return { spansPerSecond: ((requests.length - 20) * spansPerRequest) / seconds, spanBytes: Math.round(requests[0]!.length / spansPerRequest), requests: requests.length - 20 };
+      const server = await startLoopGuardServer({ port: 0, logger: { warn: () => {} } });
+      try {
+        const sent = await client.command({ kind: 'send', url: `${server.url}/v1/traces`, warmup, concurrency: 4 });
+        if (sent.kind === 'sent') loopguard.push(sent.spans / sent.seconds);
+      } finally {
+        await server.close();
+      }
+    }
+    const spansPerSecond = median(loopguard);
+    const bareSpansPerSecond = median(bareRates);
+    process.stderr.write(`  ingestion rounds (spans/s): loopguard ${loopguard.map((rate) => rate.toFixed(0)).join(', ')}; bare ${bareRates.map((rate) => rate.toFixed(0)).join(', ')}\n`);
+    return { spansPerSecond, bareSpansPerSecond, ratio: spansPerSecond / bareSpansPerSecond, spanBytes: Math.round(prepared.bytes / spansPerRequest), requests: requests - warmup, rounds };
   } finally {
-    await server.close();
+    client.close();
   }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -144,9 +191,17 @@ async function memoryPerRun(): Promise<{ runs: number; bytesPerRun: number }> {
   return { runs, bytesPerRun: (after - before) / runs };
 }
 
-const result = { ingestion: await ingestion(), decision: await decisionLatency(), memory: await memoryPerRun() };
+// BENCH_SERVE_ONLY=ingestion runs the ingestion case alone (profiling: node --cpu-prof on this file).
+const ingestionOnly = process.env.BENCH_SERVE_ONLY === 'ingestion';
+const result = ingestionOnly
+  ? { ingestion: await ingestion(), decision: undefined as never as Awaited<ReturnType<typeof decisionLatency>>, memory: undefined as never as Awaited<ReturnType<typeof memoryPerRun>> }
+  : { ingestion: await ingestion(), decision: await decisionLatency(), memory: await memoryPerRun() };
+if (ingestionOnly) {
+  process.stderr.write(`serve OTLP ingestion: ${result.ingestion.spansPerSecond.toFixed(0)} spans/s; bare node:http ${result.ingestion.bareSpansPerSecond.toFixed(0)} spans/s; ratio x${result.ingestion.ratio.toFixed(2)}\n`);
+  process.exit(0);
+}
 process.stderr.write(
-  `serve OTLP ingestion: ${result.ingestion.spansPerSecond.toFixed(0)} spans/s (${result.ingestion.spanBytes} B per span on the wire, protobuf)\n` +
+  `serve OTLP ingestion: ${result.ingestion.spansPerSecond.toFixed(0)} spans/s; bare node:http ${result.ingestion.bareSpansPerSecond.toFixed(0)} spans/s; ratio x${result.ingestion.ratio.toFixed(2)} (${result.ingestion.spanBytes} B per span on the wire, protobuf)\n` +
     `serve decision API: claim p50 ${result.decision.claim.p50.toFixed(3)} ms p99 ${result.decision.claim.p99.toFixed(3)} ms; ` +
     `node:http echo p50 ${result.decision.echo.p50.toFixed(3)} ms p99 ${result.decision.echo.p99.toFixed(3)} ms; ratio p50 x${result.decision.p50Ratio.toFixed(2)} p99 x${result.decision.p99Ratio.toFixed(2)}\n` +
     `serve memory: ${result.memory.bytesPerRun.toFixed(0)} B per open run (${result.memory.runs} runs)\n`,

@@ -63,6 +63,13 @@ export class LoopGuard {
   private readonly logger: LoopGuardLogger;
   /** Insertion order = order of last activity (touch re-inserts), so the first is the idlest. */
   private readonly openRuns = new Map<string, RunGuard>();
+  /**
+   * The run known to be last in openRuns' order (touched or started last), or undefined when
+   * unknown: touching it again needs no re-insert. A run's calls come one after another, so
+   * most touches are of this run. Measured (bench/probes/serve-ingestion.ts, 400 open runs,
+   * two touches per call): the delete+set was 2.9 % of an OTLP ingestion profile.
+   */
+  private backRun: RunGuard | undefined;
   /** Insertion order = end order, so expiry sweeps from the front. At most maxOpenRuns entries. */
   private readonly endedRuns = new Map<string, { run: RunGuard; endedAt: number }>();
   private warnedAboutCap = false;
@@ -156,6 +163,7 @@ export class LoopGuard {
     const run = new RunGuard(id, this.options, this.hooks, attributes);
     if (this.shared !== undefined) run.shared = new SharedRunLink(run, this.shared, this.reporter, this.options.now);
     this.openRuns.set(id, run);
+    this.backRun = run;
     this.emit('runStarted', run);
     return run;
   }
@@ -261,11 +269,13 @@ export class LoopGuard {
 
   private touch(run: RunGuard): void {
     run.lastActivity = this.options.now();
+    if (run === this.backRun) return;
     // Re-inserting keeps the Map in order of last activity, so eviction takes the idlest run
     // in O(1). Measured cost: one delete+set per call (~40 ns).
     if (this.openRuns.get(run.id) === run) {
       this.openRuns.delete(run.id);
       this.openRuns.set(run.id, run);
+      this.backRun = run;
     }
   }
 
@@ -308,6 +318,7 @@ export class LoopGuard {
   private unregister(run: RunGuard): void {
     if (this.openRuns.get(run.id) !== run) return;
     this.openRuns.delete(run.id);
+    if (this.backRun === run) this.backRun = undefined; // not retained once ended
     this.emit('runEnded', run);
     if (this.endedRunTtlMs === 0) return;
     this.endedRuns.delete(run.id);

@@ -28,8 +28,18 @@ export function decodeOtlpAnyValue(value: unknown): unknown {
   return undefined;
 }
 
+/**
+ * Attributes already decoded to a plain object by a reader of another encoding (the protobuf
+ * reader of `loopguard serve`), with the values {@link decodeOtlpAnyValue} gives: passed
+ * through by {@link decodeOtlpAttributes}, so no `{key, value}` objects are made in between.
+ */
+export class DecodedOtlpAttributes {
+  constructor(readonly values: Record<string, unknown>) {}
+}
+
 /** `[{key, value}]` → plain object. Entries without a string key are ignored. */
 export function decodeOtlpAttributes(attributes: unknown): Record<string, unknown> {
+  if (attributes instanceof DecodedOtlpAttributes) return attributes.values;
   const decoded: Record<string, unknown> = {};
   if (!Array.isArray(attributes)) return decoded;
   for (const entry of attributes) {

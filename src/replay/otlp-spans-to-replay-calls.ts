@@ -57,7 +57,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   // would silently join the first one's run. The later span is reported and skipped.
   let duplicates: Set<CollectedSpan> | undefined;
   for (const span of spans) {
-    const key = spanKey(span.traceId, span.spanId);
+    const key = keyOf(span);
     const first = byKey.get(key);
     if (first === undefined) {
       byKey.set(key, span);
@@ -75,7 +75,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   }
   if (duplicates !== undefined) spans = spans.filter((span) => !duplicates.has(span));
   const linkedParent = (span: CollectedSpan): CollectedSpan | undefined =>
-    span.parentSpanId === undefined ? undefined : byKey.get(spanKey(span.traceId, span.parentSpanId));
+    span.parentSpanId === undefined ? undefined : byKey.get((span.parentKey ??= spanKey(span.traceId, span.parentSpanId)));
   const inCycle = findParentCycles(spans, linkedParent, file, problems);
   const parentOf = (span: CollectedSpan): CollectedSpan | undefined => (inCycle.has(span) ? undefined : linkedParent(span));
 
@@ -97,6 +97,17 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
     tools: Array<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }>;
   }
   const buckets = new Map<string, RunBucket>();
+  // Calls with no run span form one run per trace: its name made once per trace, not per call
+  // (a live trace is re-read whole as its spans arrive).
+  let lastTraceId: string | undefined;
+  let lastTraceName = '';
+  const traceRunName = (traceId: string): string => {
+    if (traceId !== lastTraceId) {
+      lastTraceId = traceId;
+      lastTraceName = `trace:${traceId}`;
+    }
+    return lastTraceName;
+  };
   const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined } => {
     let modelAncestor: CollectedSpan | undefined;
     let runSpan: CollectedSpan | undefined;
@@ -107,8 +118,8 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
         break;
       }
     }
-    const name = runSpan ? runName(runSpan) : `trace:${span.traceId}`;
-    const key = runSpan ? spanKey(runSpan.traceId, runSpan.spanId) : name;
+    const name = runSpan ? runName(runSpan) : traceRunName(span.traceId);
+    const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
     if (!bucket) {
       bucket = { name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
@@ -295,13 +306,15 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     run,
     round,
     tool: tool as string,
-    spanKey: spanKey(span.traceId, span.spanId),
+    spanKey: keyOf(span),
     outcome: { result: null },
     startTime: nanosToMs(span.startNanos),
     durationMs: nanosToMs(span.endNanos - span.startNanos),
   };
   const callId = vercel ? a['ai.toolCall.id'] : a[ATTR_GEN_AI_TOOL_CALL_ID];
   if (typeof callId === 'string') call.callId = callId;
+  // Fed to the engine already (serve): only its place in the run is still needed.
+  if (span.settled === true) return call;
 
   const rawArgs = vercel ? a['ai.toolCall.args'] : a[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
   const argsHash = a[ATTR_ARGS_HASH];
@@ -391,6 +404,11 @@ function stringOr(first: unknown, second: string | undefined): string | undefine
 
 function nanosToMs(nanos: bigint): number {
   return Number(nanos / 1000n) / 1000;
+}
+
+/** The span's `traceId/spanId`, made once (see CollectedSpan.key). */
+function keyOf(span: CollectedSpan): string {
+  return (span.key ??= spanKey(span.traceId, span.spanId));
 }
 
 function spanKey(traceId: string, spanId: string): string {

@@ -1,8 +1,8 @@
 import { OtlpSpanCollector } from '../replay/collect-otlp-spans.js';
 import { ReplayInputError } from '../replay/replay-input-error.js';
-import { decodeOtlpProtobufTraces } from './decode-otlp-protobuf-traces.js';
+import { encodeExportTraceServiceResponse, encodeRpcStatus } from './encode-otlp-protobuf-answer.js';
 import type { LiveSpanRuns } from './live-span-runs.js';
-import { ExportTraceServiceResponseType, RpcStatusType } from './otlp-trace-protobuf-schema.js';
+import { readOtlpProtobufSpans } from './read-otlp-protobuf-spans.js';
 import { ServerRequestError } from './server-request-error.js';
 
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -40,7 +40,7 @@ export function otlpEncodingOf(contentType: string | undefined): OtlpEncoding {
 export async function receiveOtlpTraces(body: Buffer, encoding: OtlpEncoding, live: LiveSpanRuns, maxSpans: number, requestNumber: number): Promise<OtlpAnswer> {
   let request: unknown;
   try {
-    request = encoding === 'protobuf' ? decodeOtlpProtobufTraces(body) : JSON.parse(body.toString('utf8'));
+    request = encoding === 'protobuf' ? readOtlpProtobufSpans(body) : JSON.parse(body.toString('utf8'));
   } catch (error) {
     return otlpError(encoding, 400, `the body is not a valid ${encoding === 'protobuf' ? 'protobuf' : 'JSON'} ExportTraceServiceRequest: ${(error as Error).message}`);
   }
@@ -68,8 +68,7 @@ export async function receiveOtlpTraces(body: Buffer, encoding: OtlpEncoding, li
   if (encoding === 'json') {
     return { status: 200, contentType: CONTENT_TYPES.json, body: JSON.stringify(partial === undefined ? {} : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }), received, rejected };
   }
-  const message = ExportTraceServiceResponseType.create(partial === undefined ? {} : { partialSuccess: partial });
-  return { status: 200, contentType: CONTENT_TYPES.protobuf, body: Buffer.from(ExportTraceServiceResponseType.encode(message).finish()), received, rejected };
+  return { status: 200, contentType: CONTENT_TYPES.protobuf, body: encodeExportTraceServiceResponse(partial), received, rejected };
 }
 
 /** An OTLP error answer: google.rpc.Status in the request's encoding. */
@@ -79,7 +78,7 @@ export function otlpError(encoding: OtlpEncoding, status: number, message: strin
   const body =
     encoding === 'json'
       ? JSON.stringify({ code, message })
-      : Buffer.from(RpcStatusType.encode(RpcStatusType.create({ code, message })).finish());
+      : encodeRpcStatus(code, message);
   return { status, contentType: CONTENT_TYPES[encoding], body, received: 0, rejected: 0 };
 }
 

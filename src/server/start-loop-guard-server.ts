@@ -184,7 +184,8 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
         const answer = await receiveOtlpTraces(body, encoding, live, maxSpans, (requestNumber += 1));
         metrics.spansReceived += answer.received;
         metrics.spansRejected += answer.rejected;
-        response.writeHead(answer.status, { 'content-type': answer.contentType });
+        // A known length: no chunked framing around a body that is usually empty.
+        response.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) });
         response.end(answer.body);
         return;
       }
@@ -256,7 +257,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
       if (failure.retryAfter !== undefined) response.setHeader('retry-after', String(Math.ceil(failure.retryAfter)));
       if (otlp) {
         const answer = otlpError(encoding, failure.status, failure.message);
-        response.writeHead(answer.status, { 'content-type': answer.contentType });
+        response.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) });
         response.end(answer.body);
         return;
       }

@@ -44,6 +44,39 @@ describe('LoopGuard', () => {
     expect(warnings[0]).to.include('maxOpenRuns');
   });
 
+  it('evicts in order of last activity through repeated calls of one run, ends and restarts (against a model)', () => {
+    // The run touched last is not re-inserted again (backRun): eviction order must not notice.
+    const { guard } = quietGuard({ maxOpenRuns: 4 });
+    const model: string[] = []; // open run ids, least recently active first
+    const activate = (id: string) => {
+      const at = model.indexOf(id);
+      if (at >= 0) model.splice(at, 1);
+      model.push(id);
+    };
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    for (let step = 0; step < 3000; step++) {
+      const id = `r${random(7)}`;
+      const action = random(10);
+      if (action === 0) {
+        guard.endRun(id);
+        const at = model.indexOf(id);
+        if (at >= 0) model.splice(at, 1);
+      } else {
+        const open = model.includes(id);
+        if (!open && model.length >= 4) model.shift();
+        // Starting an open run returns it untouched; a call is activity.
+        const run = guard.startRun(id);
+        if (!open) activate(id);
+        if (action > 3) {
+          run.recordCall({ tool: 't', args: { step } }, { result: step });
+          activate(id);
+        }
+      }
+      expect([...guard.runs()].map((run) => run.id), `step ${step}`).to.deep.equal(model);
+    }
+  });
+
   it('keeps ended runs queryable for the TTL, then forgets them', () => {
     let now = 1_000;
     const { guard } = quietGuard({ endedRunTtlMs: 5_000, now: () => now });

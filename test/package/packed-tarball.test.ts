@@ -316,8 +316,8 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
 
   it('installs for a core-only user with @opentelemetry/api as the only OpenTelemetry package', () => {
     const modules = readdirSync(join(core, 'node_modules')).filter((name) => !name.startsWith('.'));
-    // protobufjs (and its one dependency, long) decodes OTLP protobuf for `loopguard serve`.
-    expect(modules.sort()).to.deep.equal(['@opentelemetry', 'commander', 'long', 'loopguard', 'picocolors', 'protobufjs', 'shell-quote']);
+    // No protobufjs: `loopguard serve` reads OTLP protobuf with its own reader.
+    expect(modules.sort()).to.deep.equal(['@opentelemetry', 'commander', 'loopguard', 'picocolors', 'shell-quote']);
     expect(readdirSync(join(core, 'node_modules/@opentelemetry'))).to.deep.equal(['api']);
   });
 
@@ -346,8 +346,7 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
       }
     }
     expect(undeclared).to.deep.equal([]);
-    // protobufjs: `loopguard serve` decodes OTLP protobuf (loaded only by loopguard/server and the CLI).
-    expect(Object.keys(dependencies).sort()).to.deep.equal(['commander', 'picocolors', 'protobufjs', 'shell-quote']);
+    expect(Object.keys(dependencies).sort()).to.deep.equal(['commander', 'picocolors', 'shell-quote']);
     expect(Object.keys(peerDependencies).filter((name) => peerDependenciesMeta[name]?.optional !== true)).to.deep.equal(['@opentelemetry/api']);
   });
 

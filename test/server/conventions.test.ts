@@ -5,6 +5,7 @@ import { OtlpSpanCollector } from '../../src/replay/collect-otlp-spans.js';
 import { otlpSpansToReplayRuns } from '../../src/replay/otlp-spans-to-replay-calls.js';
 import { ReplaySession } from '../../src/replay/replay-session.js';
 import { startLoopGuardServer } from '../../src/server/index.js';
+import { ExportTraceServiceRequestType } from '../helpers/otlp-trace-protobuf-schema.js';
 
 /**
  * One looping run per convention, with the attribute names each project documents for it:
@@ -115,8 +116,8 @@ function recorder(): { log: string[]; listener: LoopGuardListener } {
 
 describe('loopguard serve reads every convention as loopguard replay does', function () {
   this.timeout(30_000);
-  for (const [name, convention] of Object.entries(CONVENTIONS)) {
-    it(`${name}: the live decisions over OTLP equal the replay of the same spans, and the loop is stopped`, async () => {
+  for (const [name, convention] of Object.entries(CONVENTIONS)) for (const encoding of ['json', 'protobuf'] as const) {
+    it(`${name} (${encoding}): the live decisions over OTLP equal the replay of the same spans, and the loop is stopped`, async () => {
       const requests = requestsOf(convention);
 
       const replayed = recorder();
@@ -135,9 +136,12 @@ describe('loopguard serve reads every convention as loopguard replay does', func
       const server = await startLoopGuardServer({ guard, port: 0 });
       try {
         for (const request of requests) {
-          const answer = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+          // protobuf: encoded by protobufjs from the same JSON, read by the server's own reader.
+          const body = encoding === 'json' ? JSON.stringify(request) : Buffer.from(ExportTraceServiceRequestType.encode(ExportTraceServiceRequestType.fromObject(request as Record<string, unknown>)).finish());
+          const answer = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': encoding === 'json' ? 'application/json' : 'application/x-protobuf' }, body });
           expect(answer.status).to.equal(200);
-          expect(await answer.json()).to.deep.equal({});
+          if (encoding === 'json') expect(await answer.json()).to.deep.equal({});
+          else expect((await answer.arrayBuffer()).byteLength, 'an empty ExportTraceServiceResponse').to.equal(0);
         }
       } finally {
         await server.close();

@@ -6,7 +6,7 @@ import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import { startLoopGuardServer, type LoopGuardServer } from '../../src/server/index.js';
-import { ExportTraceServiceResponseType, RpcStatusType } from '../../src/server/otlp-trace-protobuf-schema.js';
+import { ExportTraceServiceResponseType, RpcStatusType } from '../helpers/otlp-trace-protobuf-schema.js';
 import { createLoopGuardTelemetry } from '../../src/telemetry/index.js';
 import { EVENT_RUN_STOP } from '../../src/telemetry/names.js';
 import { SimpleSpanProcessor, TracerProvider } from '../helpers/otel-sdk.js';
@@ -92,6 +92,8 @@ describe('loopguard serve: OTLP/HTTP traces receiver', function () {
     expect(Number(body.partialSuccess.rejectedSpans)).to.equal(1);
     expect(body.partialSuccess.errorMessage).to.contain('gen_ai.tool.name');
     const fine = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(otlpJson([span('b1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'x', 'gen_ai.tool.call.arguments': '{}' })])) });
+    expect(fine.headers.get('content-length'), 'a known length, no chunked framing').to.equal('2');
+    expect(fine.headers.get('transfer-encoding')).to.equal(null);
     expect(await fine.json()).to.deep.equal({});
   });
 

@@ -1,8 +1,9 @@
 import protobuf from 'protobufjs';
 
 // The part of opentelemetry-proto (v1.x, collector/trace/v1 and trace/v1) the receiver reads,
-// as a protobufjs JSON descriptor: protobufjs does the wire decoding, this says which field
-// number is which. Field names are the OTLP/JSON names, so a decoded protobuf request has the
+// as a protobufjs JSON descriptor, for the tests: they encode fixtures with it and check the
+// hand-written reader (src/server/read-otlp-protobuf-spans.ts) against protobufjs's decoding.
+// protobufjs does the wire decoding, this says which field number is which. Field names are the OTLP/JSON names, so a decoded protobuf request has the
 // shape of an OTLP/JSON one and the same readers take both. Fields not listed (links,
 // dropped counts, trace state) are skipped by protobufjs as unknown fields.
 const keyValue = { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } };

@@ -3,7 +3,9 @@ import { ExportTraceServiceRequestType } from './otlp-trace-protobuf-schema.js';
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
 /**
- * Decodes a protobuf ExportTraceServiceRequest into the shape of its OTLP/JSON encoding (ids
+ * The protobufjs decoder `loopguard serve` used before its hand-written reader
+ * (src/server/read-otlp-protobuf-spans.ts), kept for the tests as the reference it is checked
+ * against. Decodes a protobuf ExportTraceServiceRequest into the shape of its OTLP/JSON encoding (ids
  * as lowercase hex, 64-bit integers as decimal strings, AnyValue as `{ stringValue: … }`), so
  * one reader serves both encodings, as the OTLP spec's JSON mapping intends.
  *
