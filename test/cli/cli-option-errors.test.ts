@@ -126,7 +126,8 @@ describe('every CLI option refuses bad input: exit 2, one line naming the flag (
   after(() => rmSync(folder, { recursive: true, force: true }));
 
   for (const row of rows) {
-    it(`loopguard ${row.args.map((arg) => (arg === '' ? "''" : arg)).join(' ').replace(folder, '<tmp>')}`, () => {
+    const env = Object.entries(row.env ?? {}).map(([name, value]) => `${name}=${value} `).join('');
+    it(`${env}loopguard ${row.args.map((arg) => (arg.trim() === '' ? JSON.stringify(arg) : arg)).join(' ').replaceAll(folder, '<tmp>')}`, () => {
       const result = results.get(row)!;
       const lines = result.stderr.split('\n').filter((line) => line !== '');
       expect(result.code, `exit code (null: killed, it did not refuse); stderr: ${result.stderr}`).to.equal(2);
