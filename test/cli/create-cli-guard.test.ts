@@ -33,7 +33,7 @@ describe('createCliGuard (the one door serve and mcp-proxy build their guard thr
     said.length = 0;
     const { guard, close } = await createCliGuard(base({ command: 'mcp-proxy', policy }));
     const run = guard.startRun('r1');
-    for (let round = 0; round < 3 && !run.shouldStop().stop; round++) {
+    for (let round = 0; round < 3 && run.shouldStop().action === 'continue'; round++) {
       run.beginRound();
       run.recordCall({ tool: 'search', args: { q: round } }, { result: `page ${round}` });
     }
