@@ -87,14 +87,9 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
     say(`loopguard serve: cannot start: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
-  const exposed = server.host !== '127.0.0.1' && server.host !== '::1';
-  say(
-    `loopguard serve: listening on ${server.url} (decision API /v1/runs, OTLP /v1/traces, /metrics)` +
-      (options.redis !== undefined ? `, runs in Redis at ${redactRedisUrl(options.redis)}` : '') +
-      (authToken ? ', bearer token required' : exposed ? '; WARNING: reachable from other machines without a token (--auth-token)' : ''),
-  );
-
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before saying where it listens: a supervisor that sends SIGTERM
+  // as soon as it reads the line must get a drain, not the default death by signal.
+  const stopRequested = new Promise<void>((resolve) => {
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
     const onSignal = (): void => {
       for (const signal of signals) process.off(signal, onSignal);
@@ -103,6 +98,14 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
     for (const signal of signals) process.on(signal, onSignal);
     void stopSignal?.then(onSignal);
   });
+  const exposed = server.host !== '127.0.0.1' && server.host !== '::1';
+  say(
+    `loopguard serve: listening on ${server.url} (decision API /v1/runs, OTLP /v1/traces, /metrics)` +
+      (options.redis !== undefined ? `, runs in Redis at ${redactRedisUrl(options.redis)}` : '') +
+      (authToken ? ', bearer token required' : exposed ? '; WARNING: reachable from other machines without a token (--auth-token)' : ''),
+  );
+
+  await stopRequested;
   say('loopguard serve: shutting down (draining requests in flight)');
   await server.close();
   await cliGuard.close();
