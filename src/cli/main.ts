@@ -1,9 +1,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Profile } from '../core/types.js';
 import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
-import { runMcpProxyCommand } from './mcp-proxy-command.js';
+import { CliOptionError } from './cli-option-error.js';
+import { keyPrefixOption } from './key-prefix-option.js';
+import { roundGapMsOption, runMcpProxyCommand } from './mcp-proxy-command.js';
+import { reportCliOptionError } from './report-cli-option-error.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
-import { runRunsCommand } from './runs-command.js';
+import { limitOption, runRunsCommand, timeoutMsOption } from './runs-command.js';
 import { registerServeCommand } from './serve-command-options.js';
 
 /**
@@ -22,6 +25,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       writeOut: (text) => void io.stdout.write(text),
       // Usage errors echo the argument given (`unknown option '…'`): it may carry escapes.
       writeErr: (text) => void io.stderr.write(escapeControlKeepingLines(text)),
+      // Commander's usage errors start "error:"; every other error line starts with who says it.
+      outputError: (text, write) => write(text.replace(/^error: /, 'loopguard: ')),
     })
     .showHelpAfterError('(run `loopguard <command> --help` for usage)')
     .addHelpText(
@@ -94,15 +99,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .argument('<command>', 'the MCP server to start (after --)')
     .argument('[args...]', 'its arguments')
     .option('--policy <file>', 'the library options object as JSON (per-tool policies included)')
-    .option(
-      '--round-gap-ms <ms>',
-      'a quiet gap this long between tool calls starts a new round; 0: one round per call (default 1000)',
-      (value: string) => {
-        const ms = Number(value);
-        if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0');
-        return ms;
-      },
-    )
+    .option('--round-gap-ms <ms>', 'a quiet gap this long between tool calls starts a new round; 0: one round per call (default 1000)', roundGapMsOption)
     .passThroughOptions()
     .addHelpText(
       'after',
@@ -132,18 +129,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .argument('[run]', 'a run id: print that run instead of the list')
     .requiredOption('--redis <url>', 'the Redis URL: redis://[user:password@]host:6379[/db], rediss:// for TLS; any node of a cluster')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--key-prefix <prefix>', 'the keyPrefix the engines\' store was given (default loopguard)')
-    .option('--limit <n>', 'runs listed, newest first (default 100); with a run, only its last n rounds', (value: string) => {
-      const n = Number(value);
-      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
-      return n;
-    })
+    .option('--key-prefix <prefix>', 'the keyPrefix the engines\' store was given (default loopguard)', keyPrefixOption('runs'))
+    .option('--limit <n>', 'runs listed, newest first (default 100); with a run, only its last n rounds', limitOption)
     .option('--policy <file>', 'with a run: the library options as JSON (as for replay), so novelty is judged as the run judged it')
-    .option('--timeout-ms <ms>', 'the whole command (connecting and every read) must finish within this, 1 to 2147483647 (default 2000)', (value: string) => {
-      const ms = Number(value);
-      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms) || ms < 1) throw new InvalidArgumentError('must be a whole number of milliseconds ≥ 1');
-      return ms;
-    })
+    .option('--timeout-ms <ms>', 'the whole command (connecting and every read) must finish within this, 1 to 2147483647 (default 2000)', timeoutMsOption)
     .addHelpText(
       'after',
       [
@@ -167,6 +156,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
   registerServeCommand(program, io, (code) => (exitCode = code));
 
+  for (const command of program.commands) {
+    // A command's usage errors (an unknown option, a missing argument, a value not among the
+    // choices) start with its name, as its other errors do.
+    command.configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, `loopguard ${command.name()}: `)) });
+  }
+
   if (argv.length === 0) {
     // A bare `loopguard` is a usage error, not a silent success.
     io.stderr.write(program.helpInformation());
@@ -181,6 +176,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       return EXIT_BAD_INPUT;
     }
     if (error instanceof InvalidArgumentError) return EXIT_BAD_INPUT;
+    // Thrown by an option's parser (whole-number-option.ts…): one line naming the flag.
+    if (error instanceof CliOptionError) return reportCliOptionError(error, io);
     throw error;
   }
   return exitCode;

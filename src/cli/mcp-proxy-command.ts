@@ -1,10 +1,11 @@
 import { constants as osConstants } from 'node:os';
-import { LoopGuard } from '../core/loop-guard.js';
-import type { LoopGuardOptions } from '../core/types.js';
 import { startMcpStdioProxy } from '../integrations/mcp/start-mcp-stdio-proxy.js';
 import { escapeControl } from '../replay/escape-terminal.js';
-import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-policy.js';
+import { CliOptionError } from './cli-option-error.js';
+import { createCliGuard, type CliGuard } from './create-cli-guard.js';
 import { EXIT_BAD_INPUT, type CliIo } from './replay-command.js';
+import { reportCliOptionError } from './report-cli-option-error.js';
+import { MAX_TIMER_MS, wholeNumberOption } from './whole-number-option.js';
 
 export interface McpProxyCommandOptions {
   /** The library's options object as JSON (per-tool policies included), as for `loopguard replay`. */
@@ -16,8 +17,11 @@ export interface McpProxyCommandOptions {
   roundGapMs?: number;
 }
 
-/** How long the exporters get to flush at exit: an unreachable collector must not hold the client up. */
-const TELEMETRY_FLUSH_MS = 5000;
+/**
+ * `--round-gap-ms`: a timer, so a whole number up to Node's largest (a longer one fires after
+ * 1 ms, one round per call: the opposite of a long gap). Exported for main.ts's option.
+ */
+export const roundGapMsOption = wholeNumberOption('mcp-proxy', '--round-gap-ms', { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' });
 
 /**
  * `loopguard mcp-proxy [--policy FILE] [--round-gap-ms N] -- <server command> [args…]`: a
@@ -33,38 +37,15 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
     say('loopguard mcp-proxy: the server command after -- is empty; name the MCP server to start (e.g. -- npx -y @modelcontextprotocol/server-filesystem /path)');
     return EXIT_BAD_INPUT;
   }
-  let policy: LoopGuardOptions;
+  let cliGuard: CliGuard;
   try {
-    policy = await loadReplayPolicy(options.policy, undefined);
+    if (options.roundGapMs !== undefined) roundGapMsOption(String(options.roundGapMs));
+    cliGuard = await createCliGuard({ command: 'mcp-proxy', policy: options.policy, serviceName: 'loopguard-mcp-proxy', exportSpans: true, env: io.env, say });
   } catch (error) {
-    if (error instanceof ReplayPolicyError) {
-      say(`loopguard mcp-proxy: ${error.message}`);
-      return EXIT_BAD_INPUT;
-    }
+    if (error instanceof CliOptionError) return reportCliOptionError(error, io);
     throw error;
   }
-  if (options.roundGapMs !== undefined && !(Number.isFinite(options.roundGapMs) && options.roundGapMs >= 0)) {
-    say(`loopguard mcp-proxy: --round-gap-ms must be a number of milliseconds ≥ 0 (0: one round per call), got ${String(options.roundGapMs)}`);
-    return EXIT_BAD_INPUT;
-  }
-
-  let telemetry: { shutdown(): Promise<void> } | undefined;
-  let guard: LoopGuard;
-  if (io.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    // Imported lazily: without a collector the proxy never loads the OpenTelemetry SDK.
-    const { setupLoopGuardTelemetry } = await import('../telemetry/index.js');
-    const namedByEnv = Boolean(io.env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name=/.test(io.env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-    const setup = setupLoopGuardTelemetry({ ...policy, ...(namedByEnv ? {} : { serviceName: 'loopguard-mcp-proxy' }), shutdownOnExit: false });
-    telemetry = setup;
-    guard = setup.guard;
-  } else {
-    guard = new LoopGuard({ ...policy, logger: { warn: (message) => say(`loopguard: ${message}`) } });
-  }
-
-  // The client's log is where a user looks for why tools stopped working.
-  const removeListener = guard.addListener({
-    runStopped: (run, stop) => say(`loopguard mcp-proxy: stopped run ${run.id} at round ${stop.round} (${stop.reason}): ${stop.detail}`),
-  });
+  const { guard } = cliGuard;
 
   const proxy = startMcpStdioProxy({
     guard,
@@ -97,13 +78,8 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
     if (forcedBy !== undefined) code = 128 + (osConstants.signals[forcedBy] ?? 0);
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
-    removeListener();
   }
-  if (telemetry !== undefined) {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([telemetry.shutdown(), new Promise<void>((resolve) => (timer = setTimeout(resolve, TELEMETRY_FLUSH_MS)))]);
-    clearTimeout(timer);
-  }
+  await cliGuard.close();
   // The server is gone; the client may still hold our stdin open, which must not keep us alive.
   if (io.stdin === process.stdin) process.stdin.destroy();
   return code;

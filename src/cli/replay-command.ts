@@ -6,13 +6,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ReplayFileError, ReplayStrictAbort, type ReplayInputError } from '../replay/replay-input-error.js';
 import { replayInputs } from '../replay/replay-inputs.js';
-import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-policy.js';
 import { createHtmlReportRenderer } from '../replay/render-html-report.js';
 import { createJsonReportRenderer } from '../replay/render-json-report.js';
 import { createTextReportRenderer } from '../replay/render-text-report.js';
 import { escapeControl } from '../replay/escape-terminal.js';
 import { ReportOutput, type ReplayReportRenderer } from '../replay/report-output.js';
 import { ReportOutputError } from '../replay/report-output-error.js';
+import { CliOptionError } from './cli-option-error.js';
+import { loadCliPolicy } from './load-cli-policy.js';
+import { reportCliOptionError } from './report-cli-option-error.js';
 import { resolveReportTarget, type ReportTarget } from './resolve-report-target.js';
 import type { Profile } from '../core/types.js';
 
@@ -67,12 +69,9 @@ export async function runReplayCommand(options: ReplayCommandOptions, io: CliIo)
 
   let engineOptions;
   try {
-    engineOptions = await loadReplayPolicy(options.policy, options.profile);
+    engineOptions = await loadCliPolicy('replay', options.policy, options.profile);
   } catch (error) {
-    if (error instanceof ReplayPolicyError) {
-      writeError(`loopguard replay: ${error.message}`);
-      return EXIT_BAD_INPUT;
-    }
+    if (error instanceof CliOptionError) return reportCliOptionError(error, io);
     throw error;
   }
 

@@ -2,7 +2,11 @@ import { LoopGuard } from '../core/loop-guard.js';
 import type { LoopGuardOptions } from '../core/types.js';
 import { createRedisRunStore, type RedisRunStore } from '../redis/create-redis-run-store.js';
 import { escapeControl } from '../replay/escape-terminal.js';
-import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-policy.js';
+import { CliOptionError } from './cli-option-error.js';
+import { keyPrefixProblem } from './key-prefix-option.js';
+import { loadCliPolicy } from './load-cli-policy.js';
+import { reportCliOptionError } from './report-cli-option-error.js';
+import { MAX_TIMER_MS, wholeNumberOption } from './whole-number-option.js';
 import { printStoredRun } from './print-stored-run.js';
 import { printStoredRunList } from './print-stored-run-list.js';
 import { EXIT_BAD_INPUT, EXIT_OK, type CliIo } from './replay-command.js';
@@ -46,8 +50,10 @@ export interface RunsCommandOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 2000;
-/** Node's largest timer: a longer one fires after 1 ms (TimeoutOverflowWarning), so every read would time out at once. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** `--limit`, for commander (main.ts) and for in-process callers alike. */
+export const limitOption = wholeNumberOption('runs', '--limit', { min: 1 });
+/** `--timeout-ms`: a timer, so at most Node's largest (a longer one fires after 1 ms, so every read would time out at once). */
+export const timeoutMsOption = wholeNumberOption('runs', '--timeout-ms', { min: 1, max: MAX_TIMER_MS, unit: 'milliseconds' });
 const DEFAULT_LIST_LIMIT = 100;
 
 /**
@@ -69,18 +75,19 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
   const shownUrl = redactRedisUrl(redisUrl);
   const keyPrefix = options.keyPrefix ?? 'loopguard';
   // The store's own rule, checked before connecting: a typo should not wait on the network.
-  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || /[{}]/.test(keyPrefix)) {
-    say(`loopguard runs: --key-prefix must be a non-empty prefix without braces (the keyPrefix the engines were given), got ${JSON.stringify(String(keyPrefix))}`);
+  const keyPrefixText = keyPrefixProblem(keyPrefix);
+  if (keyPrefixText !== undefined) {
+    say(`loopguard runs: ${keyPrefixText}`);
     return EXIT_BAD_INPUT;
   }
-  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) {
-    say(`loopguard runs: --limit must be a whole number ≥ 1, got ${String(options.limit)}`);
-    return EXIT_BAD_INPUT;
-  }
+  // In-process callers skip commander's parsers: the same checks, by the same functions.
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
-    say(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(options.timeoutMs)}`);
-    return EXIT_BAD_INPUT;
+  try {
+    if (options.limit !== undefined) limitOption(String(options.limit));
+    timeoutMsOption(String(timeoutMs));
+  } catch (error) {
+    if (error instanceof CliOptionError) return reportCliOptionError(error, io);
+    throw error;
   }
   if (options.format !== 'text' && options.format !== 'json') {
     say(`loopguard runs: --format must be text or json, got ${JSON.stringify(String(options.format))}`);
@@ -93,12 +100,9 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
   let policy: LoopGuardOptions = {};
   if (options.run !== undefined && options.policy !== undefined) {
     try {
-      policy = await loadReplayPolicy(options.policy, undefined);
+      policy = await loadCliPolicy('runs', options.policy);
     } catch (error) {
-      if (error instanceof ReplayPolicyError) {
-        say(`loopguard runs: ${error.message}`);
-        return EXIT_BAD_INPUT;
-      }
+      if (error instanceof CliOptionError) return reportCliOptionError(error, io);
       throw error;
     }
   }

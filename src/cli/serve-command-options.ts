@@ -1,12 +1,9 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { keyPrefixOption } from './key-prefix-option.js';
+import { nonBlankOption } from './non-blank-option.js';
 import type { CliIo } from './replay-command.js';
 import { runServeCommand } from './serve-command.js';
-
-const wholeNumber = (min: number) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`must be a whole number ≥ ${min}`);
-  return n;
-};
+import { MAX_TIMER_MS, wholeNumberOption } from './whole-number-option.js';
 
 /** Adds `loopguard serve` and its options to the program (docs/serve.md lists each flag; a test compares them with --help). */
 export function registerServeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
@@ -17,16 +14,16 @@ export function registerServeCommand(program: Command, io: CliIo, setExitCode: (
       'Guard agents in any language: a decision API (claim a call, record its outcome, ask shouldStop) ' +
         'and an OTLP/HTTP traces receiver that evaluates agent spans live. See docs/serve.md.',
     )
-    .option('--host <host>', 'interface to listen on; 0.0.0.0 for every interface (then set --auth-token)', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', wholeNumber(0), 4319)
+    .option('--host <host>', 'interface to listen on; 0.0.0.0 for every interface (then set --auth-token)', nonBlankOption('serve', '--host', 'a host name or address (127.0.0.1, 0.0.0.0, ::)'), '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', wholeNumberOption('serve', '--port', { min: 0, max: 65535 }), 4319)
     .option('--policy <file>', 'the library options object as JSON (per-tool policies included), as for replay')
     .option('--redis <url>', 'keep runs in Redis (redis://host:6379) so several replicas serve one fleet; the server then holds no state of its own')
-    .option('--key-prefix <prefix>', 'with --redis: the prefix of every key (default loopguard)')
-    .option('--auth-token <token>', 'require Authorization: Bearer <token> on every request but /healthz and /readyz (or set LOOPGUARD_SERVE_TOKEN)')
-    .option('--max-body-bytes <n>', 'largest request body, on the wire and after gzip (default 4194304)', wholeNumber(1))
-    .option('--max-spans <n>', 'most spans in one OTLP request (default 10000)', wholeNumber(1))
-    .option('--max-concurrent <n>', 'requests answered at once; past it 503/429 with Retry-After (default 256)', wholeNumber(1))
-    .option('--shutdown-timeout-ms <ms>', 'on SIGTERM, how long requests in flight may finish (default 10000)', wholeNumber(0))
+    .option('--key-prefix <prefix>', 'with --redis: the prefix of every key (default loopguard)', keyPrefixOption('serve'))
+    .option('--auth-token <token>', 'require Authorization: Bearer <token> on every request but /healthz and /readyz (or set LOOPGUARD_SERVE_TOKEN)', nonBlankOption('serve', '--auth-token', 'a token (at least 16 characters)', { secret: true }))
+    .option('--max-body-bytes <n>', 'largest request body, on the wire and after gzip (default 4194304)', wholeNumberOption('serve', '--max-body-bytes', { min: 1 }))
+    .option('--max-spans <n>', 'most spans in one OTLP request (default 10000)', wholeNumberOption('serve', '--max-spans', { min: 1 }))
+    .option('--max-concurrent <n>', 'requests answered at once; past it 503/429 with Retry-After (default 256)', wholeNumberOption('serve', '--max-concurrent', { min: 1 }))
+    .option('--shutdown-timeout-ms <ms>', 'on SIGTERM, how long requests in flight may finish (default 10000)', wholeNumberOption('serve', '--shutdown-timeout-ms', { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' }))
     .addHelpText(
       'after',
       [

@@ -1,9 +1,11 @@
-import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
-import type { LoopGuardOptions } from '../core/types.js';
+import { LoopGuardConfigError } from '../core/errors.js';
 import { escapeControl } from '../replay/escape-terminal.js';
-import { loadReplayPolicy, ReplayPolicyError } from '../replay/load-replay-policy.js';
 import { startLoopGuardServer, type LoopGuardServer } from '../server/start-loop-guard-server.js';
+import { CliOptionError } from './cli-option-error.js';
+import { createCliGuard, type CliGuard } from './create-cli-guard.js';
+import { nonBlankOption } from './non-blank-option.js';
 import { EXIT_BAD_INPUT, type CliIo } from './replay-command.js';
+import { reportCliOptionError } from './report-cli-option-error.js';
 import { redactRedisUrl } from './runs-redact-url.js';
 
 export interface ServeCommandOptions {
@@ -19,8 +21,16 @@ export interface ServeCommandOptions {
   shutdownTimeoutMs?: number;
 }
 
-/** How long the exporters get to flush at exit. */
-const TELEMETRY_FLUSH_MS = 5000;
+/** startLoopGuardServer's option names, as the flags that set them. */
+const SERVER_OPTION_FLAGS: Readonly<Record<string, string>> = {
+  host: '--host',
+  port: '--port',
+  authToken: '--auth-token',
+  maxBodyBytes: '--max-body-bytes',
+  maxSpansPerRequest: '--max-spans',
+  maxConcurrentRequests: '--max-concurrent',
+  shutdownTimeoutMs: '--shutdown-timeout-ms',
+};
 
 /**
  * `loopguard serve`: the decision API and OTLP receiver until SIGTERM / SIGINT, then a
@@ -31,56 +41,26 @@ const TELEMETRY_FLUSH_MS = 5000;
  */
 export async function runServeCommand(options: ServeCommandOptions, io: CliIo, stopSignal?: Promise<void>): Promise<number> {
   const say = (text: string): void => void io.stderr.write(`${escapeControl(text)}\n`);
-  let policy: LoopGuardOptions;
+  let cliGuard: CliGuard;
   try {
-    policy = await loadReplayPolicy(options.policy, undefined);
+    if (options.authToken !== undefined) nonBlankOption('serve', '--auth-token', 'a token (at least 16 characters)', { secret: true })(options.authToken);
+    cliGuard = await createCliGuard({
+      command: 'serve',
+      policy: options.policy,
+      redis: options.redis,
+      keyPrefix: options.keyPrefix,
+      serviceName: 'loopguard-serve',
+      // No spans of its own: the server is not an agent; metrics and events are what dashboards read.
+      exportSpans: false,
+      env: io.env,
+      say,
+    });
   } catch (error) {
-    if (error instanceof ReplayPolicyError) {
-      say(`loopguard serve: ${error.message}`);
-      return EXIT_BAD_INPUT;
-    }
+    if (error instanceof CliOptionError) return reportCliOptionError(error, io);
     throw error;
   }
+  const { guard } = cliGuard;
   const authToken = options.authToken ?? io.env.LOOPGUARD_SERVE_TOKEN;
-  const engineOptions: LoopGuardEngineOptions = { ...policy, logger: { warn: (message) => say(`loopguard: ${message}`) } };
-  let store: { close(): Promise<void> } | undefined;
-  if (options.redis !== undefined) {
-    if (!/^rediss?:\/\/./.test(options.redis)) {
-      say(`loopguard serve: --redis must be a redis:// or rediss:// URL, got ${JSON.stringify(redactRedisUrl(options.redis))}`);
-      return EXIT_BAD_INPUT;
-    }
-    let createRedisRunStore: typeof import('../redis/index.js').createRedisRunStore;
-    try {
-      // The entry point loads ioredis (an optional peer) and hands it to the store.
-      ({ createRedisRunStore } = await import('../redis/index.js'));
-    } catch (error) {
-      say(`loopguard serve: --redis needs the ioredis package (npm install ioredis): ${error instanceof Error ? error.message : String(error)}`);
-      return EXIT_BAD_INPUT;
-    }
-    try {
-      const redisStore = createRedisRunStore({ url: options.redis, ...(options.keyPrefix !== undefined ? { keyPrefix: options.keyPrefix } : {}) });
-      engineOptions.store = redisStore;
-      store = redisStore;
-    } catch (error) {
-      say(`loopguard serve: --redis: ${error instanceof Error ? error.message : String(error)}`);
-      return EXIT_BAD_INPUT;
-    }
-  }
-
-  let telemetry: { shutdown(): Promise<void> } | undefined;
-  let guard: LoopGuard;
-  if (io.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    // Imported lazily: without a collector the server never loads the OpenTelemetry SDK.
-    const { setupLoopGuardTelemetry } = await import('../telemetry/index.js');
-    const namedByEnv = Boolean(io.env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name=/.test(io.env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-    // No spans of its own: the server is not an agent; metrics and events are what dashboards read.
-    const setup = setupLoopGuardTelemetry({ ...engineOptions, traceExporter: false, ...(namedByEnv ? {} : { serviceName: 'loopguard-serve' }), shutdownOnExit: false });
-    telemetry = setup;
-    guard = setup.guard;
-  } else {
-    guard = new LoopGuard(engineOptions);
-  }
-  guard.addListener({ runStopped: (run, stop) => say(`loopguard serve: stopped run ${run.id} at round ${stop.round} (${stop.reason}): ${stop.detail}`) });
 
   let server: LoopGuardServer;
   try {
@@ -96,18 +76,20 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
       logger: { warn: (message) => say(`loopguard serve: ${message}`) },
     });
   } catch (error) {
+    await cliGuard.close();
+    if (error instanceof LoopGuardConfigError) {
+      // The server's own rules (a token of 16 characters or more…) name its option; the user typed the flag.
+      const flag = error.field === 'authToken' && options.authToken === undefined ? 'LOOPGUARD_SERVE_TOKEN' : SERVER_OPTION_FLAGS[error.field];
+      if (flag !== undefined) return reportCliOptionError(new CliOptionError('serve', flag, `${flag} ${error.message.slice(error.field.length + 2)}`), io);
+      say(`loopguard serve: cannot start: ${error.message}`);
+      return EXIT_BAD_INPUT;
+    }
     say(`loopguard serve: cannot start: ${error instanceof Error ? error.message : String(error)}`);
-    await store?.close();
-    return error instanceof Error && error.name === 'LoopGuardConfigError' ? EXIT_BAD_INPUT : 1;
+    return 1;
   }
-  const exposed = server.host !== '127.0.0.1' && server.host !== '::1';
-  say(
-    `loopguard serve: listening on ${server.url} (decision API /v1/runs, OTLP /v1/traces, /metrics)` +
-      (options.redis !== undefined ? `, runs in Redis at ${redactRedisUrl(options.redis)}` : '') +
-      (authToken ? ', bearer token required' : exposed ? '; WARNING: reachable from other machines without a token (--auth-token)' : ''),
-  );
-
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before saying where it listens: a supervisor that sends SIGTERM
+  // as soon as it reads the line must get a drain, not the default death by signal.
+  const stopRequested = new Promise<void>((resolve) => {
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
     const onSignal = (): void => {
       for (const signal of signals) process.off(signal, onSignal);
@@ -116,14 +98,17 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
     for (const signal of signals) process.on(signal, onSignal);
     void stopSignal?.then(onSignal);
   });
+  const exposed = server.host !== '127.0.0.1' && server.host !== '::1';
+  say(
+    `loopguard serve: listening on ${server.url} (decision API /v1/runs, OTLP /v1/traces, /metrics)` +
+      (options.redis !== undefined ? `, runs in Redis at ${redactRedisUrl(options.redis)}` : '') +
+      (authToken ? ', bearer token required' : exposed ? '; WARNING: reachable from other machines without a token (--auth-token)' : ''),
+  );
+
+  await stopRequested;
   say('loopguard serve: shutting down (draining requests in flight)');
   await server.close();
-  await store?.close();
-  if (telemetry !== undefined) {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([telemetry.shutdown(), new Promise<void>((resolve) => (timer = setTimeout(resolve, TELEMETRY_FLUSH_MS)))]);
-    clearTimeout(timer);
-  }
+  await cliGuard.close();
   say('loopguard serve: stopped');
   return 0;
 }

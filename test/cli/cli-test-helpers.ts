@@ -23,6 +23,8 @@ export function runCli(
     via?: 'source' | 'bin';
     /** A file descriptor the child gets as its stdout instead of a pipe (a file, /dev/full…); `stdout` is then ''. */
     stdoutFd?: number;
+    /** Kill the child (SIGKILL, code null) if it has not exited by then: a command that should have refused its options may be serving instead. */
+    timeoutMs?: number;
   } = {},
 ): Promise<CliResult> {
   const command =
@@ -38,8 +40,12 @@ export function runCli(
     let lastOutputAt = Date.now();
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), (lastOutputAt = Date.now())));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), (lastOutputAt = Date.now())));
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, exitAfterOutputMs: Date.now() - lastOutputAt }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, exitAfterOutputMs: Date.now() - lastOutputAt });
+    });
     child.stdin!.end(options.stdin ?? '');
   });
 }

@@ -366,7 +366,7 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
     const cases: Array<[Partial<RunsCommandOptions>, RegExp]> = [
       [{ redis: 'http://127.0.0.1:6379' }, /^loopguard runs: --redis must be a redis:\/\/ or rediss:\/\/ URL \(redis:\/\/host:6379\), got "http:\/\/127\.0\.0\.1:6379"\n$/],
       [{ keyPrefix: 'a{b}' }, /^loopguard runs: --key-prefix must be a non-empty prefix without braces/],
-      [{ limit: 0 }, /^loopguard runs: --limit must be a whole number ≥ 1, got 0\n$/],
+      [{ limit: 0 }, /^loopguard runs: --limit must be a whole number ≥ 1, got "0"\n$/],
       [{ run: '' }, /^loopguard runs: the run id is empty/],
     ];
     for (const [options, message] of cases) {
@@ -565,12 +565,12 @@ describe('issue 23: loopguard runs rejects bad options and is bounded by --timeo
     const result = await runCli(['runs', '--redis', server.url, '--timeout-ms', '2147483648']);
     expect(result.code, result.stderr).to.equal(2);
     expect(result.stdout).to.equal('');
-    expect(result.stderr).to.equal('loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got 2147483648\n');
+    expect(result.stderr).to.equal('loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got "2147483648"\n');
     // In process too: the command, not only its argument parser, holds the bound.
     for (const timeoutMs of [2 ** 31, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
       const inProcess = await runs({ redis: server.url, timeoutMs });
       expect(inProcess.code, String(timeoutMs)).to.equal(2);
-      expect(inProcess.stderr).to.equal(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got ${timeoutMs}\n`);
+      expect(inProcess.stderr).to.equal(`loopguard runs: --timeout-ms must be a whole number of milliseconds from 1 to 2147483647, got "${timeoutMs}"\n`);
     }
     // The largest timer Node keeps is accepted and works.
     const largest = await runCli(['runs', '--redis', server.url, '--timeout-ms', '2147483647']);
