@@ -15,6 +15,11 @@ export interface LiveSpanRunsOptions {
   /** A trace with no new span for this long is let go (its run ends). Default 600 000 (10 min). */
   traceIdleMs?: number;
   now?: () => number;
+  /**
+   * Re-read each trace whole on every request, as before reads were incremental: the reference
+   * the incremental read is checked against (tests) and measured against (bench probes).
+   */
+  alwaysReadWhole?: boolean;
 }
 
 interface LiveTrace {
@@ -59,6 +64,9 @@ export class LiveSpanRuns {
   private readonly maxSpansPerTrace: number;
   private readonly traceIdleMs: number;
   private readonly now: () => number;
+  private readonly alwaysReadWhole: boolean;
+  /** Requests whose trace was read whole (its first, a run span, spans out of order): tests and probes. */
+  wholeTraceReads = 0;
   /** One batch at a time per server: calls of one trace must be fed in order. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -68,6 +76,7 @@ export class LiveSpanRuns {
     this.maxSpansPerTrace = options.maxSpansPerTrace ?? 10_000;
     this.traceIdleMs = options.traceIdleMs ?? 600_000;
     this.now = options.now ?? Date.now;
+    this.alwaysReadWhole = options.alwaysReadWhole ?? false;
   }
 
   get traceCount(): number {
@@ -144,7 +153,7 @@ export class LiveSpanRuns {
     // No span accepted (the trace is at its cap): a whole read would find nothing new.
     if (incoming.length === 0) return;
     const file = `trace ${traceId}`;
-    const appended = trace.reader === undefined ? undefined : appendSpansToReplayRuns(trace.reader, incoming, file);
+    const appended = trace.reader === undefined || this.alwaysReadWhole ? undefined : appendSpansToReplayRuns(trace.reader, incoming, file);
     const fed: CollectedSpan[] = [];
     if (appended !== undefined) {
       this.reportProblems(trace, appended.problems, problems, reject);
@@ -160,6 +169,7 @@ export class LiveSpanRuns {
         }
       }
     } else {
+      this.wholeTraceReads += 1;
       const { runs, problems: readProblems, state } = otlpSpansToReplayRuns(trace.spans, file, { keepState: true });
       trace.reader = state;
       this.reportProblems(trace, readProblems, problems, reject);
