@@ -144,7 +144,8 @@ function decisionLog(guard: LoopGuard): string[] {
   const log: string[] = [];
   guard.addListener({
     callDecided: (run, call, decision, round) => void log.push(`${run.id} ${round} ${call.tool} ${call.argsHash ?? ''} ${decision.action === 'refuse' ? `refuse ${decision.reason}` : `allow ${decision.kind}`}`),
-    runStopped: (run, stop) => void log.push(`${run.id} stop ${stop.reason} at ${stop.round}`),
+    // Wasted tokens: the model usage each round carries, which the first call of a round brings.
+    runStopped: (run, stop) => void log.push(`${run.id} stop ${stop.reason} at ${stop.round}, ${stop.partial.wastedTokens} tokens wasted`),
     runEnded: (run) => void log.push(`${run.id} ended`),
   });
   return log;
