@@ -319,9 +319,9 @@ export function appendSpansToReplayRuns(
     else added.tools.push({ span, modelAncestor });
   }
 
-  const problems: ReplayInputError[] = [];
-  const runs: Array<AppendedReplayRun & { bucket: RunBucketState }> = [];
+  const runs: Array<AppendedReplayRun & { bucket: RunBucketState; problems: ReplayInputError[] }> = [];
   for (const [bucket, added] of touched) {
+    const problems: ReplayInputError[] = [];
     added.models.sort(compareSpansByTime);
     added.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
     if (added.models.length > 0) {
@@ -359,7 +359,10 @@ export function appendSpansToReplayRuns(
         else throw error;
       }
     });
-    if (calls.length === 0) continue;
+    if (calls.length === 0) {
+      if (problems.length > 0) runs.push({ bucket, problems, calls, previousFirstKey: '', firstKey: '' });
+      continue;
+    }
     // Stable sort keeps start-time order inside a round (the order a whole read gives them).
     const order = calls.map((_, index) => index).sort((a, b) => calls[a].round - calls[b].round);
     const previousFirst = bucket.firstCall!;
@@ -378,11 +381,15 @@ export function appendSpansToReplayRuns(
       if (compareCallPlaces(call.round, span, bucket.firstCall!.round, bucket.firstCall!.span) < 0) bucket.firstCall = { round: call.round, span };
       orderedCalls.push(call);
     }
-    runs.push({ bucket, calls: orderedCalls, previousFirstKey: keyOf(previousFirst.span), firstKey: keyOf(bucket.firstCall!.span) });
+    runs.push({ bucket, problems, calls: orderedCalls, previousFirstKey: keyOf(previousFirst.span), firstKey: keyOf(bucket.firstCall!.span) });
   }
-  // Runs in the order a whole read feeds them: by first start, then by when the run was found.
+  // Runs (and their problems) in the order a whole read gives them: by first start, then by when
+  // the run was found.
   runs.sort((a, b) => compareBigInt(a.bucket.firstStart, b.bucket.firstStart) || a.bucket.order - b.bucket.order);
-  return { runs: runs.map(({ calls, previousFirstKey, firstKey }) => ({ calls, previousFirstKey, firstKey })), problems };
+  return {
+    runs: runs.filter((run) => run.calls.length > 0).map(({ calls, previousFirstKey, firstKey }) => ({ calls, previousFirstKey, firstKey })),
+    problems: runs.flatMap((run) => run.problems),
+  };
 }
 
 /** The round of one new tool span by assignRounds' rules; undefined where it would move calls read before. */
