@@ -147,8 +147,8 @@ export class LiveSpanRuns {
    * trace whole (a run span, a parent arriving after its children, a model call starting before
    * calls already read, a repeated span id). Either way the calls not fed yet go to the engine in
    * the order, rounds and runs a whole re-read gives them, so decisions do not depend on which.
-   * Measured (bench/probes/serve-long-trace.ts, one trace sent 10 spans per request): 4 000 spans
-   * 9 200 → ~24 000 spans/s, 10 000 spans 3 100 → ~42 000 (the re-read made it quadratic).
+   * Measured (bench/probes/serve-long-trace.ts, one trace sent 10 spans per request, medians of 5):
+   * 4 000 spans 6 400 → 15 900 spans/s, 10 000 spans 2 960 → 25 900 (the re-read made it quadratic).
    */
   private async evaluate(traceId: string, trace: LiveTrace, incoming: readonly CollectedSpan[], problems: string[], reject: (count: number) => void): Promise<void> {
     // No span accepted (the trace is at its cap): a whole read would find nothing new.
