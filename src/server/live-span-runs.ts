@@ -66,8 +66,7 @@ export class LiveSpanRuns {
   private readonly traceIdleMs: number;
   private readonly now: () => number;
   private readonly alwaysReadWhole: boolean;
-  /** Requests whose trace was read whole (its first, a run span, spans out of order): tests and probes. */
-  wholeTraceReads = 0;
+  private wholeReads = 0;
   /** One batch at a time per server: calls of one trace must be fed in order. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -78,6 +77,11 @@ export class LiveSpanRuns {
     this.traceIdleMs = options.traceIdleMs ?? 600_000;
     this.now = options.now ?? Date.now;
     this.alwaysReadWhole = options.alwaysReadWhole ?? false;
+  }
+
+  /** Requests whose trace was read whole (its first, a run span, spans out of order): tests and probes. */
+  get wholeTraceReads(): number {
+    return this.wholeReads;
   }
 
   get traceCount(): number {
@@ -170,7 +174,7 @@ export class LiveSpanRuns {
         }
       }
     } else {
-      this.wholeTraceReads += 1;
+      this.wholeReads += 1;
       const { runs, problems: readProblems, state } = otlpSpansToReplayRuns(trace.spans, file, { keepState: true });
       trace.reader = state;
       this.reportProblems(trace, readProblems, problems, reject);
