@@ -1,8 +1,9 @@
 /**
  * Probe (not part of `npm run bench`): one long trace arriving a few spans per request, as an
- * app's BatchSpanProcessor sends a long agent run. `loopguard serve` re-reads a live trace whole
- * on each request (round assignment depends on every span), so the cost per span grows with the
- * trace: this measures how much. 2 KB tool spans, distinct calls, fed as the receiver feeds them.
+ * app's BatchSpanProcessor sends a long agent run. `loopguard serve` used to re-read a live trace
+ * whole on each request, so the cost per span grew with the trace; it now reads spans in order
+ * alone (appendSpansToReplayRuns): this checks the cost per span stays flat with length.
+ * 2 KB tool spans, distinct calls, fed as the receiver feeds them.
  *   npx tsc -p bench/tsconfig.json && node .tmp/bench-build/bench/probes/serve-long-trace.js [spansPerRequest] [spans]
  */
 import { LoopGuard } from '../../src/core/loop-guard.js';

@@ -35,7 +35,7 @@ export interface CollectedSpan {
   exceptionMessage: string | undefined;
   /**
    * Set by `loopguard serve` once the span's call was fed to the engine: its arguments and
-   * result were dropped (a live trace is re-read as spans arrive, and the engine already
+   * result were dropped (a live trace may be re-read as spans arrive, and the engine already
    * holds what it needs of them), so the reader gives its call without them.
    */
   settled?: true;

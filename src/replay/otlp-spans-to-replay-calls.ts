@@ -47,9 +47,15 @@ const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success'
  *   status is a failure typed by `error.type` (or the exception event); a call with none of
  *   these succeeded with unknown content (unfingerprintable: leans to a new fact).
  */
-export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: string): {
+export function otlpSpansToReplayRuns(
+  spans: readonly CollectedSpan[],
+  file: string,
+  options: { keepState?: boolean } = {},
+): {
   runs: OtlpReplayRun[];
   problems: ReplayInputError[];
+  /** With `keepState`: what {@link appendSpansToReplayRuns} needs to read later spans alone. */
+  state?: OtlpRunReaderState;
 } {
   const problems: ReplayInputError[] = [];
   const byKey = new Map<string, CollectedSpan>();
@@ -91,6 +97,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   }
 
   interface RunBucket {
+    key: string;
     name: string;
     firstStart: bigint;
     models: CollectedSpan[];
@@ -122,7 +129,7 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
     const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
     if (!bucket) {
-      bucket = { name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
+      bucket = { key, name, firstStart: runSpan?.startNanos ?? span.startNanos, models: [], tools: [] };
       buckets.set(key, bucket);
     }
     if (runSpan && runSpan.startNanos < bucket.firstStart) bucket.firstStart = runSpan.startNanos;
@@ -139,10 +146,34 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
   }
 
   const runs: OtlpReplayRun[] = [];
+  const state: OtlpRunReaderState | undefined = options.keepState
+    ? { irregular: duplicates !== undefined || inCycle.size > 0, byKey, waitingParents: new Set(), buckets: new Map() }
+    : undefined;
+  if (state !== undefined) {
+    for (const span of spans) if (span.parentSpanId !== undefined && linkedParent(span) === undefined) state.waitingParents.add(span.parentKey!);
+    // Map order is the order the buckets were made in: the tie-breaker of the sort below.
+    let order = 0;
+    for (const bucket of buckets.values()) {
+      state.buckets.set(bucket.key, {
+        name: bucket.name, order: order++, firstStart: bucket.firstStart, models: bucket.models, modelIndex: new Map(),
+        roundByToolCallId: new Map(), linkableCallIds: new Set(), last: undefined,
+        overlapTools: false, overlapRound: 0, overlapEnd: -1n, lastOverlap: undefined, firstCall: undefined, firstOfRound: new Map(),
+      });
+    }
+  }
   const orderedBuckets = [...buckets.values()].sort((a, b) => compareBigInt(a.firstStart, b.firstStart));
   const timesNamed = new Map<string, number>();
   for (const bucket of orderedBuckets) {
-    if (bucket.tools.length === 0) continue;
+    const kept = state?.buckets.get(bucket.key);
+    if (kept !== undefined) {
+      bucket.models.sort(compareSpansByTime);
+      bucket.models.forEach((model, index) => kept.modelIndex.set(model, index));
+      kept.last = bucket.models[bucket.models.length - 1];
+    }
+    if (bucket.tools.length === 0) {
+      if (kept !== undefined) kept.roundByToolCallId = roundsOfAskedToolCalls(bucket.models);
+      continue;
+    }
     // Each run span is its own run, as in the span processor (a chat's turns share a
     // conversation id but each turn is a run); later ones with a taken name get #2, #3, ...
     const seen = (timesNamed.get(bucket.name) ?? 0) + 1;
@@ -150,23 +181,252 @@ export function otlpSpansToReplayRuns(spans: readonly CollectedSpan[], file: str
     if (seen > 1) bucket.name = `${bucket.name}#${seen}`;
     bucket.models.sort(compareSpansByTime);
     bucket.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
-    const rounds = assignRounds(bucket.tools, bucket.models);
+    const rounds = assignRounds(bucket.tools, bucket.models, kept);
 
     const calls: ReplayCall[] = [];
+    const callSpans: CollectedSpan[] = [];
     bucket.tools.forEach(({ span }, index) => {
       try {
         calls.push(toolSpanToCall(span, bucket.name, rounds[index], file));
+        callSpans.push(span);
       } catch (error) {
         if (error instanceof ReplayInputError) problems.push(error);
         else throw error;
       }
     });
+    if (kept !== undefined) {
+      kept.name = bucket.name;
+      const lastTool = bucket.tools[bucket.tools.length - 1].span;
+      if (kept.last === undefined || compareSpansByTime(lastTool, kept.last) > 0) kept.last = lastTool;
+      calls.forEach((call, index) => {
+        const first = kept.firstOfRound.get(call.round);
+        if (first === undefined || compareSpansByTime(callSpans[index], first) < 0) kept.firstOfRound.set(call.round, callSpans[index]);
+        if (kept.firstCall === undefined || compareCallPlaces(call.round, callSpans[index], kept.firstCall.round, kept.firstCall.span) < 0) {
+          kept.firstCall = { round: call.round, span: callSpans[index] };
+        }
+      });
+    }
     // Stable sort keeps start-time order inside a round.
     calls.sort((a, b) => a.round - b.round);
     attachRoundUsage(calls, bucket.models);
     runs.push({ run: bucket.name, calls });
   }
-  return { runs, problems };
+  return state === undefined ? { runs, problems } : { runs, problems, state };
+}
+
+/** What a trace's last whole read found, kept by `loopguard serve` to read later spans alone. */
+export interface OtlpRunReaderState {
+  /** Span ids used twice, or parent links in a cycle: every later batch is read whole. */
+  irregular: boolean;
+  byKey: Map<string, CollectedSpan>;
+  /** `traceId/spanId` of parents not seen yet: a span arriving with one of them moves spans read before. */
+  waitingParents: Set<string>;
+  /** By the reader's bucket key (the run span's key, or `trace:<traceId>`). */
+  buckets: Map<string, RunBucketState>;
+}
+
+interface RunBucketState {
+  name: string;
+  /** Place of the bucket in the whole read's Map: ties of firstStart keep it. */
+  order: number;
+  firstStart: bigint;
+  /** Model-call spans by time: the round of a model is its place here. */
+  models: CollectedSpan[];
+  modelIndex: Map<CollectedSpan, number>;
+  roundByToolCallId: Map<string, number>;
+  /** `ai.toolCall.id` of tool spans placed by that link or by timing: a later model naming one would move it. */
+  linkableCallIds: Set<string>;
+  /** The latest span (models and tools) by start time then arrival. */
+  last: CollectedSpan | undefined;
+  /** Rounds by overlap (a run with no model spans): its state, to go on with later tool spans. */
+  overlapTools: boolean;
+  overlapRound: number;
+  overlapEnd: bigint;
+  lastOverlap: CollectedSpan | undefined;
+  /** The run's first call (by round, then time): the live run keeps the name it got with it. */
+  firstCall: { round: number; span: CollectedSpan } | undefined;
+  /** First call of each round: the one that carries the round's model usage. */
+  firstOfRound: Map<number, CollectedSpan>;
+}
+
+/** New calls of one run found by {@link appendSpansToReplayRuns}. */
+export interface AppendedReplayRun {
+  /** Calls of the spans just read, in the order a whole read lists them. */
+  calls: ReplayCall[];
+  /** The run's first call before these spans came (its name is the run's live name). */
+  previousFirstKey: string;
+  /** The run's first call now. */
+  firstKey: string;
+}
+
+/**
+ * Reads the spans of one request against what the trace's earlier reads found, when that gives
+ * exactly what re-reading the whole trace would give for the new spans: each new span lands in a
+ * run that already has calls, moves nothing read before (it is no earlier parent of an earlier
+ * span, a new model-call span starts after every span of its run, a call by overlap starts after
+ * the last one), and no span id repeats. Otherwise returns undefined: the caller re-reads the
+ * trace whole (as at a run span, which always comes after its calls). In-order arrival, the
+ * common case, then costs what the new spans cost, not what the trace holds. `state` is updated
+ * in place, and is stale after undefined.
+ */
+export function appendSpansToReplayRuns(
+  state: OtlpRunReaderState,
+  spans: readonly CollectedSpan[],
+  file: string,
+): { runs: AppendedReplayRun[]; problems: ReplayInputError[] } | undefined {
+  if (state.irregular) return undefined;
+  const { byKey } = state;
+  for (const span of spans) {
+    const key = keyOf(span);
+    if (span.role === 'run' || byKey.has(key) || state.waitingParents.has(key)) return undefined;
+    byKey.set(key, span);
+  }
+  const linkedParent = (span: CollectedSpan): CollectedSpan | undefined =>
+    span.parentSpanId === undefined ? undefined : byKey.get((span.parentKey ??= spanKey(span.traceId, span.parentSpanId)));
+  if (findParentCycles(spans, linkedParent, file, []).size > 0) return undefined;
+  const fresh = new Set(spans);
+  const superseded = new Set<CollectedSpan>();
+  for (const span of spans) {
+    if (span.role !== 'tool' || span.flavor !== 'genai') continue;
+    for (let ancestor = linkedParent(span), depth = 0; ancestor && depth < 256; ancestor = linkedParent(ancestor), depth++) {
+      if (ancestor.role === 'run') break;
+      if (ancestor.role !== 'tool') continue;
+      // A call read before would stop being one.
+      if (!fresh.has(ancestor)) return undefined;
+      superseded.add(ancestor);
+    }
+  }
+  const touched = new Map<RunBucketState, { models: CollectedSpan[]; tools: Array<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }> }>();
+  for (const span of spans) {
+    if (span.parentSpanId !== undefined && linkedParent(span) === undefined) state.waitingParents.add(span.parentKey!);
+    if (span.role !== 'round' && (span.role !== 'tool' || superseded.has(span))) continue;
+    let modelAncestor: CollectedSpan | undefined;
+    let runSpan: CollectedSpan | undefined;
+    for (let ancestor = linkedParent(span), depth = 0; ancestor && depth < 256; ancestor = linkedParent(ancestor), depth++) {
+      if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
+      if (ancestor.role === 'run') {
+        runSpan = ancestor;
+        break;
+      }
+    }
+    const bucket = state.buckets.get(runSpan ? keyOf(runSpan) : `trace:${span.traceId}`);
+    // A run with no calls yet is named by its place among the trace's runs: a whole read.
+    if (bucket === undefined || bucket.firstCall === undefined) return undefined;
+    if (span.startNanos < bucket.firstStart) bucket.firstStart = span.startNanos;
+    let added = touched.get(bucket);
+    if (added === undefined) touched.set(bucket, (added = { models: [], tools: [] }));
+    if (span.role === 'round') added.models.push(span);
+    else added.tools.push({ span, modelAncestor });
+  }
+
+  const runs: Array<AppendedReplayRun & { bucket: RunBucketState; problems: ReplayInputError[] }> = [];
+  for (const [bucket, added] of touched) {
+    const problems: ReplayInputError[] = [];
+    added.models.sort(compareSpansByTime);
+    added.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
+    if (added.models.length > 0) {
+      // Later model spans would change the rounds of calls read before.
+      if (bucket.overlapTools || (bucket.last !== undefined && compareSpansByTime(added.models[0], bucket.last) <= 0)) return undefined;
+      for (const model of added.models) {
+        bucket.modelIndex.set(model, bucket.models.length);
+        bucket.models.push(model);
+        for (const id of askedToolCallIds(model)) {
+          if (bucket.roundByToolCallId.has(id)) continue;
+          if (bucket.linkableCallIds.has(id)) return undefined;
+          bucket.roundByToolCallId.set(id, bucket.models.length);
+        }
+      }
+      bucket.last = added.models[added.models.length - 1];
+    }
+    const rounds: number[] = [];
+    for (const { span, modelAncestor } of added.tools) {
+      const round = placeCall(span, modelAncestor, bucket);
+      if (round === undefined) return undefined;
+      rounds.push(round);
+    }
+    if (added.tools.length > 0) {
+      const lastTool = added.tools[added.tools.length - 1].span;
+      if (bucket.last === undefined || compareSpansByTime(lastTool, bucket.last) > 0) bucket.last = lastTool;
+    }
+    const calls: ReplayCall[] = [];
+    const callSpans: CollectedSpan[] = [];
+    added.tools.forEach(({ span }, index) => {
+      try {
+        calls.push(toolSpanToCall(span, bucket.name, rounds[index], file));
+        callSpans.push(span);
+      } catch (error) {
+        if (error instanceof ReplayInputError) problems.push(error);
+        else throw error;
+      }
+    });
+    if (calls.length === 0) {
+      if (problems.length > 0) runs.push({ bucket, problems, calls, previousFirstKey: '', firstKey: '' });
+      continue;
+    }
+    // Stable sort keeps start-time order inside a round (the order a whole read gives them).
+    const order = calls.map((_, index) => index).sort((a, b) => calls[a].round - calls[b].round);
+    const previousFirst = bucket.firstCall!;
+    const orderedCalls: ReplayCall[] = [];
+    for (const index of order) {
+      const call = calls[index];
+      const span = callSpans[index];
+      const first = bucket.firstOfRound.get(call.round);
+      if (first === undefined || compareSpansByTime(span, first) < 0) {
+        bucket.firstOfRound.set(call.round, span);
+        // The round's first call carries its model usage, as attachRoundUsage gives it.
+        const model = bucket.models[call.round - 1];
+        const usage = model ? modelUsage(model) : undefined;
+        if (usage) call.usage = usage;
+      }
+      if (compareCallPlaces(call.round, span, bucket.firstCall!.round, bucket.firstCall!.span) < 0) bucket.firstCall = { round: call.round, span };
+      orderedCalls.push(call);
+    }
+    runs.push({ bucket, problems, calls: orderedCalls, previousFirstKey: keyOf(previousFirst.span), firstKey: keyOf(bucket.firstCall!.span) });
+  }
+  // Runs (and their problems) in the order a whole read gives them: by first start, then by when
+  // the run was found.
+  runs.sort((a, b) => compareBigInt(a.bucket.firstStart, b.bucket.firstStart) || a.bucket.order - b.bucket.order);
+  return {
+    runs: runs.filter((run) => run.calls.length > 0).map(({ calls, previousFirstKey, firstKey }) => ({ calls, previousFirstKey, firstKey })),
+    problems: runs.flatMap((run) => run.problems),
+  };
+}
+
+/** The round of one new tool span by assignRounds' rules; undefined where it would move calls read before. */
+function placeCall(span: CollectedSpan, modelAncestor: CollectedSpan | undefined, bucket: RunBucketState): number | undefined {
+  const recorded = span.attributes[ATTR_ROUND];
+  if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) return recorded;
+  if (modelAncestor) {
+    const index = bucket.modelIndex.get(modelAncestor);
+    return index === undefined ? undefined : index + 1;
+  }
+  const callId = span.attributes['ai.toolCall.id'];
+  if (typeof callId === 'string') bucket.linkableCallIds.add(callId);
+  const linked = typeof callId === 'string' ? bucket.roundByToolCallId.get(callId) : undefined;
+  if (linked !== undefined) return linked;
+  const models = bucket.models;
+  if (models.length > 0) {
+    // Models started before the call: the first model that did not, by binary search.
+    let low = 0;
+    let high = models.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (startedBefore(models[middle], span)) low = middle + 1;
+      else high = middle;
+    }
+    return Math.max(1, low);
+  }
+  if (bucket.lastOverlap !== undefined && compareSpansByTime(span, bucket.lastOverlap) <= 0) return undefined;
+  bucket.overlapTools = true;
+  bucket.lastOverlap = span;
+  if (span.startNanos >= bucket.overlapEnd) bucket.overlapRound++;
+  bucket.overlapEnd = span.endNanos > bucket.overlapEnd ? span.endNanos : bucket.overlapEnd;
+  return bucket.overlapRound;
+}
+
+/** Round, then start time, then arrival: the order of a run's calls. */
+function compareCallPlaces(roundA: number, spanA: CollectedSpan, roundB: number, spanB: CollectedSpan): number {
+  return roundA - roundB || compareSpansByTime(spanA, spanB);
 }
 
 /**
@@ -210,30 +470,46 @@ function findParentCycles(
   return inCycle;
 }
 
+/** The AI SDK's link from a tool call id to the round (model call) that asked for it. */
+function roundsOfAskedToolCalls(models: readonly CollectedSpan[]): Map<string, number> {
+  const roundByToolCallId = new Map<string, number>();
+  models.forEach((model, index) => {
+    for (const id of askedToolCallIds(model)) if (!roundByToolCallId.has(id)) roundByToolCallId.set(id, index + 1);
+  });
+  return roundByToolCallId;
+}
+
+/** The tool call ids a model-call span asked for (ai.response.toolCalls). */
+function askedToolCallIds(model: CollectedSpan): string[] {
+  const asked = model.attributes['ai.response.toolCalls'];
+  if (typeof asked !== 'string') return [];
+  try {
+    const calls = JSON.parse(asked) as unknown;
+    if (!Array.isArray(calls)) return [];
+    const ids: string[] = [];
+    for (const call of calls) {
+      const id = (call as { toolCallId?: unknown } | null)?.toolCallId;
+      if (typeof id === 'string') ids.push(id);
+    }
+    return ids;
+  } catch {
+    // Not JSON (truncated by an attribute length limit): fall back to timing.
+    return [];
+  }
+}
+
 function assignRounds(
   tools: ReadonlyArray<{ span: CollectedSpan; modelAncestor: CollectedSpan | undefined }>,
   models: readonly CollectedSpan[],
+  kept?: RunBucketState,
 ): number[] {
   const rounds: number[] = [];
   let overlapRound = 0;
   let overlapEnd = -1n;
   // The AI SDK names the tool calls each model call asked for (ai.response.toolCalls): an
   // exact link from a call to its round, better than any timing.
-  const roundByToolCallId = new Map<string, number>();
-  models.forEach((model, index) => {
-    const asked = model.attributes['ai.response.toolCalls'];
-    if (typeof asked !== 'string') return;
-    try {
-      const calls = JSON.parse(asked) as unknown;
-      if (!Array.isArray(calls)) return;
-      for (const call of calls) {
-        const id = (call as { toolCallId?: unknown } | null)?.toolCallId;
-        if (typeof id === 'string' && !roundByToolCallId.has(id)) roundByToolCallId.set(id, index + 1);
-      }
-    } catch {
-      // Not JSON (truncated by an attribute length limit): fall back to timing.
-    }
-  });
+  const roundByToolCallId = roundsOfAskedToolCalls(models);
+  if (kept !== undefined) kept.roundByToolCallId = roundByToolCallId;
   for (const { span, modelAncestor } of tools) {
     const recorded = span.attributes[ATTR_ROUND];
     if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) {
@@ -245,6 +521,7 @@ function assignRounds(
       continue;
     }
     const callId = span.attributes['ai.toolCall.id'];
+    if (kept !== undefined && typeof callId === 'string') kept.linkableCallIds.add(callId);
     const linked = typeof callId === 'string' ? roundByToolCallId.get(callId) : undefined;
     if (linked !== undefined) {
       rounds.push(linked);
@@ -262,6 +539,14 @@ function assignRounds(
     if (span.startNanos >= overlapEnd) overlapRound++;
     overlapEnd = span.endNanos > overlapEnd ? span.endNanos : overlapEnd;
     rounds.push(overlapRound);
+    if (kept !== undefined) {
+      kept.overlapTools = true;
+      kept.lastOverlap = span;
+    }
+  }
+  if (kept !== undefined) {
+    kept.overlapRound = overlapRound;
+    kept.overlapEnd = overlapEnd;
   }
   return rounds;
 }
