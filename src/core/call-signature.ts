@@ -53,7 +53,7 @@ export function callSignature(tool: string, args: unknown, policy: ResolvedToolP
  * time selector (`since`, `date`, `from`…). Returns the same object when there is none: the
  * common case costs a walk over the top-level keys.
  */
-function withoutClockStamps(value: unknown, policy: ResolvedToolPolicy, startTime: number): unknown {
+export function withoutClockStamps(value: unknown, policy: ResolvedToolPolicy, startTime: number): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const record = value as Record<string, unknown>;
   let stamps: string[] | undefined;

@@ -1,7 +1,6 @@
-import { callSignature } from './call-signature.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { PrehashedToolCall, ToolCall } from './types.js';
-import { listingKeyOf } from './world-state/listing-key-of.js';
+import { callAndListingSignatures } from './world-state/listing-key-of.js';
 import { readWindowRequestOf } from './world-state/read-window-request-of.js';
 import { resolveCallEffect, type ShellPollRules } from './world-state/resolve-call-effect.js';
 
@@ -18,9 +17,9 @@ import { resolveCallEffect, type ShellPollRules } from './world-state/resolve-ca
  */
 export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPolls: ShellPollRules, now: () => number): PrehashedToolCall {
   const startTime = call.startTime ?? now();
-  const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: callSignature(call.tool, call.args, policy, startTime) };
-  const listingKey = listingKeyOf(call.tool, call.args, policy, startTime);
-  if (listingKey !== undefined) prehashed.listingKey = listingKey;
+  const signatures = callAndListingSignatures(call.tool, call.args, policy, startTime);
+  const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: signatures.argsHash };
+  if (signatures.listingKey !== undefined) prehashed.listingKey = signatures.listingKey;
   // A read of part of a file (issue 24 #6): what it returned is read from its output at finish.
   const readWindow = readWindowRequestOf(call.tool, policy, call.args);
   if (readWindow !== undefined) prehashed.readWindow = readWindow;
