@@ -49,3 +49,11 @@ export async function packTarball(work: string): Promise<string> {
   if (tarballs.length !== 1) throw new Error(`expected one tarball in ${work}, found ${tarballs.join(', ')}`);
   return join(work, tarballs[0]!);
 }
+
+/**
+ * ioredis 6.1's type declarations import `redis-errors`, which ships no types of its own: a
+ * consumer type-checking its dependencies (no skipLibCheck) gets TS7016 from ioredis itself,
+ * with or without loopguard, and TypeScript's own hint is to install these types. Consumers
+ * that install ioredis install them too, as such a user would (docs/operations/redis.md).
+ */
+export const IOREDIS_DECLARATION_PEERS: readonly string[] = ['@types/redis-errors@^1.2.3'];

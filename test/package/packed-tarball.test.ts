@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../cli/cli-test-helpers.js';
+import { IOREDIS_DECLARATION_PEERS } from './pack-helpers.js';
 
 const requireFromRepo = createRequire(join(REPO_ROOT, 'package.json'));
 const TSC = requireFromRepo.resolve('typescript/bin/tsc');
@@ -171,9 +172,10 @@ await setup.shutdown();
  * One consumer per framework entry, each with only its own SDK installed: an entry that
  * imported another SDK (or the OpenTelemetry SDK) would fail to type-check here.
  */
-const INTEGRATION_CONSUMERS: Record<string, { packages: string[]; code: string }> = {
+const INTEGRATION_CONSUMERS: Record<string, { packages: string[]; extra?: readonly string[]; code: string }> = {
   redis: {
     packages: ['ioredis', '@types/node'],
+    extra: IOREDIS_DECLARATION_PEERS,
     code: `
 import { Redis } from 'ioredis';
 import { LoopGuard } from 'loopguard';
@@ -302,7 +304,7 @@ describe('packed tarball in fresh consumer projects (npm pack, npm install, tsc,
       install(core, [api]),
       install(aiSdk, [api, `ai@${installed('ai')}`, types, '@types/json-schema@^7.0.15']),
       install(telemetry, [api, types, ...otelPeers]),
-      ...Object.entries(INTEGRATION_CONSUMERS).map(([name, consumer]) => install(join(work, name), [api, ...consumer.packages.map((pkg) => `${pkg}@${installed(pkg)}`)])),
+      ...Object.entries(INTEGRATION_CONSUMERS).map(([name, consumer]) => install(join(work, name), [api, ...consumer.packages.map((pkg) => `${pkg}@${installed(pkg)}`), ...(consumer.extra ?? [])])),
     ]);
     integrationInstalls.forEach((result, index) => expectSuccess(result, `npm install (${Object.keys(INTEGRATION_CONSUMERS)[index]} consumer)`));
     expectSuccess(coreInstall, 'npm install (core consumer)');

@@ -16,7 +16,7 @@ import { expect } from 'chai';
 import { Lexer, walkTokens, type Token } from 'marked';
 import { REPO_ROOT } from '../cli/cli-test-helpers.js';
 import { documentationFiles } from '../docs/markdown-docs.js';
-import { installedVersion, isInstalled, packTarball, run, type Run } from './pack-helpers.js';
+import { installedVersion, IOREDIS_DECLARATION_PEERS, isInstalled, packTarball, run, type Run } from './pack-helpers.js';
 
 const TSC = createRequire(join(REPO_ROOT, 'package.json')).resolve('typescript/bin/tsc');
 const TSX_LOADER = import.meta.resolve('tsx/esm');
@@ -135,7 +135,8 @@ describe('README and docs TypeScript blocks against the packed tarball (tsc --st
       .flatMap((block) => [...moduleText(block).matchAll(/from '((?:@[^/']+\/)?[^/']+)[^']*'/g)].map((match) => match[1]!))
       .filter((name) => !name.startsWith('loopguard') && !name.startsWith('node:') && isInstalled(name));
     const packages = [...new Set([...peers, ...imported, '@anthropic-ai/sdk', 'zod', '@types/node'])].map((name) => `${name}@${installedVersion(name)}`);
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...packages, '@types/json-schema@^7.0.15'], consumer);
+    const declarationPeers = packages.some((name) => name.startsWith('ioredis@')) ? IOREDIS_DECLARATION_PEERS : [];
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...packages, ...declarationPeers, '@types/json-schema@^7.0.15'], consumer);
     expect(install.code, `npm install failed:\n${install.stdout}\n${install.stderr}`).to.equal(0);
     tsc = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], consumer);
     errors = errorsByBlock(tsc.stdout);
