@@ -183,17 +183,7 @@ export function otlpSpansToReplayRuns(
     bucket.tools.sort((a, b) => compareSpansByTime(a.span, b.span));
     const rounds = assignRounds(bucket.tools, bucket.models, kept);
 
-    const calls: ReplayCall[] = [];
-    const callSpans: CollectedSpan[] = [];
-    bucket.tools.forEach(({ span }, index) => {
-      try {
-        calls.push(toolSpanToCall(span, bucket.name, rounds[index], file));
-        callSpans.push(span);
-      } catch (error) {
-        if (error instanceof ReplayInputError) problems.push(error);
-        else throw error;
-      }
-    });
+    const { calls, callSpans } = toolSpansToCalls(bucket.tools, bucket.name, rounds, file, problems);
     if (kept !== undefined) {
       kept.name = bucket.name;
       const lastTool = bucket.tools[bucket.tools.length - 1].span;
@@ -348,17 +338,7 @@ export function appendSpansToReplayRuns(
       const lastTool = added.tools[added.tools.length - 1].span;
       if (bucket.last === undefined || compareSpansByTime(lastTool, bucket.last) > 0) bucket.last = lastTool;
     }
-    const calls: ReplayCall[] = [];
-    const callSpans: CollectedSpan[] = [];
-    added.tools.forEach(({ span }, index) => {
-      try {
-        calls.push(toolSpanToCall(span, bucket.name, rounds[index], file));
-        callSpans.push(span);
-      } catch (error) {
-        if (error instanceof ReplayInputError) problems.push(error);
-        else throw error;
-      }
-    });
+    const { calls, callSpans } = toolSpansToCalls(added.tools, bucket.name, rounds, file, problems);
     if (calls.length === 0) {
       if (problems.length > 0) runs.push({ bucket, problems, calls, previousFirstKey: '', firstKey: '' });
       continue;
@@ -574,6 +554,32 @@ function modelUsage(span: CollectedSpan): ModelUsage | undefined {
   if (input !== undefined) usage.inputTokens = input;
   if (output !== undefined) usage.outputTokens = output;
   return usage;
+}
+
+/**
+ * The calls of a run's tool spans in their rounds, and the spans they came from; a span that
+ * cannot be read is a problem of its own (its run goes on), the same for a whole read and for
+ * the spans of one request read alone.
+ */
+function toolSpansToCalls(
+  tools: ReadonlyArray<{ span: CollectedSpan }>,
+  run: string,
+  rounds: readonly number[],
+  file: string,
+  problems: ReplayInputError[],
+): { calls: ReplayCall[]; callSpans: CollectedSpan[] } {
+  const calls: ReplayCall[] = [];
+  const callSpans: CollectedSpan[] = [];
+  tools.forEach(({ span }, index) => {
+    try {
+      calls.push(toolSpanToCall(span, run, rounds[index]!, file));
+      callSpans.push(span);
+    } catch (error) {
+      if (error instanceof ReplayInputError) problems.push(error);
+      else throw error;
+    }
+  });
+  return { calls, callSpans };
 }
 
 function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: string): ReplayCall {

@@ -4,6 +4,7 @@ import { OtlpSpanCollector, type CollectedSpan } from '../../src/replay/collect-
 import { LiveSpanRuns } from '../../src/server/live-span-runs.js';
 import { otlpSpansToReplayRuns } from '../../src/replay/otlp-spans-to-replay-calls.js';
 import { ReplaySession } from '../../src/replay/replay-session.js';
+import { seededRandom as randomOf } from '../helpers/seeded-random.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const base = 1_700_000_000_000_000_000n;
@@ -63,17 +64,6 @@ describe('LiveSpanRuns: tool spans once fed to the engine', () => {
   });
 });
 
-/** A seeded generator (mulberry32): a failing case names its seed and comes back the same. */
-function randomOf(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type OtlpSpan = Record<string, unknown>;
 const otlpAttributes = (attributes: Record<string, string | number>) =>

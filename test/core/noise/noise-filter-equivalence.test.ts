@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNoiseFilter } from '../../../src/core/noise/create-noise-filter.js';
 import { createReferenceNoiseFilter } from './reference-noise-filter.js';
+import { seededRandom as random } from '../../helpers/seeded-random.js';
 
 /**
  * The exec-loop noise filter (families merged in text order) must replace exactly what the
@@ -10,17 +11,6 @@ import { createReferenceNoiseFilter } from './reference-noise-filter.js';
  * shapes built to collide rules with each other and real tool results from the eval corpus.
  */
 
-/** Deterministic PRNG (mulberry32): the same inputs on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NOISY_TOKENS = [
   '2024-05-01T12:03:04Z', '2024-05-01 12:03:04', '2024-05-01T12:03:04.123+02:00', '2024-05-01', '12:03', '1.53s', '(0.00s)', '12ms', '1.234 s',

@@ -1,0 +1,14 @@
+/**
+ * A seeded generator (mulberry32) returning numbers in [0, 1): the same inputs on every run, so
+ * a failing randomized case names its seed and comes back the same.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
