@@ -116,15 +116,7 @@ export function otlpSpansToReplayRuns(
     return lastTraceName;
   };
   const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined } => {
-    let modelAncestor: CollectedSpan | undefined;
-    let runSpan: CollectedSpan | undefined;
-    for (let ancestor = parentOf(span), depth = 0; ancestor && depth < 256; ancestor = parentOf(ancestor), depth++) {
-      if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
-      if (ancestor.role === 'run') {
-        runSpan = ancestor;
-        break;
-      }
-    }
+    const { modelAncestor, runSpan } = roundAndRunAncestors(span, parentOf);
     const name = runSpan ? runName(runSpan) : traceRunName(span.traceId);
     const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
@@ -290,15 +282,7 @@ export function appendSpansToReplayRuns(
   for (const span of spans) {
     if (span.parentSpanId !== undefined && linkedParent(span) === undefined) state.waitingParents.add(span.parentKey!);
     if (span.role !== 'round' && (span.role !== 'tool' || superseded.has(span))) continue;
-    let modelAncestor: CollectedSpan | undefined;
-    let runSpan: CollectedSpan | undefined;
-    for (let ancestor = linkedParent(span), depth = 0; ancestor && depth < 256; ancestor = linkedParent(ancestor), depth++) {
-      if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
-      if (ancestor.role === 'run') {
-        runSpan = ancestor;
-        break;
-      }
-    }
+    const { modelAncestor, runSpan } = roundAndRunAncestors(span, linkedParent);
     const bucket = state.buckets.get(runSpan ? keyOf(runSpan) : `trace:${span.traceId}`);
     // A run with no calls yet is named by its place among the trace's runs: a whole read.
     if (bucket === undefined || bucket.firstCall === undefined) return undefined;
@@ -373,6 +357,23 @@ export function appendSpansToReplayRuns(
 }
 
 /** The round of one new tool span by assignRounds' rules; undefined where it would move calls read before. */
+/**
+ * The nearest model (round) span above a span and the run span it belongs to, walking at most
+ * 256 parents (a parent chain that long is not an agent's): the same walk for a whole read and
+ * for the spans of one request read alone.
+ */
+function roundAndRunAncestors(
+  span: CollectedSpan,
+  parentOf: (span: CollectedSpan) => CollectedSpan | undefined,
+): { modelAncestor: CollectedSpan | undefined; runSpan: CollectedSpan | undefined } {
+  let modelAncestor: CollectedSpan | undefined;
+  for (let ancestor = parentOf(span), depth = 0; ancestor && depth < 256; ancestor = parentOf(ancestor), depth++) {
+    if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
+    if (ancestor.role === 'run') return { modelAncestor, runSpan: ancestor };
+  }
+  return { modelAncestor, runSpan: undefined };
+}
+
 function placeCall(span: CollectedSpan, modelAncestor: CollectedSpan | undefined, bucket: RunBucketState): number | undefined {
   const recorded = span.attributes[ATTR_ROUND];
   if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) return recorded;
