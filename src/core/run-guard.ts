@@ -408,6 +408,7 @@ export class RunGuard implements RunView, SharedReplica {
           inFlight: 0,
           outcomeTag: 0,
           confirmations: 0,
+          changeSerial: 0,
         });
       } else {
         if (decision.kind === 'retry') record.retries += 1;
@@ -507,6 +508,13 @@ export class RunGuard implements RunView, SharedReplica {
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
+    // The same call answering exactly what it answered last time is stale only if the run has
+    // neither learned nor changed anything since (RunLedger.changeSerial): the tests run again
+    // after an edit, the build after a config change, the file restored after other edits —
+    // "re-runs after an edit" — are neither new nor stale. Measured on all 500 mini-swe-agent
+    // Gemini 3 Pro SWE-bench runs (eval/README: the wide coding check): 7 of 371 resolved runs
+    // were stopped by stale_rounds, every one in an edit → re-run cycle.
+    if (judged === 'seen' && record !== undefined && tag !== 0 && record.outcomeTag === tag && record.changeSerial !== ledger.changeSerial) judged = 'neutral';
     // A failure that teaches (issue 18 #3, general profile): a call failing for the first time
     // saying what its arguments name does not exist — a lookup by another id or name while the
     // agent narrows down. It neither counts toward nor resets the tool's streak; the identical
@@ -533,6 +541,23 @@ export class RunGuard implements RunView, SharedReplica {
     const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
+    // A write the run has not seen answer this way before (its first run, or another answer
+    // than last time) is a change the next re-run may reflect. Only calls known to write
+    // count (a write tool, a shell command or editor action that writes); a tool of unknown
+    // effect, which may be a read, and a browser action, which moves the page (pageEpoch), do
+    // not: each of their first runs counting as a change delayed the catch of WebShop's
+    // click loops by a whole cycle (EVAL.md: 11 of 23 went from stopped to halted). A write
+    // answering as it did last time changes nothing new: a cycle of the same edit and the
+    // same test run stays stale.
+    if (
+      facts.effect === 'write' &&
+      !facts.page &&
+      prehashed.outcome !== 'overloaded' &&
+      !(failed && !transient) &&
+      (record === undefined || tag === 0 || record.outcomeTag !== tag)
+    ) {
+      ledger.changeSerial = (ledger.changeSerial + 1) >>> 0;
+    }
     if (record !== undefined) {
       record.inFlight = Math.max(0, record.inFlight - 1);
       record.state = !failed ? CallState.Succeeded : transient ? CallState.FailedTransient : CallState.Failed;
@@ -543,6 +568,7 @@ export class RunGuard implements RunView, SharedReplica {
       const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === epoch;
       record.confirmations = tag === 0 ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
+      record.changeSerial = ledger.changeSerial;
     }
     if (failed) {
       if (failuresCounted > 0 && !teaches) ledger.failureStreakByTool.set(tool, (ledger.failureStreakByTool.get(tool) ?? 0) + failuresCounted);

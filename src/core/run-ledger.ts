@@ -16,12 +16,14 @@ export interface SignatureRecord {
   round: number;
   /** Write epoch (see RunLedger.writeEpoch) when the call last executed. */
   epoch: number;
-  /** Identical retries made since the last success. */
+  /** Identical retries made since the last success (saturates at 65,535). */
   retries: number;
   firstTime: number;
   lastTime: number;
-  /** Executions of this signature still running. */
+  /** Executions of this signature still running (saturates at 65,535). */
   inFlight: number;
+  /** The run's {@link RunLedger.changeSerial} when the call last finished. */
+  changeSerial: number;
   /**
    * A 32-bit tag of the last outcome's fingerprint (0 = none yet), so the next execution can
    * tell whether it returned the same. A tag, not the 22-character hash: one word per
@@ -120,6 +122,16 @@ export class RunLedger {
    * they leave writeEpoch alone: a file listing read again across scrolls is still a repeat.
    */
   pageEpoch = 0;
+  /**
+   * Bumped each time a finished call taught the run something or changed the world in a way not
+   * seen before: a new fact, or a write that is new (first run of that call, or another answer
+   * than its last). A call answering exactly what it answered last time is stale only when this
+   * has not moved since (run-guard.ts judgeNovelty): a test run again after an edit, or a file
+   * restored after other edits, is not a loop (document 003: repetition of an outcome without
+   * a change of state is). A write repeating itself with its own answer does not bump it, so a
+   * cycle of the same edit and the same test run is still caught, one cycle later.
+   */
+  changeSerial = 0;
 
   /**
    * Writes whose last execution timed out (document 001: a timeout does not prove the tool
@@ -361,15 +373,19 @@ export class FingerprintSet {
 
 
 /**
- * One call record's words: identity (4), round, epoch, retries, inFlight, state (top 2 bits)
- * with confirmations (low 30 bits), outcomeTag, then firstTime and lastTime as the two 32-bit
- * halves of a float64 each.
+ * One call record's words: identity (4), round, epoch, retries (low 16 bits) with inFlight
+ * (high 16 bits), changeSerial, state (top 2 bits) with confirmations (low 30 bits),
+ * outcomeTag, then firstTime and lastTime as the two 32-bit halves of a float64 each.
+ * Retries and inFlight share a word so changeSerial fits in the same 14 words (memory per
+ * call, issue 20: ≤ 150 B with call ids); both saturate at 65,535, far past any policy's
+ * retry budget and any number of identical calls running at once.
  */
 const STRIDE = 14;
 const ROUND = 4;
 const EPOCH = 5;
-const RETRIES = 6;
-const IN_FLIGHT = 7;
+const RETRIES_AND_IN_FLIGHT = 6;
+const CHANGE_SERIAL = 7;
+const MAX_HALF_WORD = 0xffff;
 const STATE_AND_CONFIRMATIONS = 8;
 const OUTCOME_TAG = 9;
 const FIRST_TIME = 10;
@@ -636,16 +652,26 @@ class SignatureView implements SignatureRecord {
     this.table.data[this.entry * STRIDE + EPOCH] = value;
   }
   get retries(): number {
-    return this.table.data[this.entry * STRIDE + RETRIES]!;
+    return this.table.data[this.entry * STRIDE + RETRIES_AND_IN_FLIGHT]! & MAX_HALF_WORD;
   }
   set retries(value: number) {
-    this.table.data[this.entry * STRIDE + RETRIES] = value;
+    const at = this.entry * STRIDE + RETRIES_AND_IN_FLIGHT;
+    const data = this.table.data;
+    data[at] = ((data[at]! & 0xffff0000) | Math.min(value, MAX_HALF_WORD)) >>> 0;
   }
   get inFlight(): number {
-    return this.table.data[this.entry * STRIDE + IN_FLIGHT]!;
+    return this.table.data[this.entry * STRIDE + RETRIES_AND_IN_FLIGHT]! >>> 16;
   }
   set inFlight(value: number) {
-    this.table.data[this.entry * STRIDE + IN_FLIGHT] = value;
+    const at = this.entry * STRIDE + RETRIES_AND_IN_FLIGHT;
+    const data = this.table.data;
+    data[at] = ((Math.min(value, MAX_HALF_WORD) << 16) | (data[at]! & MAX_HALF_WORD)) >>> 0;
+  }
+  get changeSerial(): number {
+    return this.table.data[this.entry * STRIDE + CHANGE_SERIAL]!;
+  }
+  set changeSerial(value: number) {
+    this.table.data[this.entry * STRIDE + CHANGE_SERIAL] = value;
   }
   get outcomeTag(): number {
     return this.table.data[this.entry * STRIDE + OUTCOME_TAG]!;
@@ -692,6 +718,7 @@ function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureReco
   view.inFlight = fields.inFlight;
   view.outcomeTag = fields.outcomeTag;
   view.confirmations = fields.confirmations;
+  view.changeSerial = fields.changeSerial;
   return view;
 }
 

@@ -15,6 +15,7 @@ describe('run ledger packed tables', () => {
     inFlight: index % 3,
     outcomeTag: (index * 2654435761) >>> 0,
     confirmations: index % 6,
+    changeSerial: (index * 40503) >>> 0,
   });
 
   it('SignatureTable keeps every field of every record through its growth, like a Map', () => {
@@ -30,10 +31,15 @@ describe('run ledger packed tables', () => {
       if (index % 10 === 0) {
         const live = table.get(key)!;
         live.retries += 1;
+        // Retries and inFlight share a word: writing one must leave the other as it was.
+        live.inFlight += 2;
+        live.changeSerial = 0xfffffffe - index;
         live.lastTime = 2e12 + index;
         live.callId = `later_${index}`;
         const expected = reference.get(key)!;
         expected.retries += 1;
+        expected.inFlight += 2;
+        expected.changeSerial = 0xfffffffe - index;
         expected.lastTime = 2e12 + index;
         expected.callId = `later_${index}`;
       }
@@ -53,11 +59,23 @@ describe('run ledger packed tables', () => {
         inFlight: record.inFlight,
         outcomeTag: record.outcomeTag,
         confirmations: record.confirmations,
+        changeSerial: record.changeSerial,
       };
       expect(actual, key).to.deep.equal(expected);
     }
     expect(table.get(hashText('never added'))).to.equal(undefined);
     expect(table.get('not-an-identity')).to.equal(undefined);
+  });
+
+  it('SignatureTable: retries and inFlight saturate at 65,535 without spilling into each other', () => {
+    const table = new SignatureTable();
+    const record = table.add(hashText('saturating'), fields(1));
+    record.retries = 70_000;
+    record.inFlight = 3;
+    expect([record.retries, record.inFlight]).to.deep.equal([65_535, 3]);
+    record.inFlight = 1e9;
+    record.retries = 2;
+    expect([record.retries, record.inFlight]).to.deep.equal([2, 65_535]);
   });
 
   it('SignatureTable: a call id set after records without one, and one taken back', () => {

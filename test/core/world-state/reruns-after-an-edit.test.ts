@@ -1,0 +1,68 @@
+// Re-runs after an edit (issue 18): the same call answering exactly what it answered last time is
+// stale only when nothing was written since. The cycles below are the shape of the 7 resolved
+// SWE-bench runs (of 371, mini-swe-agent + Gemini 3 Pro) that stale_rounds used to cut: edit,
+// run the tests, same failure, another edit, run them again (pytest-dev__pytest-7490), or write
+// a new example and rebuild (sphinx-doc__sphinx-8595), or restore a file after other edits
+// (astropy__astropy-13236).
+import { expect } from 'chai';
+import type { Novelty } from '../../../src/core/types.js';
+import { newRun } from '../play.js';
+
+interface Step {
+  command: string;
+  output: string;
+}
+
+/** One shell call per round, as mini-swe-agent runs them; the novelty of each result, until a stop. */
+function play(steps: Step[]): { novelties: Array<Novelty | 'refused'>; stop: string | undefined } {
+  const run = newRun();
+  const novelties: Array<Novelty | 'refused'> = [];
+  for (const step of steps) {
+    run.beginRound();
+    const ticket = run.startCall({ tool: 'bash', args: { command: step.command } });
+    novelties.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result: { returncode: step.command.startsWith('pytest') ? 1 : 0, output: step.output } }) : 'refused');
+    const after = run.shouldStop();
+    if (after.action === 'stop') return { novelties, stop: after.reason };
+  }
+  return { novelties, stop: undefined };
+}
+
+const failing = '=== 1 failed, 12 passed in 0.31s ===\nFAILED test_skipping.py::test_xfail - AssertionError';
+const edit = (n: number): Step => ({ command: `sed -i '${260 + n}a\\    print("DEBUG ${n}")' src/_pytest/skipping.py`, output: '' });
+const tests: Step = { command: 'pytest -rsx reproduce_issue.py', output: failing };
+
+describe('re-runs after an edit (issue 18)', () => {
+  it('the tests run again after each new edit, with the same failure, are neither new nor stale: the run goes on', () => {
+    const steps: Step[] = [tests];
+    for (let n = 0; n < 8; n++) steps.push(edit(n), tests);
+    const { novelties, stop } = play(steps);
+    expect(stop).to.equal(undefined);
+    expect(novelties).to.have.length(steps.length);
+    // Every re-run of the tests after an edit: the run learned nothing, and is not looping either.
+    expect(novelties.filter((_, index) => index > 0 && index % 2 === 0)).to.deep.equal(Array(8).fill('neutral'));
+  });
+
+  it('the same edit and the same test run, over and over, is still a loop: stopped by stale_rounds', () => {
+    const sameEdit = edit(0);
+    const steps: Step[] = [];
+    for (let n = 0; n < 12; n++) steps.push(sameEdit, tests);
+    const { novelties, stop } = play(steps);
+    expect(stop).to.equal('stale_rounds');
+    // The same edit answering as it did is no change: the second test run is already seen.
+    expect(novelties.slice(0, 4)).to.deep.equal(['neutral', 'new', 'neutral', 'seen']);
+    // Silent edits are neutral rounds; the test runs make the five stale rounds.
+    expect(novelties).to.have.length(12);
+  });
+
+  it('a file restored after other edits is restored again, not repeated: git checkout after a sed -i', () => {
+    const restore: Step = { command: 'git checkout astropy/table/table.py', output: 'Updated 1 path from the index\n' };
+    const { novelties } = play([restore, { command: "sed -i '1242,1247d' astropy/table/table.py", output: '' }, restore]);
+    expect(novelties[2]).to.equal('neutral');
+  });
+
+  it('a read answering the same after only reads in between is still seen', () => {
+    const grep: Step = { command: 'grep -n "def test_ndarray_mixin" astropy/table/tests/test_mixin.py', output: '700:def test_ndarray_mixin():\n' };
+    const { novelties } = play([grep, { command: 'head -n 20 astropy/table/tests/test_mixin.py', output: '# Licensed under a 3-clause BSD style license\nimport copy\n' }, grep]);
+    expect(novelties[2]).to.not.equal('neutral');
+  });
+});
