@@ -95,7 +95,7 @@ export const WELL_KNOWN_TERMINAL_TOOLS: ReadonlySet<string> = new Set([
  * Tools that deliver the answer or hand the conversation off, under the names the agents
  * people run ship them: BrowserGym's `send_msg_to_user` and `report_infeasible`, tau-bench's
  * `respond` and `transfer_to_human_agents`, browser-use's `done`, smolagents' `final_answer`,
- * pydantic-ai's `final_result`, Cline / Roo Code's `ask_followup_question`, the LangGraph
+ * pydantic-ai's `final_result`, Cline / Roo Code's `ask_followup_question`, WebArena's `stop`, the LangGraph
  * customer-support tutorial's `CompleteOrEscalate` (the same hand-off text every time it is
  * used: seen in the corpus, corpus-findings.md 15:16). Treated like the
  * terminal tools above (answer tools are sacred: checks/terminal-tools.ts).
@@ -103,6 +103,8 @@ export const WELL_KNOWN_TERMINAL_TOOLS: ReadonlySet<string> = new Set([
 export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
   'send_msg_to_user', 'report_infeasible', 'respond', 'transfer_to_human_agents', 'transfer_to_human', 'done',
   'final_result', 'submit_answer', 'answer', 'ask_followup_question', 'AskUserQuestion', 'CompleteOrEscalate',
+  // WebArena's own action space ends a task with `stop [answer]`
+  'stop',
 ]);
 
 /**
@@ -117,6 +119,8 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   ...['click', 'dblclick', 'hover', 'fill', 'clear', 'select_option', 'press', 'focus', 'scroll', 'goto', 'go_back', 'go_forward',
     'new_tab', 'tab_close', 'tab_focus', 'upload_file', 'drag_and_drop', 'mouse_click', 'mouse_move', 'keyboard_type', 'keyboard_press', 'noop']
     .map((name): [string, undefined] => [name, undefined]),
+  // WebArena's own action space (browser_env/actions.py), where it differs from BrowserGym's
+  ...['type', 'close_tab'].map((name): [string, undefined] => [name, undefined]),
   // Playwright MCP
   ...['browser_navigate', 'browser_navigate_back', 'browser_navigate_forward', 'browser_click', 'browser_type', 'browser_fill_form',
     'browser_select_option', 'browser_press_key', 'browser_hover', 'browser_drag', 'browser_snapshot', 'browser_take_screenshot',

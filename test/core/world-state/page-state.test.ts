@@ -203,3 +203,23 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(() => newRun({ tools: { web_act: { browser: 3 as unknown as boolean } } })).to.throw(/tools\.web_act\.browser/);
   });
 });
+
+describe("WebArena's own action names (issue 18 item 2)", () => {
+  it('`type` and `close_tab` are browser actions: they change the page, never the workspace, so a file read is still a repeat', () => {
+    const ls: ScriptedCall = { tool: 'bash', args: { command: 'ls' }, outcome: { result: 'notes.md\n' } };
+    for (const action of [
+      { tool: 'type', args: { element: '[164]', text: 'running shoes', press_enter: true } },
+      { tool: 'close_tab', args: {} },
+    ]) {
+      const log = playRounds(newRun(), [[ls], [{ ...action, outcome: { result: listPage } }], [ls]]);
+      expect(kinds(log.flatMap((round) => round.decisions)), action.tool).to.deep.equal(['allow:new', 'allow:new', 'refuse:repeat.run_wide']);
+    }
+  });
+
+  it('`stop` delivers the answer: never refused, never disabled', () => {
+    const run = newRun();
+    expect(run.isAnswerTool('stop')).to.equal(true);
+    const log = playRounds(run, [1, 2, 3].map(() => [{ tool: 'stop', args: { answer: 'N/A' }, outcome: { result: 'ok' } }]));
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
+  });
+});
