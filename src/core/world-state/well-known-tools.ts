@@ -39,6 +39,8 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   'list_allowed_directories', 'list_directory_with_sizes',
   // Cline / Roo Code
   'list_files', 'search_files', 'list_code_definition_names',
+  // SWE-agent's search tools, when a harness names each SWE-agent command as its own tool
+  'search_dir', 'search_file', 'find_file', 'filemap',
 ]);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
@@ -48,6 +50,8 @@ export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   // gemini-cli, MCP filesystem, Cline / Roo Code
   'write_file', 'replace', 'edit_file', 'create_directory', 'move_file', 'write_to_file', 'replace_in_file',
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
+  // SWE-agent's windowed editing commands named as tools; OpenHands' IPython cell, which runs any code
+  'edit', 'create', 'insert', 'execute_ipython_cell',
 ]);
 
 /**

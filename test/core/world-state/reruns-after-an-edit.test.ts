@@ -66,3 +66,21 @@ describe('re-runs after an edit (issue 18)', () => {
     expect(novelties[2]).to.not.equal('neutral');
   });
 });
+
+describe('re-runs after an edit, with SWE-agent commands named as tools (issue 18)', () => {
+  it('`edit` is a write: the tests run again after it are not stale; `search_dir` is a read: its repeat with nothing written is refused', () => {
+    const run = newRun();
+    const results: string[] = [];
+    const call = (tool: string, args: unknown, result: unknown) => {
+      run.beginRound();
+      const ticket = run.startCall({ tool, args });
+      results.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result }) : `refused:${ticket.decision.reason}`);
+    };
+    call('bash', { command: 'python reproduce.py' }, 'TypeError: unhashable type');
+    call('edit', { start: 10, end: 12, replacement: 'return hash(tuple(x))' }, 'File updated. Please review the changes.');
+    call('bash', { command: 'python reproduce.py' }, 'TypeError: unhashable type');
+    call('search_dir', { search_term: 'def __hash__' }, 'Found 3 matches for "def __hash__" in /repo');
+    call('search_dir', { search_term: 'def __hash__' }, 'Found 3 matches for "def __hash__" in /repo');
+    expect(results).to.deep.equal(['new', 'new', 'neutral', 'new', 'refused:repeat.run_wide']);
+  });
+});
