@@ -152,7 +152,9 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     const cached = resolvedByName.get(name);
     if (cached !== undefined) return cached;
     let resolved = defaultTool;
-    if (general ? isWellKnownTool(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name)) {
+    // A write verb names the effect only (not bookkeeping arguments: `description` is content
+    // for `update_ticket`, so isWellKnownTool stays false for it).
+    if (general ? isWellKnownTool(name) || namesAWrite(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name)) {
       resolved = wellKnown.get(name) ?? build({}, name);
       wellKnown.set(name, resolved);
     }
@@ -237,9 +239,26 @@ function isWellKnownTool(name: string): boolean {
 }
 
 /**
+ * A tool whose name starts with a verb that changes something (`update_ticket_to_new_flight`,
+ * `cancel_pending_order`, `book_hotel`, `sendEmail`): a write, in the general profile, when
+ * nothing more specific says otherwise. The customer-service agents people run (tau-bench
+ * style, the LangGraph support bot) name their tools this way and declare no effects; left
+ * unknown, a booking never counted as a change of the world (RunLedger.changeSerial), so the
+ * reservation read again after it was judged stale. Only writes are inferred from a name: a
+ * wrong "write" costs nothing (writes are never refused as repeats), a wrong "read" would
+ * refuse a re-run after an edit (document 000: unclear leans to "new fact").
+ */
+const WRITE_VERB_NAME =
+  /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer)(?:[_\-A-Z0-9]|$)/;
+
+function namesAWrite(name: string): boolean {
+  return WRITE_VERB_NAME.test(mcpToolName(name));
+}
+
+/**
  * A tool's effect, most specific source first: the policy's `readOnly` / `writes` /
  * `approval`, then MCP annotations, then `shell`, then (general profile) the well-known tool
- * table, else the profile's default. Researcher and chat keep document 000's assumption that
+ * table and a write verb at the start of the name, else the profile's default. Researcher and chat keep document 000's assumption that
  * a tool nobody marked is a lookup ("researchers only get tools that need no approval");
  * general leaves it unknown.
  */
@@ -265,12 +284,13 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (policy.shell === undefined && known) shellArg = WELL_KNOWN_SHELL_TOOLS.get(name);
   }
   const editor = effect === undefined && shellArg === undefined && known && WELL_KNOWN_EDITOR_TOOLS.has(name);
+  // Browser tools (world-state/page-state.ts): the page is their world, not the workspace.
+  const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
   if (effect === undefined && known) {
     if (WELL_KNOWN_READ_TOOLS.has(name)) effect = 'read';
     else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
+    else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
-  // Browser tools (world-state/page-state.ts): the page is their world, not the workspace.
-  const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? WELL_KNOWN_BROWSER_TOOLS.get(mcpToolName(name)) : undefined;
   return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg };
 }

@@ -84,3 +84,40 @@ describe('re-runs after an edit, with SWE-agent commands named as tools (issue 1
     expect(results).to.deep.equal(['new', 'new', 'neutral', 'new', 'refused:repeat.run_wide']);
   });
 });
+
+describe('customer-service writes named by their verb (issue 18)', () => {
+  const reservations = { passenger: 'Cynthia Hollis', tickets: [{ ticket: '7240005432906569', flight: 'LX0112', seat: '18E' }] };
+  const fetch = { tool: 'fetch_user_flight_information', args: {} };
+
+  it('the reservation read again after each booking change is not stale, whatever the verb`s spelling', () => {
+    const run = newRun();
+    const novelties: string[] = [];
+    const call = (tool: string, args: unknown, result: unknown) => {
+      run.beginRound();
+      const ticket = run.startCall({ tool, args });
+      novelties.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result }) : `refused:${ticket.decision.reason}`);
+      return run.shouldStop();
+    };
+    call(fetch.tool, fetch.args, reservations);
+    const writes = ['update_ticket_to_new_flight', 'cancelTicket', 'book-car-rental', 'mcp__support__modify_pending_order_address', 'send_confirmation', 'set_seat_preference'];
+    for (const [index, tool] of writes.entries()) {
+      call(tool, { ticket_no: '7240005432906569', choice: index }, 'Request accepted, but the itinerary is unchanged until the airline confirms.');
+      expect(call(fetch.tool, fetch.args, reservations).action, tool).to.equal('continue');
+    }
+    // Each read after a write: neither new nor stale.
+    expect(novelties.filter((_, index) => index > 0 && index % 2 === 0)).to.deep.equal(Array(writes.length).fill('neutral'));
+    expect(run.staleRoundStreak).to.equal(0);
+  });
+
+  it('a name that only reads, or merely contains a verb, stays unknown: the same read with nothing written is still seen', () => {
+    for (const tool of ['get_user_details', 'search_flights', 'settings_lookup', 'updates_feed']) {
+      const run = newRun();
+      const play = () => {
+        run.beginRound();
+        const ticket = run.startCall({ tool, args: { id: 1 } });
+        return ticket.decision.action === 'allow' ? run.finishCall(ticket, { result: reservations }) : 'refused';
+      };
+      expect([play(), play()], tool).to.deep.equal(['new', 'seen']);
+    }
+  });
+});
