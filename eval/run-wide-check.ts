@@ -1,26 +1,30 @@
 /**
- * The wide coding check: every one of the 500 mini-swe-agent + Gemini 3 Pro SWE-bench Verified
- * runs the corpus samples 62 of (eval/corpus/SOURCES.md), replayed with the default profile.
- * Too large to commit (36 MB trimmed), so it is rebuilt from a local bare-git snapshot of the
- * source at the pinned commit, the way eval/corpus/scripts/build.mjs builds the corpus, and
- * writes eval/WIDE.md. Not part of `npm test` (CI has no copy of the source); run it before a
- * change to any rule that judges results:
+ * The wide check: every run of the corpus's three largest sources, not the sample the corpus
+ * keeps — all 500 mini-swe-agent + Gemini 3 Pro SWE-bench Verified runs, and every ReAct
+ * episode printed in WebShop.ipynb and FEVER.ipynb — replayed with the default profile and no
+ * policy. Too large to commit (about 40 MB trimmed), so the runs are rebuilt from local bare-git
+ * snapshots of the sources at the corpus's pinned commits, by the corpus's own converters and
+ * labelling rules (eval/corpus/scripts), and the result is written to eval/WIDE.md. Not part of
+ * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
- *   npm run eval:wide -- [--mirrors DIR]   (DIR holds gruckion+mini-swe-agent/repo; default /work/.mirror)
+ *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
  *
- * The sample in the corpus had 0 of 40 resolved runs stopped while this set had 7 of 371:
- * a rule's cost on healthy runs shows at this size, not at the sample's.
+ * Why: the corpus's sample had 0 of 40 resolved Gemini runs stopped while the whole set had 7
+ * of 371 — a rule's cost on healthy runs shows at this size, not at the sample's.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StopReason } from '../src/core/types.js';
 import { evaluateFile, scoreRun } from './eval-run.js';
-// @ts-expect-error: the corpus scripts are plain ESM without declarations (no build step, Node ≥ 18 alone).
+// The corpus scripts are plain ESM without declarations (they run on Node alone, no build step).
+// @ts-expect-error: no declaration file
 import * as gemini from './corpus/scripts/src-mini-swe-agent-gemini.mjs';
-
-const REPO = 'gruckion/mini-swe-agent';
-const COMMIT = 'd12a71affd95403b036b2bdbd827349b77bfffb9';
+// @ts-expect-error: no declaration file
+import * as webshop from './corpus/scripts/src-react-webshop.mjs';
+// @ts-expect-error: no declaration file
+import * as fever from './corpus/scripts/src-react-fever.mjs';
 
 interface Entry {
   file: string;
@@ -30,75 +34,134 @@ interface Entry {
   calls: number;
 }
 
+interface Source {
+  name: string;
+  kind: string;
+  repo: string;
+  commit: string;
+  build: (options: unknown) => Entry[];
+}
+
+/** The corpus's pins (eval/corpus/scripts/build.mjs). */
+const SOURCES: Source[] = [
+  { name: 'mini-swe-agent + Gemini 3 Pro (SWE-bench Verified)', kind: 'coding', repo: 'gruckion/mini-swe-agent', commit: 'd12a71affd95403b036b2bdbd827349b77bfffb9', build: gemini.build },
+  { name: 'ReAct on WebShop (text-davinci-002)', kind: 'web shopping', repo: 'ysymyth/ReAct', commit: '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9', build: webshop.build },
+  { name: 'ReAct on FEVER (text-davinci-002)', kind: 'QA / research', repo: 'ysymyth/ReAct', commit: '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9', build: fever.build },
+];
+
+const BUDGET_STOPS: ReadonlySet<string> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
+
+interface Tally {
+  runs: { healthy: number; looping: number; failed_no_loop: number };
+  healthyStopped: string[];
+  healthyCalls: number;
+  withheld: number;
+  healthyWithRefusal: number;
+  loopsStopped: number;
+  loopsHalted: number;
+  loopsCaughtWithinFive: number;
+  staleCalls: number[];
+  failedStopped: number;
+}
+
+async function checkSource(source: Source, mirrors: string, scratch: string): Promise<Tally> {
+  const gitDir = join(mirrors, source.repo.replace('/', '+'), 'repo');
+  const write = (file: string, text: string) => {
+    const path = join(scratch, file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
+  let entries: Entry[];
+  try {
+    entries = source.build({ gitDir, commit: source.commit, write, select: (all: unknown) => (Array.isArray(all) ? all : true) });
+  } catch (error) {
+    throw new Error(`could not read ${source.repo} at ${source.commit} from ${gitDir} (fetch it, or pass --mirrors DIR): ${(error as Error).message}`);
+  }
+  const tally: Tally = {
+    runs: { healthy: 0, looping: 0, failed_no_loop: 0 },
+    healthyStopped: [],
+    healthyCalls: 0,
+    withheld: 0,
+    healthyWithRefusal: 0,
+    loopsStopped: 0,
+    loopsHalted: 0,
+    loopsCaughtWithinFive: 0,
+    staleCalls: [],
+    failedStopped: 0,
+  };
+  for (const entry of entries) {
+    tally.runs[entry.label] += 1;
+    const [run] = await evaluateFile(join(scratch, entry.file), {});
+    if (run === undefined) throw new Error(`${entry.file}: no run read`);
+    const score = scoreRun(run, entry.loopStart);
+    const stop = run.report.stop;
+    if (entry.label === 'healthy') {
+      tally.healthyCalls += run.calls.length;
+      tally.withheld += score.withheldNew.length;
+      if (score.refusals > 0) tally.healthyWithRefusal += 1;
+      if (stop !== null) tally.healthyStopped.push(`| ${source.name} | ${entry.task} | ${stop.reason} | ${stop.call} of ${run.calls.length} |`);
+    } else if (entry.label === 'looping') {
+      const byLoopRule = stop !== null && !BUDGET_STOPS.has(stop.reason);
+      if (byLoopRule) tally.loopsStopped += 1;
+      if (score.halted) tally.loopsHalted += 1;
+      if ((byLoopRule || score.halted) && score.staleCalls <= 5) tally.loopsCaughtWithinFive += 1;
+      if (byLoopRule || score.halted) tally.staleCalls.push(score.staleCalls);
+    } else if (stop !== null) tally.failedStopped += 1;
+  }
+  return tally;
+}
+
+function median(values: number[]): string {
+  if (values.length === 0) return '—';
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return String(sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mirrorsIndex = args.indexOf('--mirrors');
   const mirrors = mirrorsIndex >= 0 ? args[mirrorsIndex + 1]! : '/work/.mirror';
-  const gitDir = join(mirrors, REPO.replace('/', '+'), 'repo');
-  const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
-  try {
-    const write = (file: string, text: string) => {
-      const path = join(scratch, file);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, text);
-    };
-    let entries: Entry[];
+  const rows: string[] = [];
+  const stops: string[] = [];
+  const summary: string[] = [];
+  for (const source of SOURCES) {
+    const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
     try {
-      entries = (gemini as { build: (options: unknown) => Entry[] }).build({ gitDir, commit: COMMIT, write, select: (all: unknown[]) => all });
-    } catch (error) {
-      throw new Error(`could not read ${REPO} at ${COMMIT} from ${gitDir} (fetch it, or pass --mirrors DIR): ${(error as Error).message}`);
+      const tally = await checkSource(source, mirrors, scratch);
+      const { healthy, looping, failed_no_loop: failed } = tally.runs;
+      const share = tally.healthyCalls === 0 ? '0.00' : ((100 * tally.withheld) / tally.healthyCalls).toFixed(2);
+      const loops = looping === 0 ? '— (none)' : `${tally.loopsStopped} / ${looping}`;
+      rows.push(
+        `| ${source.name} | ${source.kind} | [${source.repo}](https://github.com/${source.repo}) \`${source.commit.slice(0, 12)}\` | ${healthy} / ${looping} / ${failed} | ${tally.healthyStopped.length} / ${healthy} | ${loops} | ${looping === 0 ? '—' : tally.loopsHalted} | ${looping === 0 ? '—' : `${tally.loopsCaughtWithinFive} / ${looping}`} | ${median(tally.staleCalls)} | ${tally.withheld} (${share} %) | ${tally.healthyWithRefusal} / ${healthy} | ${tally.failedStopped} / ${failed} |`,
+      );
+      stops.push(...tally.healthyStopped);
+      summary.push(`${source.name}: healthy stopped ${tally.healthyStopped.length}/${healthy}, loops stopped ${tally.loopsStopped}/${looping} (caught within 5 stale calls ${tally.loopsCaughtWithinFive}), withheld ${tally.withheld}`);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
-    const labels = { healthy: 0, looping: 0, failed_no_loop: 0 };
-    const stops: string[] = [];
-    let healthyStopped = 0;
-    let failedStopped = 0;
-    let healthyCalls = 0;
-    let refusals = 0;
-    let withheld = 0;
-    let healthyWithRefusal = 0;
-    for (const entry of entries) {
-      labels[entry.label] += 1;
-      const [run] = await evaluateFile(join(scratch, entry.file), {});
-      if (run === undefined) throw new Error(`${entry.file}: no run read`);
-      const score = scoreRun(run, entry.loopStart);
-      const stop = run.report.stop;
-      if (entry.label === 'healthy') {
-        healthyCalls += run.calls.length;
-        refusals += score.refusals;
-        withheld += score.withheldNew.length;
-        if (score.refusals > 0) healthyWithRefusal += 1;
-        if (stop !== null) healthyStopped += 1;
-      } else if (stop !== null) failedStopped += 1;
-      if (stop !== null) stops.push(`| ${entry.task} | ${entry.label} | ${stop.reason} | ${stop.call} of ${run.calls.length} |`);
-    }
-    const percent = (part: number, whole: number) => `${whole === 0 ? '0.00' : ((100 * part) / whole).toFixed(2)} %`;
-    const lines = [
-      '# The wide coding check',
-      '',
-      'Generated by `npm run eval:wide` (eval/run-wide-check.ts) — do not edit by hand. Not run in CI: it rebuilds its runs',
-      `from a local snapshot of [${REPO}](https://github.com/${REPO}) at \`${COMMIT}\` (MIT).`,
-      '',
-      `Every mini-swe-agent 1.15.0 + Gemini 3 Pro Preview run on SWE-bench Verified in that repository (${entries.length} runs,`,
-      `${labels.healthy} resolved, ${labels.failed_no_loop + labels.looping} not), labelled by the same rules as the corpus (eval/corpus/SOURCES.md),`,
-      'replayed with the default profile and no policy. The corpus holds an evenly spaced sample of 62 of them.',
-      '',
-      '| healthy runs stopped | refusals withholding a new result (share of healthy calls) | healthy runs with any refusal | unresolved runs stopped | healthy calls |',
-      '|---|---|---|---|---|',
-      `| ${healthyStopped} / ${labels.healthy} | ${withheld} (${percent(withheld, healthyCalls)}) | ${healthyWithRefusal} / ${labels.healthy} | ${failedStopped} / ${labels.failed_no_loop + labels.looping} | ${healthyCalls} |`,
-      '',
-      `Refusals on healthy runs: ${refusals} (each withheld a result the run had already had, except those counted above).`,
-      '',
-      '## Runs stopped',
-      '',
-      ...(stops.length === 0 ? ['None.'] : ['| instance | label | reason | at call |', '|---|---|---|---|', ...stops]),
-      '',
-    ];
-    const out = join(dirname(fileURLToPath(import.meta.url)), 'WIDE.md');
-    writeFileSync(out, lines.join('\n'));
-    process.stdout.write(`healthy stopped ${healthyStopped}/${labels.healthy}, withheld ${withheld}, unresolved stopped ${failedStopped}; wrote ${out}\n`);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
   }
+  const lines = [
+    '# The wide check',
+    '',
+    'Generated by `npm run eval:wide` (eval/run-wide-check.ts) — do not edit by hand. Not run in CI: it rebuilds its runs from',
+    'local snapshots of the sources at the corpus\'s pinned commits (MIT licences), with the corpus\'s own converters and',
+    'labelling rules ([eval/corpus/SOURCES.md](corpus/SOURCES.md)); the corpus keeps a sample of each.',
+    '',
+    'Every run of each source, replayed with the default profile and no policy. Columns as in [EVAL.md](../EVAL.md).',
+    '',
+    '| source | agent kind | repository, commit | runs (healthy / looping / failed) | healthy runs stopped | loops stopped by a loop rule | loops halted, not stopped | loops caught within 5 stale calls | median stale calls before the catch | refusals withholding a new result (share of healthy calls) | healthy runs with any refusal | failed runs stopped |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '## Healthy runs stopped',
+    '',
+    ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at call |', '|---|---|---|---|', ...stops]),
+    '',
+  ];
+  const out = join(dirname(fileURLToPath(import.meta.url)), 'WIDE.md');
+  writeFileSync(out, lines.join('\n'));
+  process.stdout.write(`${summary.join('\n')}\nwrote ${out}\n`);
 }
 
 main().catch((error: unknown) => {
