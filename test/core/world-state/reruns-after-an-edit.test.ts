@@ -5,8 +5,19 @@
 // a new example and rebuild (sphinx-doc__sphinx-8595), or restore a file after other edits
 // (astropy__astropy-13236).
 import { expect } from 'chai';
-import type { Novelty } from '../../../src/core/types.js';
+import type { RunGuard } from '../../../src/core/run-guard.js';
+import type { Novelty, RunDecision } from '../../../src/core/types.js';
 import { newRun } from '../play.js';
+
+/** One call per round through `run`: records what each result was judged, returns the run's decision after it. */
+function caller(run: RunGuard, judged: string[]) {
+  return (tool: string, args: unknown, result: unknown): RunDecision => {
+    run.beginRound();
+    const ticket = run.startCall({ tool, args });
+    judged.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result }) : `refused:${ticket.decision.reason}`);
+    return run.shouldStop();
+  };
+}
 
 interface Step {
   command: string;
@@ -69,13 +80,8 @@ describe('re-runs after an edit (issue 18)', () => {
 
 describe('re-runs after an edit, with SWE-agent commands named as tools (issue 18)', () => {
   it('`edit` is a write: the tests run again after it are not stale; `search_dir` is a read: its repeat with nothing written is refused', () => {
-    const run = newRun();
     const results: string[] = [];
-    const call = (tool: string, args: unknown, result: unknown) => {
-      run.beginRound();
-      const ticket = run.startCall({ tool, args });
-      results.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result }) : `refused:${ticket.decision.reason}`);
-    };
+    const call = caller(newRun(), results);
     call('bash', { command: 'python reproduce.py' }, 'TypeError: unhashable type');
     call('edit', { start: 10, end: 12, replacement: 'return hash(tuple(x))' }, 'File updated. Please review the changes.');
     call('bash', { command: 'python reproduce.py' }, 'TypeError: unhashable type');
@@ -92,12 +98,7 @@ describe('customer-service writes named by their verb (issue 18)', () => {
   it('the reservation read again after each booking change is not stale, whatever the verb`s spelling', () => {
     const run = newRun();
     const novelties: string[] = [];
-    const call = (tool: string, args: unknown, result: unknown) => {
-      run.beginRound();
-      const ticket = run.startCall({ tool, args });
-      novelties.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result }) : `refused:${ticket.decision.reason}`);
-      return run.shouldStop();
-    };
+    const call = caller(run, novelties);
     call(fetch.tool, fetch.args, reservations);
     const writes = ['update_ticket_to_new_flight', 'cancelTicket', 'book-car-rental', 'mcp__support__modify_pending_order_address', 'send_confirmation', 'set_seat_preference'];
     for (const [index, tool] of writes.entries()) {
