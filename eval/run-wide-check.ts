@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StopReason } from '../src/core/types.js';
+import { classifyShellCommand } from '../src/core/world-state/classify-shell-command.js';
 import { evaluateFile, scoreRun } from './eval-run.js';
 // The corpus scripts are plain ESM without declarations (they run on Node alone, no build step).
 // @ts-expect-error: no declaration file
@@ -40,11 +41,20 @@ interface Source {
   repo: string;
   commit: string;
   build: (options: unknown) => Entry[];
+  /** The shell command lines of a converted run file, for the classifier census. */
+  commandsOf?: (text: string) => string[];
 }
 
 /** The corpus's pins (eval/corpus/scripts/build.mjs). */
 const SOURCES: Source[] = [
-  { name: 'mini-swe-agent + Gemini 3 Pro (SWE-bench Verified)', kind: 'coding', repo: 'gruckion/mini-swe-agent', commit: 'd12a71affd95403b036b2bdbd827349b77bfffb9', build: gemini.build },
+  {
+    name: 'mini-swe-agent + Gemini 3 Pro (SWE-bench Verified)',
+    kind: 'coding',
+    repo: 'gruckion/mini-swe-agent',
+    commit: 'd12a71affd95403b036b2bdbd827349b77bfffb9',
+    build: gemini.build,
+    commandsOf: (text) => (gemini.stepsOf(JSON.parse(text).messages) as Array<{ action: string }>).map((step) => step.action),
+  },
   { name: 'ReAct on WebShop (text-davinci-002)', kind: 'web shopping', repo: 'ysymyth/ReAct', commit: '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9', build: webshop.build },
   { name: 'ReAct on FEVER (text-davinci-002)', kind: 'QA / research', repo: 'ysymyth/ReAct', commit: '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9', build: fever.build },
 ];
@@ -62,14 +72,24 @@ interface Tally {
   loopsCaughtWithinFive: number;
   staleCalls: number[];
   failedStopped: number;
+  /** Shell command lines by how the classifier reads them: effect → command family → count. */
+  commands: Map<string, Map<string, number>>;
 }
 
 async function checkSource(source: Source, mirrors: string, scratch: string): Promise<Tally> {
   const gitDir = join(mirrors, source.repo.replace('/', '+'), 'repo');
+  const commands = new Map<string, Map<string, number>>();
   const write = (file: string, text: string) => {
     const path = join(scratch, file);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
+    for (const line of source.commandsOf?.(text) ?? []) {
+      const { effect, family } = classifyShellCommand(line);
+      let families = commands.get(effect);
+      if (families === undefined) commands.set(effect, (families = new Map()));
+      const key = family ?? '(none)';
+      families.set(key, (families.get(key) ?? 0) + 1);
+    }
   };
   let entries: Entry[];
   try {
@@ -88,6 +108,7 @@ async function checkSource(source: Source, mirrors: string, scratch: string): Pr
     loopsCaughtWithinFive: 0,
     staleCalls: [],
     failedStopped: 0,
+    commands,
   };
   for (const entry of entries) {
     tally.runs[entry.label] += 1;
@@ -111,6 +132,27 @@ async function checkSource(source: Source, mirrors: string, scratch: string): Pr
   return tally;
 }
 
+/**
+ * How the shell classifier reads every command line of a source (issue 18 item 6: review it
+ * against real commands). Only `read` can lead to a refusal, so that column is the one to check.
+ */
+function commandCensus(source: Source, commands: Map<string, Map<string, number>>): string[] {
+  const total = (families: Map<string, number> | undefined) => [...(families ?? new Map<string, number>()).values()].reduce((sum, count) => sum + count, 0);
+  const all = [...commands.values()].reduce((sum, families) => sum + total(families), 0);
+  const reads = [...(commands.get('read') ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]);
+  const others = [...commands].filter(([effect]) => effect !== 'read').map(([effect, families]) => `${total(families)} ${effect}`);
+  return [
+    `## Shell commands of ${source.name}, as the classifier reads them`,
+    '',
+    `${all} command lines: ${total(commands.get('read'))} read, ${others.join(', ')}. The reads by command family (the ladder's unit):`,
+    '',
+    '| family | read lines |',
+    '|---|---|',
+    ...reads.map(([family, count]) => `| \`${family}\` | ${count} |`),
+    '',
+  ];
+}
+
 function median(values: number[]): string {
   if (values.length === 0) return '—';
   const sorted = [...values].sort((a, b) => a - b);
@@ -125,6 +167,7 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   const stops: string[] = [];
   const summary: string[] = [];
+  const census: string[] = [];
   for (const source of SOURCES) {
     const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
     try {
@@ -136,6 +179,7 @@ async function main(): Promise<void> {
         `| ${source.name} | ${source.kind} | [${source.repo}](https://github.com/${source.repo}) \`${source.commit.slice(0, 12)}\` | ${healthy} / ${looping} / ${failed} | ${tally.healthyStopped.length} / ${healthy} | ${loops} | ${looping === 0 ? '—' : tally.loopsHalted} | ${looping === 0 ? '—' : `${tally.loopsCaughtWithinFive} / ${looping}`} | ${median(tally.staleCalls)} | ${tally.withheld} (${share} %) | ${tally.healthyWithRefusal} / ${healthy} | ${tally.failedStopped} / ${failed} |`,
       );
       stops.push(...tally.healthyStopped);
+      if (tally.commands.size > 0) census.push(...commandCensus(source, tally.commands));
       summary.push(`${source.name}: healthy stopped ${tally.healthyStopped.length}/${healthy}, loops stopped ${tally.loopsStopped}/${looping} (caught within 5 stale calls ${tally.loopsCaughtWithinFive}), withheld ${tally.withheld}`);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -158,6 +202,7 @@ async function main(): Promise<void> {
     '',
     ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at call |', '|---|---|---|---|', ...stops]),
     '',
+    ...census,
   ];
   const out = join(dirname(fileURLToPath(import.meta.url)), 'WIDE.md');
   writeFileSync(out, lines.join('\n'));
