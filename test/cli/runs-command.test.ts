@@ -297,7 +297,7 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
   });
 
   it('--policy FILE rebuilds the ledger under the run\'s own policy (a declared write\'s acknowledgements are not "seen" results)', async () => {
-    const policy: LoopGuardOptions = { tools: { save_note: { writes: true } } };
+    const policy: LoopGuardOptions = { tools: { jot_down: { writes: true } } };
     const policyPrefix = 'runscli-policy';
     const policyStore = createRedisRunStore({ client, keyPrefix: policyPrefix, timeoutMs: 2000 });
     const guard = new LoopGuard({ ...policy, store: policyStore, logger: { warn: () => undefined } });
@@ -305,7 +305,7 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
     await play(
       run,
       [0, 1, 2].map((n) => [
-        { call: { tool: 'save_note', args: { text: `note ${n}` } }, outcome: { result: 'ok' } },
+        { call: { tool: 'jot_down', args: { text: `note ${n}` } }, outcome: { result: 'ok' } },
         { call: { tool: 'read_note', args: { id: 1 } }, outcome: { result: `version ${n}` } },
       ]),
       [],
@@ -319,7 +319,7 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
     expect(withPolicy.policy).to.equal(file);
     expect(withPolicy.ledger.seenResults).to.equal(0);
     const withDefaults = await json({ run: 'notes', keyPrefix: policyPrefix });
-    expect(withDefaults.ledger.seenResults, 'under the defaults save_note is not known to write: its "ok"s count as seen').to.equal(2);
+    expect(withDefaults.ledger.seenResults, 'under the defaults jot_down is not known to write (no write verb leads its name): its "ok"s count as seen').to.equal(2);
     expect((await text({ run: 'notes', keyPrefix: policyPrefix, policy: file })).stdout).to.include(`Ledger (the log applied to a fresh engine, policy ${file})`);
     const bad = await text({ run: 'notes', keyPrefix: policyPrefix, policy: join(directory, 'missing.json') });
     expect(bad.code).to.equal(2);
