@@ -6,7 +6,7 @@ import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { fingerprintPage } from './world-state/page-state.js';
-import { jsonTextShape, readJsonTextShape } from './json-text-shape.js';
+import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
 const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
@@ -260,8 +260,9 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
-    if (readJsonTextShape(result)) {
-      const judged = fingerprintJsonText(result, policy);
+    const volatileKeys = policy.volatileResultPattern === undefined ? undefined : VolatileKeyMatcher.of(policy.volatileResult);
+    if (readJsonTextShape(result, volatileKeys)) {
+      const judged = fingerprintJsonText(result, policy, volatileKeys !== undefined);
       if (judged !== undefined) return judged;
     }
     try {
@@ -391,7 +392,7 @@ class ListedOutcome implements PrehashedOutcome {
  * Undefined when a step needs the value itself (an MCP envelope, a volatile field to drop):
  * the caller parses.
  */
-function fingerprintJsonText(text: string, policy: ResolvedToolPolicy): PrehashedOutcome | undefined {
+function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileKeysScanned: boolean): PrehashedOutcome | undefined {
   const shape = jsonTextShape;
   if (!shape.hasFact) return { outcome: 'empty' };
   if (shape.hasContentMember) return undefined;
@@ -421,7 +422,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy): Prehashe
     }
   }
   const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
-  if (policy.volatileResultPattern?.test(text)) return undefined;
+  if (volatileKeysScanned ? shape.hasVolatileMember : policy.volatileResultPattern?.test(text)) return undefined;
   const filtered = withoutNoise(text, policy);
   if (itemCount === 0) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
   const resultHash = hashPrefixed('j:', filtered);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readJsonTextShape } from '../../src/core/json-text-shape.js';
+import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from '../../src/core/json-text-shape.js';
 import { resolveOptions, type ResolvedToolPolicy } from '../../src/core/policy.js';
 import { fingerprintResult } from '../../src/core/result-fingerprint.js';
 import type { PrehashedOutcome } from '../../src/core/types.js';
@@ -106,6 +106,9 @@ const policies: Array<[string, ResolvedToolPolicy]> = [
   ['default policy', resolveOptions().defaultTool],
   ['no noise filter', noNoise],
   ['extra volatile result field', resolveOptions({ tools: { v: { volatileResult: ['id'] } } }).tool('v')],
+  // A name JSON would escape, or a structural character: no key matcher, the regex runs.
+  ['volatile names only the regex reads', resolveOptions({ tools: { r: { volatileResult: ['k"q', 'a b', 'ключ'] } } }).tool('r')],
+  ['no volatile result fields', resolveOptions({ volatileResult: [] }).defaultTool],
 ];
 
 describe('fingerprintResult of JSON text in one pass (issue 20)', () => {
@@ -152,6 +155,23 @@ describe('fingerprintResult of JSON text in one pass (issue 20)', () => {
     }
     // Digit keys and surrogate escapes are common in these texts on purpose; the rest is all vouched for.
     expect(vouched).to.be.above(canonical * 0.7);
+  });
+
+  it('finds volatile keys exactly where the policy\'s regex finds them', () => {
+    for (const names of [['took', 'timestamp', 'etag', 'request_id'], ['id', 'ключ', ''], ['a b', 'tags', 'hasMore']]) {
+      const policy = resolveOptions({ volatileResult: names }).defaultTool;
+      const matcher = VolatileKeyMatcher.of(policy.volatileResult)!;
+      expect(matcher, names.join()).to.not.equal(undefined);
+      let found = 0;
+      for (const text of [...SHAPES, ...texts(3000, 99)]) {
+        if (!readJsonTextShape(text, matcher)) continue;
+        const expected = policy.volatileResultPattern!.test(text);
+        if (expected) found++;
+        expect(jsonTextShape.hasVolatileMember, text).to.equal(expected);
+      }
+      expect(found, names.join()).to.be.above(50);
+    }
+    expect(VolatileKeyMatcher.of(resolveOptions({ volatileResult: ['k"q'] }).defaultTool.volatileResult)).to.equal(undefined);
   });
 
   it('hashes the given text when nothing in it is noise: the same fingerprint as the object it was written from', () => {
