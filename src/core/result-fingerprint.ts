@@ -308,12 +308,20 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
   if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
   if (saysNoMorePages(value)) prehashed.lastPage = true;
-  if (list !== undefined) return new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', NO_KEY_RANGES);
+  if (list !== undefined) return new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
   return prehashed;
 }
 
-/** Key ranges of a list found from the parsed value (its `path` holds the keys themselves). */
-const NO_KEY_RANGES: readonly number[] = [];
+/**
+ * A key token's place in a text as one number, start × 2²¹ + length: texts scanned are at
+ * most 1 MiB (MAX_PARSED_RESULT_LENGTH), so both fit a safe integer. Up to three keys lead to
+ * a list (MAX_ENVELOPE_DEPTH): three numbers instead of an array per listed result.
+ */
+const KEY_PLACE_SHIFT = 2 ** 21;
+
+function keyPlace(start: number, end: number): number {
+  return start * KEY_PLACE_SHIFT + (end - start);
+}
 
 /**
  * A success whose result is a list: its item fingerprints are computed on first read of
@@ -337,12 +345,15 @@ class ListedOutcome implements PrehashedOutcome {
   declare items?: number[];
   #text: string;
   #itemCount: number;
-  /** The keys down to the list (found from the parsed value), or empty when `#keyRanges` holds them. */
+  /** The keys down to the list (found from the parsed value), or empty when the key places hold them. */
   #path: readonly string[];
   /** The text the key ranges point into (the result as given, before noise was replaced). */
   #keyText: string;
-  /** Start and end offsets of each key's JSON token in `#keyText` (found by the one-pass scan). */
-  #keyRanges: readonly number[];
+  /** How many keys the one-pass scan found down to the list, and their tokens' places in `#keyText` ({@link keyPlace}). */
+  #keyCount: number;
+  #key0: number;
+  #key1: number;
+  #key2: number;
   #fingerprints: number[] | undefined | null = null;
 
   static readonly #itemsDescriptor: PropertyDescriptor = {
@@ -355,10 +366,13 @@ class ListedOutcome implements PrehashedOutcome {
 
   static #read(outcome: ListedOutcome): number[] | undefined {
     if (outcome.#fingerprints !== null) return outcome.#fingerprints;
-    const ranges = outcome.#keyRanges;
     const tokens: string[] = [];
     for (const key of outcome.#path) tokens.push(JSON.stringify(key));
-    for (let index = 0; index < ranges.length; index += 2) tokens.push(outcome.#keyText.slice(ranges[index], ranges[index + 1]));
+    for (let index = 0; index < outcome.#keyCount; index++) {
+      const place = index === 0 ? outcome.#key0 : index === 1 ? outcome.#key1 : outcome.#key2;
+      const start = Math.floor(place / KEY_PLACE_SHIFT);
+      tokens.push(outcome.#keyText.slice(start, start + (place % KEY_PLACE_SHIFT)));
+    }
     return (outcome.#fingerprints = itemFingerprints(outcome.#text, outcome.#itemCount, tokens));
   }
 
@@ -370,7 +384,10 @@ class ListedOutcome implements PrehashedOutcome {
     itemCount: number,
     path: readonly string[],
     keyText: string,
-    keyRanges: readonly number[],
+    keyCount: number,
+    key0: number,
+    key1: number,
+    key2: number,
   ) {
     this.resultHash = resultHash;
     if (acknowledgement === true) this.acknowledgement = true;
@@ -379,7 +396,10 @@ class ListedOutcome implements PrehashedOutcome {
     this.#itemCount = itemCount;
     this.#path = path;
     this.#keyText = keyText;
-    this.#keyRanges = keyRanges;
+    this.#keyCount = keyCount;
+    this.#key0 = key0;
+    this.#key1 = key1;
+    this.#key2 = key2;
     Object.defineProperty(this, 'items', ListedOutcome.#itemsDescriptor);
   }
 }
@@ -398,7 +418,10 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   if (shape.hasContentMember) return undefined;
   // findItems, read from the scan before anything else runs a scan.
   let itemCount = -1;
-  let keyRanges: number[] | undefined;
+  let keyCount = 0;
+  let key0 = 0;
+  let key1 = 0;
+  let key2 = 0;
   if (shape.topIsArray) {
     itemCount = shape.topCount;
   } else {
@@ -407,14 +430,13 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
       const level = levels[depth]!;
       if (level.arrays > 0) {
         if (level.nonEmptyArrays >= 2) break;
-        keyRanges = new Array<number>(2 * depth + 2);
-        for (let wrapper = 0; wrapper < depth; wrapper++) {
-          keyRanges[2 * wrapper] = levels[wrapper]!.objectKeyStart;
-          keyRanges[2 * wrapper + 1] = levels[wrapper]!.objectKeyEnd;
-        }
         const nonEmpty = level.nonEmptyArrays === 1;
-        keyRanges[2 * depth] = nonEmpty ? level.nonEmptyArrayKeyStart : level.firstArrayKeyStart;
-        keyRanges[2 * depth + 1] = nonEmpty ? level.nonEmptyArrayKeyEnd : level.firstArrayKeyEnd;
+        const arrayKey = nonEmpty ? keyPlace(level.nonEmptyArrayKeyStart, level.nonEmptyArrayKeyEnd) : keyPlace(level.firstArrayKeyStart, level.firstArrayKeyEnd);
+        // The wrappers' keys (levels above), then the array's.
+        keyCount = depth + 1;
+        key0 = depth === 0 ? arrayKey : keyPlace(levels[0]!.objectKeyStart, levels[0]!.objectKeyEnd);
+        key1 = depth === 1 ? arrayKey : depth > 1 ? keyPlace(levels[1]!.objectKeyStart, levels[1]!.objectKeyEnd) : 0;
+        key2 = depth === 2 ? arrayKey : 0;
         itemCount = nonEmpty ? level.nonEmptyArrayCount : level.firstArrayCount;
         break;
       }
@@ -428,7 +450,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   const resultHash = hashPrefixed('j:', filtered);
   // Only short texts can be acknowledgements: parsing them costs little.
   const acknowledgement = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH && itemCount < 0 && isAcknowledgement(JSON.parse(text));
-  if (itemCount >= 0) return new ListedOutcome(resultHash, acknowledgement, noMorePages, filtered, itemCount, NO_KEYS, text, keyRanges ?? NO_KEY_RANGES);
+  if (itemCount >= 0) return new ListedOutcome(resultHash, acknowledgement, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash };
   if (acknowledgement) prehashed.acknowledgement = true;
   if (noMorePages) prehashed.lastPage = true;

@@ -94,6 +94,8 @@ const SHAPES = [
   '[{"id":1,"timestamp":"2025-11-02T10:00:01.123Z"},{"id":2,"ran":"in 1.53s"}]', '{"__proto__":{"a":[1]},"b":2}', '{"hasMore":false,"items":[{"a":1}]}',
   '{"a":[{"title":"a long first list item"},{"title":"another long one"}],"b":[2]}', '{"a":[],"b":[{"title":"a long list item"},{"title":"another long one"}]}',
   '{"w":{"a":[],"b":[]},"x":{"title":"a long list item that is most of the text"}}', '{"w":{"x":{"y":{"z":[{"title":"an item that is most of it"},{"t":"another"}]}}}}',
+  '{"data":{"hits":[{"title":"a long list item that is most of it"},{"title":"another one, long as well"}]}}',
+  '{"data":{"search":{"hits":[{"title":"a long list item that is most of it"},{"title":"another one, long as well"}]}},"n":1}',
   JSON.stringify(resultObject(2048)), JSON.stringify(resultObject(8192, 3)),
 ];
 
