@@ -83,6 +83,16 @@ function texts(count: number, seed: number): string[] {
   return out;
 }
 
+/** An object of `count` keys as text; with `from`/`to`, key `to` repeats key `from` (the last one wins in JSON.parse). */
+function wideObjectText(count: number, from?: number, to?: number): string {
+  const members: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const key = index === to && from !== undefined ? `field_${from}` : `field_${index}`;
+    members.push(`"${key}":${index % 3 === 0 ? `"value ${index}"` : index}`);
+  }
+  return `{"items":[{${members.join(',')}}],"total":1}`;
+}
+
 /** Shapes findItems, the empty checks and the paging markers read, written out. */
 const SHAPES = [
   '[]', '{}', '{"a":[]}', '{"a":{}}', '[0,false,null,""]', '{"a":0,"b":[[],{}]}', '{"status":"ok","results":[]}', '{"results":[],"has_more":false}',
@@ -96,6 +106,8 @@ const SHAPES = [
   '{"w":{"a":[],"b":[]},"x":{"title":"a long list item that is most of the text"}}', '{"w":{"x":{"y":{"z":[{"title":"an item that is most of it"},{"t":"another"}]}}}}',
   '{"data":{"hits":[{"title":"a long list item that is most of it"},{"title":"another one, long as well"}]}}',
   '{"data":{"search":{"hits":[{"title":"a long list item that is most of it"},{"title":"another one, long as well"}]}},"n":1}',
+  // Wide objects: repeated keys are found pairwise among the first 16 keys and by a Set past them.
+  wideObjectText(40), wideObjectText(40, 0, 25), wideObjectText(40, 3, 30), wideObjectText(40, 18, 20), wideObjectText(40, 2, 9), `[${wideObjectText(20, 16, 17)},${wideObjectText(17)}]`,
   JSON.stringify(resultObject(2048)), JSON.stringify(resultObject(8192, 3)),
 ];
 
