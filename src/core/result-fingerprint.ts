@@ -347,7 +347,7 @@ class ListedOutcome implements PrehashedOutcome {
   #itemCount: number;
   /** The keys down to the list (found from the parsed value), or empty when the key places hold them. */
   #path: readonly string[];
-  /** The text the key ranges point into (the result as given, before noise was replaced). */
+  /** The text the key places point into (the result as given, before noise was replaced). */
   #keyText: string;
   /** How many keys the one-pass scan found down to the list, and their tokens' places in `#keyText` ({@link keyPlace}). */
   #keyCount: number;
@@ -443,10 +443,12 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
       if (level.objects !== 1) break;
     }
   }
-  const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
   if (volatileKeysScanned ? shape.hasVolatileMember : policy.volatileResultPattern?.test(text)) return undefined;
-  const filtered = withoutNoise(text, policy);
+  // saysNoMorePages reads into `response_metadata`: then from the parsed value (rare).
+  const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
+  // An envelope around zero items: decided before the noise filter, whose output it does not read.
   if (itemCount === 0) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+  const filtered = withoutNoise(text, policy);
   const resultHash = hashPrefixed('j:', filtered);
   // Only short texts can be acknowledgements: parsing them costs little.
   const acknowledgement = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH && itemCount < 0 && isAcknowledgement(JSON.parse(text));
@@ -457,7 +459,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   return prehashed;
 }
 
-/** The path of a list found by the scan (its keys are in the key ranges). */
+/** The path of a list found by the scan (its keys are in the key places). */
 const NO_KEYS: readonly string[] = [];
 
 function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
