@@ -6,6 +6,7 @@ import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { fingerprintPage } from './world-state/page-state.js';
+import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
 const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
@@ -138,22 +139,22 @@ function findItems(value: unknown): { items: unknown[]; path: string[] } | undef
  * SHA-256 + stringify per item ×4.5; JS hash + stringify per item ×2.1; ranges of the text
  * hashed over the UTF-16 copy ×1.4–1.7. Per guarded call: BENCHMARKS.md.
  */
-function itemFingerprints(text: string, items: readonly unknown[], path: readonly string[]): number[] | undefined {
-  if (items.length > MAX_ITEMS) return undefined;
+function itemFingerprints(text: string, itemCount: number, path: readonly string[]): number[] | undefined {
+  if (itemCount > MAX_ITEMS) return undefined;
   let position = 0;
   for (const key of path) {
-    position = memberValueStart(text, position, JSON.stringify(key));
+    position = memberValueStart(text, position, key);
     if (position < 0) return undefined;
   }
   if (text.charCodeAt(position) !== 91 /* [ */) return undefined;
-  const starts: number[] = new Array(items.length);
-  const ends: number[] = new Array(items.length);
+  const starts: number[] = new Array(itemCount);
+  const ends: number[] = new Array(itemCount);
   let count = 0;
   let index = position + 1;
   if (text.charCodeAt(index) !== 93 /* ] */) {
     for (;;) {
       const end = jsonValueEnd(text, index);
-      if (end < 0 || count >= items.length) return undefined;
+      if (end < 0 || count >= itemCount) return undefined;
       starts[count] = index;
       ends[count++] = end;
       const next = text.charCodeAt(end);
@@ -165,7 +166,7 @@ function itemFingerprints(text: string, items: readonly unknown[], path: readonl
       index = end + 1;
     }
   }
-  if (count !== items.length) return undefined;
+  if (count !== itemCount) return undefined;
   const listLength = index + 1 - position;
   if (path.length > 0 && listLength * 2 <= text.length) return undefined;
   const fingerprints: number[] = new Array(count);
@@ -258,6 +259,12 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (trimmed === '') return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
+    // Text exactly as JSON.stringify writes it is read once and hashed as it is.
+    const volatileKeys = policy.volatileResultPattern === undefined ? undefined : VolatileKeyMatcher.of(policy.volatileResult);
+    if (readJsonTextShape(result, volatileKeys)) {
+      const judged = fingerprintJsonText(result, policy, volatileKeys !== undefined);
+      if (judged !== undefined) return judged;
+    }
     try {
       value = JSON.parse(result);
     } catch {
@@ -301,22 +308,159 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
   if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
   if (saysNoMorePages(value)) prehashed.lastPage = true;
-  if (list !== undefined) {
-    // Computed on first read: the ledger reads items only when the whole result is new (a
-    // result seen whole had its items recorded the first time). A tool answering the same
-    // list again — the common case in a loop — then pays nothing for item novelty. Measured
-    // (bench overhead, 150 B args + the same 2 KB list result every call, paired runs with
-    // the commit before item novelty): eager items +24–37 % per call, lazy +3–8 %.
-    const { items, path } = list;
-    let fingerprints: number[] | undefined | null = null;
-    Object.defineProperty(prehashed, 'items', {
-      enumerable: true,
-      configurable: true,
-      get: () => (fingerprints === null ? (fingerprints = itemFingerprints(text, items, path)) : fingerprints),
-    });
-  }
+  if (list !== undefined) return new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
   return prehashed;
 }
+
+/**
+ * A key token's place in a text as one number, start × 2²¹ + length: texts scanned are at
+ * most 1 MiB (MAX_PARSED_RESULT_LENGTH), so both fit a safe integer. Up to three keys lead to
+ * a list (MAX_ENVELOPE_DEPTH): three numbers instead of an array per listed result.
+ */
+const KEY_PLACE_SHIFT = 2 ** 21;
+
+function keyPlace(start: number, end: number): number {
+  return start * KEY_PLACE_SHIFT + (end - start);
+}
+
+/**
+ * A success whose result is a list: its item fingerprints are computed on first read of
+ * `items`. The ledger reads items only when the whole result is new (a result seen whole had
+ * its items recorded the first time), so a tool answering the same list again — the common
+ * case in a loop — pays nothing for item novelty. Measured (bench overhead, 150 B args + the
+ * same 2 KB list result every call, paired runs with the commit before item novelty): eager
+ * items +24–37 % per call, lazy +3–8 %.
+ *
+ * `items` stays an own enumerable property, as on a plain outcome (spread, deep equality and
+ * the shared log read it alike), but its getter is one shared function and its state private
+ * fields: no closure and no descriptor per call. Measured (/tmp probe, node 20, interleaved
+ * medians): defineProperty with a per-call closure 495 ns per outcome, this 128 ns (a plain
+ * literal 20 ns); the closure version also left a dictionary-mode object per call to the GC.
+ */
+class ListedOutcome implements PrehashedOutcome {
+  outcome: PrehashedOutcome['outcome'] = 'success';
+  resultHash: string;
+  declare acknowledgement?: boolean;
+  declare lastPage?: boolean;
+  declare items?: number[];
+  #text: string;
+  #itemCount: number;
+  /** The keys down to the list (found from the parsed value), or empty when the key places hold them. */
+  #path: readonly string[];
+  /** The text the key places point into (the result as given, before noise was replaced). */
+  #keyText: string;
+  /** How many keys the one-pass scan found down to the list, and their tokens' places in `#keyText` ({@link keyPlace}). */
+  #keyCount: number;
+  #key0: number;
+  #key1: number;
+  #key2: number;
+  #fingerprints: number[] | undefined | null = null;
+
+  static readonly #itemsDescriptor: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: ListedOutcome) {
+      return ListedOutcome.#read(this);
+    },
+  };
+
+  static #read(outcome: ListedOutcome): number[] | undefined {
+    if (outcome.#fingerprints !== null) return outcome.#fingerprints;
+    const tokens: string[] = [];
+    for (const key of outcome.#path) tokens.push(JSON.stringify(key));
+    for (let index = 0; index < outcome.#keyCount; index++) {
+      const place = index === 0 ? outcome.#key0 : index === 1 ? outcome.#key1 : outcome.#key2;
+      const start = Math.floor(place / KEY_PLACE_SHIFT);
+      tokens.push(outcome.#keyText.slice(start, start + (place % KEY_PLACE_SHIFT)));
+    }
+    return (outcome.#fingerprints = itemFingerprints(outcome.#text, outcome.#itemCount, tokens));
+  }
+
+  constructor(
+    resultHash: string,
+    acknowledgement: boolean | undefined,
+    lastPage: boolean | undefined,
+    text: string,
+    itemCount: number,
+    path: readonly string[],
+    keyText: string,
+    keyCount: number,
+    key0: number,
+    key1: number,
+    key2: number,
+  ) {
+    this.resultHash = resultHash;
+    if (acknowledgement === true) this.acknowledgement = true;
+    if (lastPage === true) this.lastPage = true;
+    this.#text = text;
+    this.#itemCount = itemCount;
+    this.#path = path;
+    this.#keyText = keyText;
+    this.#keyCount = keyCount;
+    this.#key0 = key0;
+    this.#key1 = key1;
+    this.#key2 = key2;
+    Object.defineProperty(this, 'items', ListedOutcome.#itemsDescriptor);
+  }
+}
+
+/**
+ * fingerprintResult for JSON text that {@link readJsonTextShape} proved is exactly
+ * `JSON.stringify(JSON.parse(text))`: the same steps as for the parsed value, read from the
+ * scan instead of the value, so the fingerprint is the one the parse → stringify path gives
+ * (test/core/result-fingerprint-json-text.test.ts holds them equal on seeded random results).
+ * Undefined when a step needs the value itself (an MCP envelope, a volatile field to drop):
+ * the caller parses.
+ */
+function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileKeysScanned: boolean): PrehashedOutcome | undefined {
+  const shape = jsonTextShape;
+  if (!shape.hasFact) return { outcome: 'empty' };
+  if (shape.hasContentMember) return undefined;
+  // findItems, read from the scan before anything else runs a scan.
+  let itemCount = -1;
+  let keyCount = 0;
+  let key0 = 0;
+  let key1 = 0;
+  let key2 = 0;
+  if (shape.topIsArray) {
+    itemCount = shape.topCount;
+  } else {
+    const levels = shape.levels;
+    for (let depth = 0; depth < levels.length; depth++) {
+      const level = levels[depth]!;
+      if (level.arrays > 0) {
+        if (level.nonEmptyArrays >= 2) break;
+        const nonEmpty = level.nonEmptyArrays === 1;
+        const arrayKey = nonEmpty ? keyPlace(level.nonEmptyArrayKeyStart, level.nonEmptyArrayKeyEnd) : keyPlace(level.firstArrayKeyStart, level.firstArrayKeyEnd);
+        // The wrappers' keys (levels above), then the array's.
+        keyCount = depth + 1;
+        key0 = depth === 0 ? arrayKey : keyPlace(levels[0]!.objectKeyStart, levels[0]!.objectKeyEnd);
+        key1 = depth === 1 ? arrayKey : depth > 1 ? keyPlace(levels[1]!.objectKeyStart, levels[1]!.objectKeyEnd) : 0;
+        key2 = depth === 2 ? arrayKey : 0;
+        itemCount = nonEmpty ? level.nonEmptyArrayCount : level.firstArrayCount;
+        break;
+      }
+      if (level.objects !== 1) break;
+    }
+  }
+  if (volatileKeysScanned ? shape.hasVolatileMember : policy.volatileResultPattern?.test(text)) return undefined;
+  // saysNoMorePages reads into `response_metadata`: then from the parsed value (rare).
+  const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
+  // An envelope around zero items: decided before the noise filter, whose output it does not read.
+  if (itemCount === 0) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+  const filtered = withoutNoise(text, policy);
+  const resultHash = hashPrefixed('j:', filtered);
+  // Only short texts can be acknowledgements: parsing them costs little.
+  const acknowledgement = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH && itemCount < 0 && isAcknowledgement(JSON.parse(text));
+  if (itemCount >= 0) return new ListedOutcome(resultHash, acknowledgement, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
+  const prehashed: PrehashedOutcome = { outcome: 'success', resultHash };
+  if (acknowledgement) prehashed.acknowledgement = true;
+  if (noMorePages) prehashed.lastPage = true;
+  return prehashed;
+}
+
+/** The path of a list found by the scan (its keys are in the key places). */
+const NO_KEYS: readonly string[] = [];
 
 function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
   return policy.noiseFilter === undefined ? text : policy.noiseFilter(text);

@@ -9,6 +9,7 @@ import {
   TEXT_REQUEST_ID_PREFIX,
   UUID,
 } from './result-noise-rules.js';
+import { holdsUuidGroups } from './holds-uuid-groups.js';
 
 /** Removes the noise from a result's text (plain, or JSON.stringify output); returns the text itself when there is none. */
 export type NoiseFilter = (text: string) => string;
@@ -118,10 +119,10 @@ function replaceWithMark(): string {
  * UUIDs and pytest's `=` rules get passes of their own, over the first pass's output: a UUID's
  * leading `[0-9a-fA-F]{8}` is tried at every word start and made the whole scan ×4 slower
  * (tsx probe, 1.4 KB of pytest output: UUID alone 45 µs, the other rules together 15 µs).
- * The UUID pass runs only when `-xxxx-xxxx-` is in the text (a literal-led test, a third of a
- * SHA-256 of the text), and the rule pass only when something else was noise.
+ * The UUID pass runs only when `-xxxx-xxxx-` is in the text (holds-uuid-groups.ts: native
+ * indexOf for the dashes, 0.12 µs on a 2 KB JSON result where the regex gate took 0.92), and
+ * the rule pass only when something else was noise.
  */
-const UUID_GATE = /-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-/;
 const UUID_PATTERN = new RegExp(UUID, 'g');
 /** pytest centres its summary in a rule of `=` whose length follows the duration's: `in 9.87s` and `in 10.02s`. */
 const RULE_PATTERN = /={4,}/g;
@@ -247,7 +248,7 @@ export function createNoiseFilter(options: NoiseFilterOptions = {}): NoiseFilter
   const families: FilterFamilies = { patterns, gates, narrowed, replacements, active: [...patterns], pending: patterns.map(() => null) };
   return (text) => {
     let out = replaceFamilies(text, families);
-    if (UUID_GATE.test(out)) out = out.replace(UUID_PATTERN, replaceUuid);
+    if (holdsUuidGroups(out)) out = out.replace(UUID_PATTERN, replaceUuid);
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     return out;
   };

@@ -1,0 +1,450 @@
+/**
+ * One pass over a tool's JSON text result that proves the text is exactly what
+ * `JSON.stringify(JSON.parse(text))` would write, and reads on the way what fingerprinting
+ * needs from the parsed value (issue 20): whether it holds any fact, where its list of items
+ * is, and its paging markers. A result that is such text is then hashed as it is — no
+ * JSON.parse, no JSON.stringify, no second copy. Measured (bench/probes/result-pieces.ts, 2 KB
+ * search result as text, interleaved medians on the loaded 2-core runner): JSON.parse 3.9 µs +
+ * JSON.stringify of the parsed value 5.6 µs, against this scan 3.6 µs (2.6 µs when the result's
+ * scores are not 16–17-digit fractions, which are checked by String(Number(token)); its
+ * control/surrogate regex 0.65 µs). A charCodeAt loop for the first characters of each string
+ * instead of indexOf was tried: slower (3.5–4.8 → 5.5–6.3 µs, same probe, same session).
+ *
+ * The proof is conservative: whatever it cannot vouch for cheaply makes it answer false, and
+ * the caller parses as before. False for: any whitespace outside strings, an escape
+ * JSON.stringify would not write (`\/`, `\u0041`, a surrogate escape), any surrogate or control
+ * character (lone surrogates are escaped by stringify; the check is one regex over the text), a
+ * number not in its shortest form (`1.0`, `1e2`, `-0`, `00`; numbers of more than 15
+ * significant digits or with an exponent are checked with `String(Number(token))`), a key that starts with a digit
+ * (JSON.parse puts array-index keys first), a key repeated in one object (the last one wins),
+ * nesting deeper than {@link MAX_DEPTH}.
+ *
+ * The answer is left in {@link jsonTextShape}, one module-level record reused by every call
+ * (the scan runs to completion synchronously): no allocation per call.
+ */
+
+/** Deeper text is left to JSON.parse (and the recursion stays short). */
+const MAX_DEPTH = 64;
+/**
+ * Keys of one object are checked for repeats pairwise up to this many; past it, by a Set of
+ * the keys' tokens made for that object. Measured (bench/probes/wide-keys.ts, three 60-key
+ * GitHub-issue-like objects, 6.7 KB): pairwise for every key 51–68 µs a scan under tsx, against
+ * JSON.parse + stringify 21–64 µs on the same loaded runner; pairwise up to 16 then the Set
+ * 15.7 µs compiled (JSON.parse + stringify 20.0 µs). Before, objects over 32 keys were turned
+ * down after the scan had run, and paid the parse as well.
+ */
+const PAIRWISE_KEYS = 16;
+/** How many levels of single-object wrappers findItems (result-fingerprint.ts) follows. */
+const ENVELOPE_LEVELS = 3;
+
+/** Characters JSON.stringify never leaves raw in its output (controls) or may escape (surrogates). */
+const UNSAFE_CHARACTER = /[\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * What an object met on the chain of object members from the top (levels 0–2) holds, as
+ * findItems reads it: its arrays (the first one, the non-empty one), and its object members
+ * (how many, the last one's key). Positions are offsets in the text; keys are kept as the
+ * offsets of their JSON tokens (quotes included).
+ */
+class EnvelopeLevel {
+  arrays = 0;
+  nonEmptyArrays = 0;
+  firstArrayKeyStart = 0;
+  firstArrayKeyEnd = 0;
+  firstArrayCount = 0;
+  nonEmptyArrayKeyStart = 0;
+  nonEmptyArrayKeyEnd = 0;
+  nonEmptyArrayCount = 0;
+  objects = 0;
+  objectKeyStart = 0;
+  objectKeyEnd = 0;
+
+  reset(): void {
+    this.arrays = 0;
+    this.nonEmptyArrays = 0;
+    this.objects = 0;
+  }
+}
+
+/** What {@link readJsonTextShape} found; valid until its next call. */
+export interface JsonTextShape {
+  /** Anything but empty containers, "", 0, false and null (isEmptyResult's facts). */
+  hasFact: boolean;
+  /** The top-level value is an array (its items are the list, path []). */
+  topIsArray: boolean;
+  /** Number of items of the top-level array. */
+  topCount: number;
+  /** The top-level object has a `content` member (a possible MCP envelope: judged from the parsed value). */
+  hasContentMember: boolean;
+  /** The top-level object has a `response_metadata` member (saysNoMorePages reads into it: judged from the parsed value). */
+  hasResponseMetadata: boolean;
+  /** saysNoMorePages' top-level markers: `has_more`/`hasMore` false, a next-cursor member null or "". */
+  saysNoMorePages: boolean;
+  /** A key at any depth is one of the volatile names given to the scan (what the policy's volatile-field regex finds). */
+  hasVolatileMember: boolean;
+  /** Per envelope level, what findItems reads there. */
+  readonly levels: readonly EnvelopeLevel[];
+}
+
+const levels = [new EnvelopeLevel(), new EnvelopeLevel(), new EnvelopeLevel()];
+
+/** The record every {@link readJsonTextShape} call fills. */
+export const jsonTextShape: JsonTextShape = {
+  hasFact: false,
+  topIsArray: false,
+  topCount: 0,
+  hasContentMember: false,
+  hasResponseMetadata: false,
+  saysNoMorePages: false,
+  hasVolatileMember: false,
+  levels,
+};
+
+/** Key offsets of the objects being scanned, a stack shared by all levels of nesting. */
+let keyStarts = new Int32Array(256);
+let keyEnds = new Int32Array(256);
+let scanText = '';
+let keyTop = 0;
+/** The first backslash at or after the scan's last string start (Infinity: none): strings before it hold no escape. */
+let nextBackslash = Infinity;
+
+/**
+ * Volatile field names as key tokens, for the scan to find among the keys it reads anyway.
+ * The policy's volatile-field regex is `"(?:name|…)":` over the whole text; in text the scan
+ * vouched for, that matches exactly a key whose token is `"name"` (a `"` inside a string is
+ * escaped, and a closing quote is followed by `,` `]` `}` or `:`), as long as no name holds a
+ * character JSON escapes or a structural one: such names get no matcher (the regex is run).
+ * Measured (bench/probes/result-pieces.ts, 2 KB search result, interleaved medians): the regex
+ * 1.34 µs a call; fingerprint() of the result as text 16.5 → 15.1 µs with the key check instead.
+ */
+export class VolatileKeyMatcher {
+  readonly #tokens: ReadonlySet<string>;
+  /** Per token length (quotes included, < 64), the first characters after the quote (< 128) of names that long. */
+  readonly #firstCharacters = new Uint8Array(64 * 128);
+
+  constructor(names: ReadonlySet<string>) {
+    const tokens = new Set<string>();
+    for (const name of names) {
+      const token = `"${name}"`;
+      tokens.add(token);
+      const first = token.length > 2 ? token.charCodeAt(1) : 34;
+      if (token.length < 64) this.#firstCharacters[token.length * 128 + (first < 128 ? first : 0)] = 1;
+    }
+    this.#tokens = tokens;
+  }
+
+  /** A matcher for these names, or undefined when one of them needs the regex. */
+  static of(names: ReadonlySet<string>): VolatileKeyMatcher | undefined {
+    let matcher = matchers.get(names);
+    if (matcher === undefined) {
+      let plain = true;
+      for (const name of names) if (!PLAIN_NAME.test(name)) plain = false;
+      matcher = plain ? new VolatileKeyMatcher(names) : null;
+      matchers.set(names, matcher);
+    }
+    return matcher ?? undefined;
+  }
+
+  matches(text: string, keyStart: number, keyEnd: number): boolean {
+    const length = keyEnd - keyStart;
+    if (length < 64) {
+      const first = length > 2 ? text.charCodeAt(keyStart + 1) : 34;
+      // Characters from 128 up share slot 0 (a non-ASCII first character is sliced and looked up).
+      if (this.#firstCharacters[length * 128 + (first < 128 ? first : 0)] === 0 && first < 128) return false;
+    }
+    return this.#tokens.has(text.slice(keyStart, keyEnd));
+  }
+}
+
+/** Names whose key token is `"name"` as written and that cannot straddle JSON structure. */
+const PLAIN_NAME = /^[^"\\\u0000-\u001f\ud800-\udfff,:[\]{}]*$/;
+const matchers = new WeakMap<ReadonlySet<string>, VolatileKeyMatcher | null>();
+let volatileKeys: VolatileKeyMatcher | undefined;
+
+/**
+ * Is `text` exactly `JSON.stringify(JSON.parse(text))`, with a `{` or `[` first? When true,
+ * {@link jsonTextShape} holds what the scan read. False means "not proven", never "invalid".
+ * `volatile`: names whose presence as a key sets hasVolatileMember.
+ */
+export function readJsonTextShape(text: string, volatile?: VolatileKeyMatcher): boolean {
+  const first = text.charCodeAt(0);
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return false;
+  if (UNSAFE_CHARACTER.test(text)) return false;
+  scanText = text;
+  keyTop = 0;
+  const backslash = text.indexOf('\\');
+  nextBackslash = backslash < 0 ? Infinity : backslash;
+  const shape = jsonTextShape;
+  shape.hasFact = false;
+  shape.topIsArray = first === 91;
+  shape.topCount = 0;
+  shape.hasContentMember = false;
+  shape.hasResponseMetadata = false;
+  shape.saysNoMorePages = false;
+  shape.hasVolatileMember = false;
+  volatileKeys = volatile;
+  for (const level of levels) level.reset();
+  const end = first === 123 ? scanObject(0, 0, true) : scanArray(0, 0);
+  scanText = '';
+  volatileKeys = undefined;
+  return end === text.length;
+}
+
+/** Index past the string token at `start` (a `"`), or -1 when it holds an escape stringify would not write. */
+function scanString(start: number): number {
+  const text = scanText;
+  const quote = text.indexOf('"', start + 1);
+  if (quote < 0) return -1;
+  if (nextBackslash <= start) {
+    const backslash = text.indexOf('\\', start + 1);
+    nextBackslash = backslash < 0 ? Infinity : backslash;
+  }
+  if (nextBackslash > quote) return quote + 1;
+  // Escapes: walk the string, accepting only the ones JSON.stringify writes.
+  for (let at = start + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 34 /* " */) return at + 1;
+    if (code !== 92 /* \ */) continue;
+    const escaped = text.charCodeAt(++at);
+    if (escaped === 34 || escaped === 92 || escaped === 98 /* b */ || escaped === 102 /* f */ || escaped === 110 /* n */ || escaped === 114 /* r */ || escaped === 116 /* t */) continue;
+    if (escaped !== 117 /* u */ || !isStringifiedControlEscape(text, at + 1)) return -1;
+    at += 4;
+  }
+  return -1;
+}
+
+/** `00xx` (lower-case hex) of a control character stringify writes as `\u00xx` (not \b \t \n \f \r). */
+function isStringifiedControlEscape(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== 48 || text.charCodeAt(at + 1) !== 48) return false;
+  const high = text.charCodeAt(at + 2);
+  const low = text.charCodeAt(at + 3);
+  const lowValue = low >= 48 && low <= 57 ? low - 48 : low >= 97 && low <= 102 ? low - 87 : -1;
+  if (lowValue < 0 || (high !== 48 && high !== 49)) return false;
+  const value = (high - 48) * 16 + lowValue;
+  return value !== 8 && value !== 9 && value !== 10 && value !== 12 && value !== 13;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * Index past the number at `start`, or -1 when stringify would write it otherwise. Sets
+ * hasFact unless it is `0`.
+ */
+function scanNumber(start: number): number {
+  const text = scanText;
+  let at = start;
+  if (text.charCodeAt(at) === 45 /* - */) at++;
+  const integerStart = at;
+  if (!isDigit(text.charCodeAt(at))) return -1;
+  if (text.charCodeAt(at) === 48 /* 0 */) {
+    at++;
+    if (isDigit(text.charCodeAt(at))) return -1; // a leading zero
+  } else {
+    while (isDigit(text.charCodeAt(at))) at++;
+  }
+  const integerDigits = at - integerStart;
+  let significant = text.charCodeAt(integerStart) === 48 ? 0 : integerDigits;
+  const next = text.charCodeAt(at);
+  if (next === 46 /* . */) {
+    at++;
+    const fractionStart = at;
+    while (isDigit(text.charCodeAt(at))) at++;
+    if (at === fractionStart || text.charCodeAt(at - 1) === 48) return -1; // `1.` or a trailing zero
+    if (significant === 0) {
+      // 0.000001 is written as such, 0.0000001 as 1e-7.
+      let zeros = 0;
+      while (text.charCodeAt(fractionStart + zeros) === 48) zeros++;
+      if (zeros > 5) return -1;
+      significant = at - fractionStart - zeros;
+    } else {
+      significant += at - fractionStart;
+    }
+  } else if (integerDigits === 1 && text.charCodeAt(integerStart) === 48) {
+    if (integerStart !== start) return -1; // -0 is written 0
+    return at; // 0: no fact
+  }
+  const after = text.charCodeAt(at);
+  if (after === 101 /* e */ || after === 69 /* E */) {
+    // stringify writes 1e+21 and 5e-324: checked by the engine itself, as below.
+    at++;
+    const sign = text.charCodeAt(at);
+    if (sign === 43 /* + */ || sign === 45 /* - */) at++;
+    const exponentStart = at;
+    while (isDigit(text.charCodeAt(at))) at++;
+    if (at === exponentStart) return -1;
+    significant = 16;
+  }
+  // Up to 15 significant digits a decimal is its double's shortest form (DBL_DIG); longer
+  // ones (a score 0.3333333333333333) are checked by the engine itself.
+  if (significant > 15) {
+    const token = text.slice(start, at);
+    if (String(Number(token)) !== token) return -1;
+  }
+  jsonTextShape.hasFact = true;
+  return at;
+}
+
+/** Index past the literal `word` at `start`, or -1. */
+function scanWord(start: number, word: string): number {
+  return scanText.startsWith(word, start) ? start + word.length : -1;
+}
+
+/** Index past the value at `start`, or -1. `inChain`: an object here is a member of the chain findItems walks. */
+function scanValue(start: number, depth: number, inChain: boolean): number {
+  const code = scanText.charCodeAt(start);
+  if (code === 34 /* " */) {
+    const end = scanString(start);
+    if (end > start + 2) jsonTextShape.hasFact = true;
+    return end;
+  }
+  if (code === 123 /* { */) return scanObject(start, depth, inChain);
+  if (code === 91 /* [ */) return scanArray(start, depth);
+  if (code === 116 /* t */) {
+    jsonTextShape.hasFact = true;
+    return scanWord(start, 'true');
+  }
+  if (code === 102 /* f */) return scanWord(start, 'false');
+  if (code === 110 /* n */) return scanWord(start, 'null');
+  return scanNumber(start);
+}
+
+function scanArray(start: number, depth: number): number {
+  if (depth >= MAX_DEPTH) return -1;
+  const text = scanText;
+  let at = start + 1;
+  let count = 0;
+  if (text.charCodeAt(at) === 93 /* ] */) {
+    if (depth === 0) jsonTextShape.topCount = 0;
+    lastArrayCount = 0;
+    return at + 1;
+  }
+  for (;;) {
+    at = scanValue(at, depth + 1, false);
+    if (at < 0) return -1;
+    count++;
+    const next = text.charCodeAt(at);
+    if (next === 93 /* ] */) break;
+    if (next !== 44 /* , */) return -1;
+    at++;
+  }
+  if (depth === 0) jsonTextShape.topCount = count;
+  lastArrayCount = count;
+  return at + 1;
+}
+
+/** Item count of the array scanArray finished last (read by scanObject for its members). */
+let lastArrayCount = 0;
+
+/** The top-level keys saysNoMorePages reads, by their JSON token. */
+const HAS_MORE_TOKENS: ReadonlySet<string> = new Set(['"has_more"', '"hasMore"']);
+const END_MARKER_TOKENS: ReadonlySet<string> = new Set(['"next_cursor"', '"nextCursor"', '"next_page_token"', '"nextPageToken"', '"next_page"', '"nextPage"', '"next"']);
+
+function scanObject(start: number, depth: number, inChain: boolean): number {
+  if (depth >= MAX_DEPTH) return -1;
+  const text = scanText;
+  const level = inChain && depth < ENVELOPE_LEVELS ? levels[depth]! : undefined;
+  if (level !== undefined) level.reset();
+  const keysFrom = keyTop;
+  /** This object's key tokens once it has more than PAIRWISE_KEYS keys. */
+  let wideKeys: Set<string> | undefined;
+  let at = start + 1;
+  if (text.charCodeAt(at) === 125 /* } */) return at + 1;
+  for (;;) {
+    if (text.charCodeAt(at) !== 34 /* " */) return -1;
+    const keyStart = at;
+    const keyEnd = scanString(at);
+    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== 58 /* : */) return -1;
+    if (isDigit(text.charCodeAt(keyStart + 1))) return -1; // array-index keys come first after JSON.parse
+    if (keyTop - keysFrom < PAIRWISE_KEYS) {
+      if (!isNewKey(keysFrom, keyStart, keyEnd)) return -1;
+    } else {
+      if (wideKeys === undefined) {
+        wideKeys = new Set<string>();
+        for (let key = keysFrom; key < keyTop; key++) wideKeys.add(text.slice(keyStarts[key]!, keyEnds[key]!));
+      }
+      const token = text.slice(keyStart, keyEnd);
+      if (wideKeys.has(token)) return -1;
+      wideKeys.add(token);
+    }
+    if (volatileKeys !== undefined && volatileKeys.matches(text, keyStart, keyEnd)) jsonTextShape.hasVolatileMember = true;
+    const valueStart = keyEnd + 1;
+    const valueCode = text.charCodeAt(valueStart);
+    at = scanValue(valueStart, depth + 1, level !== undefined);
+    if (at < 0) return -1;
+    if (depth === 0) readTopMember(keyStart, keyEnd, valueStart, at);
+    if (level !== undefined) {
+      if (valueCode === 91 /* [ */) {
+        if (level.arrays++ === 0) {
+          level.firstArrayKeyStart = keyStart;
+          level.firstArrayKeyEnd = keyEnd;
+          level.firstArrayCount = lastArrayCount;
+        }
+        if (lastArrayCount > 0 && level.nonEmptyArrays++ === 0) {
+          level.nonEmptyArrayKeyStart = keyStart;
+          level.nonEmptyArrayKeyEnd = keyEnd;
+          level.nonEmptyArrayCount = lastArrayCount;
+        }
+      } else if (valueCode === 123 /* { */) {
+        level.objects++;
+        level.objectKeyStart = keyStart;
+        level.objectKeyEnd = keyEnd;
+      }
+    }
+    const next = text.charCodeAt(at);
+    if (next === 125 /* } */) break;
+    if (next !== 44 /* , */) return -1;
+    at++;
+  }
+  keyTop = keysFrom;
+  return at + 1;
+}
+
+/** Records the key unless the object at `keysFrom` of the stack already has it. */
+function isNewKey(keysFrom: number, keyStart: number, keyEnd: number): boolean {
+  const text = scanText;
+  const length = keyEnd - keyStart;
+  for (let key = keysFrom; key < keyTop; key++) {
+    const otherStart = keyStarts[key]!;
+    if (keyEnds[key]! - otherStart !== length) continue;
+    let same = true;
+    for (let offset = 1; offset < length - 1; offset++) {
+      if (text.charCodeAt(keyStart + offset) !== text.charCodeAt(otherStart + offset)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return false;
+  }
+  if (keyTop === keyStarts.length) {
+    const starts = new Int32Array(keyTop * 2);
+    starts.set(keyStarts);
+    keyStarts = starts;
+    const ends = new Int32Array(keyTop * 2);
+    ends.set(keyEnds);
+    keyEnds = ends;
+  }
+  keyStarts[keyTop] = keyStart;
+  keyEnds[keyTop++] = keyEnd;
+  return true;
+}
+
+/** The top-level members saysNoMorePages and unwrapToolResultEnvelope read. */
+function readTopMember(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number): void {
+  const length = keyEnd - keyStart;
+  // Only keys as long as one of the tokens are sliced (7 to 19 characters with quotes).
+  if (length < 6 || length > 19) return;
+  const text = scanText;
+  const shape = jsonTextShape;
+  if (length === 9 && text.startsWith('"content"', keyStart)) shape.hasContentMember = true;
+  else if (length === 19 && text.startsWith('"response_metadata"', keyStart)) shape.hasResponseMetadata = true;
+  else {
+    const valueLength = valueEnd - valueStart;
+    if (valueLength === 5 && text.startsWith('false', valueStart)) {
+      if (HAS_MORE_TOKENS.has(text.slice(keyStart, keyEnd))) shape.saysNoMorePages = true;
+    } else if ((valueLength === 4 && text.startsWith('null', valueStart)) || (valueLength === 2 && text.charCodeAt(valueStart) === 34)) {
+      if (END_MARKER_TOKENS.has(text.slice(keyStart, keyEnd))) shape.saysNoMorePages = true;
+    }
+  }
+}
