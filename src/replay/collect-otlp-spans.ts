@@ -1,4 +1,5 @@
 import { decodeOtlpAttributes } from './otlp-any-value.js';
+import { otlpSpanPath } from './otlp-span-path.js';
 import { isPlainObject } from './parse-transcript-line.js';
 import { ReplayInputError } from './replay-input-error.js';
 import { readSpanConvention } from './span-conventions/read-span-convention.js';
@@ -95,7 +96,7 @@ export class OtlpSpanCollector {
         const spans = isPlainObject(scopeSpans) ? scopeSpans.spans : undefined;
         if (!Array.isArray(spans)) return;
         spans.forEach((span: unknown, i: number) => {
-          const path = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
+          const path = otlpSpanPath(r, s, i);
           const collected = collectSpan(span, path, file, line, problems);
           if (collected) {
             collected.seq = this.spans.length;
