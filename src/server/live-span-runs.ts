@@ -4,7 +4,7 @@ import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '.
 import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
 import { appendSpansToReplayRuns, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
 import type { ReplayCall } from '../replay/replay-call.js';
-import { toEngineCall, withEndTime } from '../replay/replay-session.js';
+import { toEngineCall } from '../replay/replay-session.js';
 
 /** Options of {@link LiveSpanRuns}. */
 export interface LiveSpanRunsOptions {
@@ -302,11 +302,17 @@ export class LiveSpanRuns {
   }
 }
 
-/** A claimed call's outcome, at its recorded end time; a refused call has none. */
+/**
+ * A claimed call's outcome, at its recorded end time; a refused call has none. The end time is
+ * set on the call's own outcome, not on a copy (withEndTime's `{ ...outcome, endTime }`): the
+ * span readers make a fresh outcome for every call they read and nothing reads a fed call again.
+ * Measured (bench/serve.ts ingestion, --cpu-prof): the copy was 1.9 % of the server's self time.
+ */
 function finishFed(run: RunGuard, ticket: CallTicket, call: ReplayCall): void {
   if (ticket.decision.action === 'refuse') return;
-  const endTime = call.startTime !== undefined && call.durationMs !== undefined ? call.startTime + call.durationMs : undefined;
-  run.finishCall(ticket, withEndTime(call.outcome, endTime));
+  const outcome = call.outcome;
+  if (call.startTime !== undefined && call.durationMs !== undefined) outcome.endTime = call.startTime + call.durationMs;
+  run.finishCall(ticket, outcome);
 }
 
 /** Arguments and results, by the attribute names the replay reader finds them under. */
