@@ -136,6 +136,7 @@ function collectSpan(
       traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path,
       startNanos: 0n, endNanos: 0n, attributes: {},
       statusError: false, statusMessage: undefined, exceptionType: undefined, exceptionMessage: undefined,
+      settled: undefined, key: undefined, parentKey: undefined,
     };
   }
 
@@ -165,6 +166,9 @@ function collectSpan(
   return {
     traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path, startNanos, endNanos, attributes: kept,
     statusError, statusMessage, exceptionType, exceptionMessage,
+    // Set later (serve, the replay reader); declared here so they sit inside the object
+    // instead of in a property array made for each span when the first is set.
+    settled: undefined, key: undefined, parentKey: undefined,
   };
 }
 
