@@ -43,10 +43,10 @@ export class ShortTextInterner<Extra = undefined> {
   }
 
   /** `bytes.toString('utf8', start, end)`, from the slot of these bytes when it holds them. */
-  read(bytes: Uint8Array, start: number, end: number): string {
+  read(bytes: Buffer, start: number, end: number): string {
     const length = end - start;
     if (length > this.maxBytes) {
-      const text = Buffer.prototype.toString.call(bytes, 'utf8', start, end) as string;
+      const text = bytes.toString('utf8', start, end);
       this.lastExtra = this.extraOf?.(text);
       return text;
     }
@@ -69,7 +69,7 @@ export class ShortTextInterner<Extra = undefined> {
         return this.texts[slot]!;
       }
     }
-    const text = Buffer.prototype.toString.call(bytes, 'utf8', start, end) as string;
+    const text = bytes.toString('utf8', start, end);
     for (let index = 0; index < length; index++) arena[base + index] = bytes[start + index]!;
     this.lengths[slot] = length;
     this.texts[slot] = text;
