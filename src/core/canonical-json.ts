@@ -133,8 +133,7 @@ function writePlain(node: unknown, dropKeys: ReadonlySet<string>, depth: number,
   }
   const object = node as Record<string, unknown>;
   const keys = Object.keys(object);
-  // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
-  if (keys.length > 1) keys.sort();
+  if (keys.length > 1) sortKeys(keys);
   let out = '{';
   let first = true;
   for (let index = 0; index < keys.length; index++) {
@@ -147,6 +146,30 @@ function writePlain(node: unknown, dropKeys: ReadonlySet<string>, depth: number,
     out += quotedKey(key) + writePlain(child, dropKeys, depth + 1, embeddedJson);
   }
   return `${out}}`;
+}
+
+/**
+ * Sorts an object's keys as the default sort does (UTF-16 code units, exactly RFC 8785 §3.2.3):
+ * few keys by insertion in place, comparing with `<` (which also compares code units; keys are
+ * distinct, so stability cannot show). Array#sort allocates its work arrays on every call.
+ * Measured (node, 2–5 keys, copy included): sort 175–182 ns, insertion 50–59 ns; in the serve
+ * ingestion loop the sort's allocations were 860 of the 14 200 B allocated per span (sampling
+ * heap profile).
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let index = 1; index < keys.length; index++) {
+    const key = keys[index]!;
+    let at = index - 1;
+    while (at >= 0 && keys[at]! > key) {
+      keys[at + 1] = keys[at]!;
+      at -= 1;
+    }
+    keys[at + 1] = key;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { decodeOtlpAttributes } from './otlp-any-value.js';
+import { otlpSpanPath } from './otlp-span-path.js';
 import { isPlainObject } from './parse-transcript-line.js';
 import { ReplayInputError } from './replay-input-error.js';
 import { readSpanConvention } from './span-conventions/read-span-convention.js';
@@ -95,7 +96,7 @@ export class OtlpSpanCollector {
         const spans = isPlainObject(scopeSpans) ? scopeSpans.spans : undefined;
         if (!Array.isArray(spans)) return;
         spans.forEach((span: unknown, i: number) => {
-          const path = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
+          const path = otlpSpanPath(r, s, i);
           const collected = collectSpan(span, path, file, line, problems);
           if (collected) {
             collected.seq = this.spans.length;
@@ -135,6 +136,7 @@ function collectSpan(
       traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path,
       startNanos: 0n, endNanos: 0n, attributes: {},
       statusError: false, statusMessage: undefined, exceptionType: undefined, exceptionMessage: undefined,
+      settled: undefined, key: undefined, parentKey: undefined,
     };
   }
 
@@ -159,12 +161,38 @@ function collectSpan(
   // instrumentation puts on a span (prompts, model parameters, ...) is dropped here.
   const kept: Record<string, unknown> = {};
   for (const key of Object.keys(attributes)) {
-    if (KEPT_ATTRIBUTE_PREFIXES.some((prefix) => key.startsWith(prefix))) kept[key] = attributes[key];
+    if (isKeptAttribute(key)) kept[key] = attributes[key];
   }
   return {
     traceId, spanId, parentSpanId, role, flavor, convention, name, line, seq: 0, path, startNanos, endNanos, attributes: kept,
     statusError, statusMessage, exceptionType, exceptionMessage,
+    // Set later (serve, the replay reader); declared here so they sit inside the object
+    // instead of in a property array made for each span when the first is set.
+    settled: undefined, key: undefined, parentKey: undefined,
   };
+}
+
+/**
+ * Whether an attribute is kept, cached per key: keys repeat span after span (and arrive as one
+ * string each: interned by the protobuf reader, internalized by JSON.parse). Bounded, so a
+ * client sending random keys cannot grow it. Measured (bench/serve.ts ingestion, --cpu-prof):
+ * a closure and a prefix scan per attribute were most of collectSpan's 1.1–1.5 % self time.
+ */
+const keptAttributeCache = new Map<string, boolean>();
+function isKeptAttribute(key: string): boolean {
+  let kept = keptAttributeCache.get(key);
+  if (kept === undefined) {
+    kept = false;
+    for (const prefix of KEPT_ATTRIBUTE_PREFIXES) {
+      if (key.startsWith(prefix)) {
+        kept = true;
+        break;
+      }
+    }
+    if (keptAttributeCache.size >= 4096) keptAttributeCache.clear();
+    keptAttributeCache.set(key, kept);
+  }
+  return kept;
 }
 
 function parseNanos(value: unknown): bigint | undefined {

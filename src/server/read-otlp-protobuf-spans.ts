@@ -1,6 +1,7 @@
 import { DecodedOtlpAttributes } from '../replay/otlp-any-value.js';
 import { EXCEPTION_EVENT_ATTRIBUTES, isSpanReaderAttribute } from '../replay/span-conventions/span-reader-attributes.js';
 import { OtlpProtobufReadError } from './otlp-protobuf-read-error.js';
+import { ShortTextInterner } from './short-text-interner.js';
 
 /*
  * A hand-written reader of the part of opentelemetry-proto (v1.x: collector/trace/v1
@@ -281,19 +282,24 @@ function readStatus(cursor: Cursor, end: number): { code: number | undefined; me
  */
 function readKeyValueInto(cursor: Cursor, end: number, into: Record<string, unknown>, onlyReaderAttributes: boolean, only?: ReadonlySet<string>): void {
   let key: string | undefined;
+  let readerKey = false;
   let valueStart = -1;
   let valueEnd = -1;
   while (cursor.pos < end) {
     const tag = readTag(cursor, end);
-    if (tag === ((1 << 3) | LEN)) key = readString(cursor, end, 'key');
-    else if (tag === ((2 << 3) | LEN)) {
+    if (tag === ((1 << 3) | LEN)) {
+      const keyEnd = readLengthEnd(cursor, end, 'key');
+      key = KEY_TEXTS.read(cursor.bytes, cursor.pos, keyEnd);
+      readerKey = KEY_TEXTS.lastExtra!;
+      cursor.pos = keyEnd;
+    } else if (tag === ((2 << 3) | LEN)) {
       valueEnd = readLengthEnd(cursor, end, 'value');
       valueStart = cursor.pos;
       cursor.pos = valueEnd;
     } else skipField(cursor, tag, end, tag >>> 3);
   }
   if (key === undefined) return;
-  if (onlyReaderAttributes && !isReaderAttributeCached(key)) return;
+  if (onlyReaderAttributes && !readerKey) return;
   if (only !== undefined && !only.has(key)) return;
   if (valueStart < 0) {
     into[key] = undefined;
@@ -306,18 +312,12 @@ function readKeyValueInto(cursor: Cursor, end: number, into: Record<string, unkn
   cursor.pos = end;
 }
 
-// Attribute keys repeat from span to span: the answer is cached per key (bounded, so a client
-// sending random keys cannot grow it without limit).
-const readerAttributeCache = new Map<string, boolean>();
-function isReaderAttributeCached(key: string): boolean {
-  let known = readerAttributeCache.get(key);
-  if (known === undefined) {
-    known = isSpanReaderAttribute(key);
-    if (readerAttributeCache.size >= 4096) readerAttributeCache.clear();
-    readerAttributeCache.set(key, known);
-  }
-  return known;
-}
+// Attribute keys repeat from span to span: each is decoded once, with whether a reader reads
+// it (bounded: a client sending random keys evicts, never grows, the table).
+const KEY_TEXTS = new ShortTextInterner<boolean>(512, 64, isSpanReaderAttribute);
+// Short string values repeat too (operation and tool names, a run's conversation id): the spans
+// of a live trace keep them, so one string for all of them is also memory kept once.
+const VALUE_TEXTS = new ShortTextInterner(512, 48);
 
 /** An AnyValue decoded as decodeOtlpAnyValue decodes its JSON form (an empty one: undefined). */
 function readAnyValue(cursor: Cursor, end: number): unknown {
@@ -327,9 +327,12 @@ function readAnyValue(cursor: Cursor, end: number): unknown {
   while (cursor.pos < end) {
     const tag = readTag(cursor, end);
     switch (tag) {
-      case (1 << 3) | LEN:
-        value = readString(cursor, end, 'stringValue');
+      case (1 << 3) | LEN: {
+        const fieldEnd = readLengthEnd(cursor, end, 'stringValue');
+        value = VALUE_TEXTS.read(bytes, cursor.pos, fieldEnd);
+        cursor.pos = fieldEnd;
         break;
+      }
       case (2 << 3) | VARINT:
         value = readVarint32(cursor, end, 'boolValue') !== 0;
         break;

@@ -47,6 +47,14 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ n: 1e21, m: -0, f: 0.1 })).to.equal(canonicalize({ n: 1e21, m: -0, f: 0.1 }));
   });
 
+  it('sorts any number of keys of any UTF-16 text as json-canonicalize does (insertion sort up to 16 keys, Array#sort past)', () => {
+    // Keys that share prefixes, differ in case, hold surrogate pairs and lone surrogates, and
+    // look like array indexes (those Object.keys gives first, in numeric order).
+    const key = fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('a', 'aa', 'A', 'b', '1', '10', '2', '\ud83d\ude00', '\ud800', '\uffff', 'é'));
+    const object = fc.dictionary(key, fc.integer(), { minKeys: 2, maxKeys: 24 });
+    fc.assert(fc.property(object, (value) => canonicalJson(value) === canonicalize(value)), { numRuns: 1000 });
+  });
+
   it('skips undefined properties and writes undefined array items as null, like json-canonicalize', () => {
     const value = { a: undefined, b: [1, undefined, 3] };
     expect(canonicalJson(value)).to.equal(canonicalize(value)).and.to.equal('{"b":[1,null,3]}');

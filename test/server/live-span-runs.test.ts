@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { LoopGuard } from '../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 import { OtlpSpanCollector, type CollectedSpan } from '../../src/replay/collect-otlp-spans.js';
 import { LiveSpanRuns } from '../../src/server/live-span-runs.js';
 import { otlpSpansToReplayRuns } from '../../src/replay/otlp-spans-to-replay-calls.js';
@@ -61,6 +62,27 @@ describe('LiveSpanRuns: tool spans once fed to the engine', () => {
     await new LiveSpanRuns({ guard: wholeGuard }).ingest(toolSpans(1, 8, query));
     expect(split).to.deep.equal(whole);
     expect(whole.some((line) => line.includes('refuse'))).to.equal(true);
+  });
+
+  it('are fed synchronously without a shared store and claimed across processes with one, to the same decisions', async () => {
+    const decisions = (guard: LoopGuard) => {
+      const log: string[] = [];
+      guard.addListener({ callDecided: (_run, call, decision, round) => void log.push(`${round} ${call.tool} ${decision.action}`), runStopped: (_run, stop) => void log.push(`stop ${stop.reason}`) });
+      return log;
+    };
+    const query = (round: number) => (round <= 2 ? `q${round}` : 'same');
+    const localGuard = new LoopGuard();
+    const local = decisions(localGuard);
+    const sharedGuard = new LoopGuard({ store: createMemoryRunStore() });
+    expect(sharedGuard.isShared).to.equal(true);
+    const shared = decisions(sharedGuard);
+    for (const [guard, batches] of [[localGuard, [[1, 3], [4, 2], [6, 3]]], [sharedGuard, [[1, 3], [4, 2], [6, 3]]]] as const) {
+      const live = new LiveSpanRuns({ guard });
+      for (const [first, count] of batches) await live.ingest(toolSpans(first, count, query));
+    }
+    expect(shared).to.deep.equal(local);
+    expect(local.some((line) => line.includes('refuse'))).to.equal(true);
+    expect(local.some((line) => line.startsWith('stop'))).to.equal(true);
   });
 });
 
