@@ -245,6 +245,37 @@ describe('issue 20 #4: owned runs decide reads without waiting for Redis (real r
     await guard.flush();
   });
 
+  it('reads that keep coming while the flush appends are not "appends lost to other processes" (found by bench/redis.ts)', async () => {
+    const { guard, store, warnings } = await engine({ ownedRuns: true });
+    const run = guard.startRun('steady-reads');
+    for (let index = 0; index < 600; index++) {
+      run.finishCall(await run.claimCall({ tool: 'get_order', args: { id: index } }), { result: `order ${index}` });
+      // One turn of the event loop per call, as a tool's own I/O gives: the flush appends
+      // while the next reads are recorded.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await guard.flush();
+    expect(warnings).to.deep.equal([]);
+    expect(store.appends).to.be.below(600);
+    const replica = await (await engine()).guard.resumeRun('steady-reads');
+    expect(replica.partial().toolCalls).to.equal(600);
+  });
+
+  it('owned reads in a loop that never yields are not dropped past the pending cap: a backlog makes the next read wait', async () => {
+    const { guard, warnings } = await engine({ ownedRuns: true, maxToolCalls: Infinity, maxRounds: Infinity });
+    const run = guard.startRun('tight-loop');
+    // A read and its outcome are two entries: 6,000 reads would be 12,000 entries waiting,
+    // past the link's cap of 10,000, if no read ever waited for an append.
+    for (let index = 0; index < 6000; index++) {
+      run.finishCall(await run.claimCall({ tool: 'get_order', args: { id: index } }), { result: `order ${index}` });
+    }
+    await guard.flush();
+    expect(warnings).to.deep.equal([]);
+    const replica = await (await engine()).guard.resumeRun('tight-loop');
+    expect(replica.partial().executed).to.equal(6000);
+    expect(replica.partial()).to.deep.equal(run.partial());
+  });
+
   it('flush() covers owned reads of runs that already left the engine', async () => {
     const { guard, store } = await engine({ ownedRuns: true, endedRunTtlMs: 1 });
     for (let index = 0; index < 5; index++) {

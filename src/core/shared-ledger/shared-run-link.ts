@@ -57,6 +57,12 @@ const MAX_CLAIM_ATTEMPTS = 8;
  * replica (which has them all) keeps deciding.
  */
 const MAX_PENDING_EVENTS = 10_000;
+/**
+ * Entries waiting for the store past which an owned run's read waits for its claim after all
+ * (one append carrying the backlog): a loop of owned reads that never yields to the event loop
+ * would otherwise never flush, and its oldest entries would be dropped at MAX_PENDING_EVENTS.
+ */
+const OWNED_READ_BACKLOG = 1_000;
 /** Retries of a failed background append: from 1 s, doubling, at most every 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -188,10 +194,18 @@ export class SharedRunLink {
   /** The async path: a call decided on the whole log and claimed in one round trip. */
   claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
     // Owned runs: a read is decided now, on the replica, unless a claim is queued or running
-    // (it goes after that claim, as it would in one process) or the store is failing (the
-    // awaited path then fails open or closed as storeFailure says). A business-key tool is
+    // (it goes after that claim, as it would in one process), the store is failing (the
+    // awaited path then fails open or closed as storeFailure says), or too much waits to be
+    // appended (OWNED_READ_BACKLOG). A business-key tool is
     // claimed whatever its effect: its key is a store round trip anyway.
-    if (this.owned && this.claimsWaiting === 0 && !this.storeFailing && !this.replica.isUnguarded && !this.shared.idempotentWrites.has(call.tool)) {
+    if (
+      this.owned &&
+      this.claimsWaiting === 0 &&
+      !this.storeFailing &&
+      this.pending.length < OWNED_READ_BACKLOG &&
+      !this.replica.isUnguarded &&
+      !this.shared.idempotentWrites.has(call.tool)
+    ) {
       this.expireAbandonedCalls();
       const proposed = this.replica.decideForClaim(call);
       if (proposed.effect === 'read') return Promise.resolve(this.claimOwnedRead(proposed));
@@ -479,8 +493,11 @@ export class SharedRunLink {
   }
 
   private async flushPending(): Promise<void> {
-    for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
-      if (attempt === MAX_CLAIM_ATTEMPTS) {
+    // Only refused appends count toward the limit: entries recorded while an append is in
+    // flight (owned reads, the synchronous path) make the next accepted append, not a loss
+    // (bench/redis.ts warned "8 appends lost" on a run with one writer before).
+    for (let refused = 0; this.pending.length > 0 || this.uncertain !== undefined; ) {
+      if (refused === MAX_CLAIM_ATTEMPTS) {
         if (!this.warnedContention) {
           this.warnedContention = true;
           this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; this process's entries go in on a later try (said once per run)`);
@@ -493,8 +510,11 @@ export class SharedRunLink {
         if (result.accepted) {
           this.pending.splice(0, sent);
           this.confirmed = result.length;
+          // A claim waiting behind this flush carries the rest in its own append.
+          if (this.claimsWaiting > 0) return;
           continue;
         }
+        refused += 1;
         this.appendRefused(result);
         await this.rebuild(result);
       } catch (error) {
