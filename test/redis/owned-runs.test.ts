@@ -261,6 +261,17 @@ describe('issue 20 #4: owned runs decide reads without waiting for Redis (real r
     expect(replica.partial().toolCalls).to.equal(600);
   });
 
+  it('the same on the synchronous path of a run nobody owns (startCall, as the span processor decides)', async () => {
+    const { guard, warnings } = await engine();
+    const run = guard.startRun('steady-spans');
+    for (let index = 0; index < 600; index++) {
+      run.finishCall(run.startCall({ tool: 'get_order', args: { id: index } }), { result: `order ${index}` });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await guard.flush();
+    expect(warnings).to.deep.equal([]);
+  });
+
   it('owned reads in a loop that never yields are not dropped past the pending cap: a backlog makes the next read wait', async () => {
     const { guard, warnings } = await engine({ ownedRuns: true, maxToolCalls: Infinity, maxRounds: Infinity });
     const run = guard.startRun('tight-loop');
