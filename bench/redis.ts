@@ -196,6 +196,17 @@ const APPEND_TASK = 'store.appendRunEvents, one entry (EVALSHA of the append scr
 const REDIS_TASK = 'guarded call, Redis store';
 const MEMORY_TASK = 'guarded call, createMemoryRunStore';
 const NONE_TASK = 'guarded call, no store';
+/** Issue 20 #4: the owned-run fast path (`ownedRuns: true`), a read and, for honesty, a call that may write. */
+const OWNED_READ_TASK = 'guarded read, Redis store, owned run (ownedRuns; one event-loop turn per call)';
+const OWNED_UNKNOWN_TASK = 'guarded call of unknown effect, Redis store, owned run (ownedRuns)';
+
+/**
+ * One turn of the event loop. An owned run's read returns without I/O, and its claim is
+ * appended by a flush queued with setImmediate: a loop of such calls that never yields would
+ * never append (the entries would pile up to the link's cap). A real tool call yields (its own
+ * I/O); the bench's read yields once, and pays for it, so the row counts the flush's CPU too.
+ */
+const turnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
   const client = await connect(url);
@@ -207,16 +218,28 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
   const redisRun = redisGuard.startRun('per-call');
   const memoryRun = new LoopGuard({ ...POLICY, store: memory.store }).startRun('per-call');
   const plainRun = new LoopGuard(POLICY).startRun('per-call');
+  // Owned runs, on their own store handle so their appends are counted apart. `search` is of
+  // unknown effect under POLICY (a general profile's undeclared tool), a read once declared.
+  const ownedReadStore = counting(createRedisRunStore({ client, keyPrefix: 'bench-owned-read' }));
+  const ownedUnknownStore = counting(createRedisRunStore({ client, keyPrefix: 'bench-owned-unknown' }));
+  const ownedReadGuard = new LoopGuard({ ...POLICY, tools: { search: { readOnly: true } }, store: ownedReadStore.store, ownedRuns: true, logger: { warn: (text) => storeWarnings.push(text) } });
+  const ownedReadRun = ownedReadGuard.startRun('owned-read');
+  const ownedUnknownGuard = new LoopGuard({ ...POLICY, store: ownedUnknownStore.store, ownedRuns: true, logger: { warn: (text) => storeWarnings.push(text) } });
+  const ownedUnknownRun = ownedUnknownGuard.startRun('owned-unknown');
   // A pool of results: fingerprinting is the same work on every side and not what this case
   // compares; 64 distinct lists keep the results from all being one.
   const results = Array.from({ length: 64 }, (_, index) => documents(index));
-  const issued = { redis: 0, memory: 0, none: 0 };
+  const issued = { redis: 0, memory: 0, none: 0, ownedRead: 0, ownedUnknown: 0 };
   const guardedCall = (run: RunGuard, side: keyof typeof issued) => async () => {
     const serial = issued[side]++;
     // Distinct arguments every call: each is a new call, allowed, run and recorded.
     const ticket = await run.claimCall({ tool: 'search', args: smallArgs(serial) });
     if (ticket.decision.action !== 'allow') throw new Error(`the bench expects every call to be allowed, got ${ticket.decision.reason}`);
     run.finishCall(ticket, { result: results[serial & 63] });
+  };
+  const ownedRead = async () => {
+    await guardedCall(ownedReadRun, 'ownedRead')();
+    await turnOfTheEventLoop();
   };
   // The store alone, without the engine: the Lua script's round trip with one real entry.
   const store = createRedisRunStore({ client, keyPrefix: 'bench-append' });
@@ -245,6 +268,8 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
         appended = result.length;
       },
       [REDIS_TASK]: guardedCall(redisRun, 'redis'),
+      [OWNED_READ_TASK]: ownedRead,
+      [OWNED_UNKNOWN_TASK]: guardedCall(ownedUnknownRun, 'ownedUnknown'),
     },
     2 * ROUNDS - 1,
     settings,
@@ -252,13 +277,25 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
   // What the engine asked of the store: with the outcome pipelined into the next claim, one
   // append per call (a background flush between calls makes it more).
   const appendsPerCall = redis.counts.appends / issued.redis;
+  // Counted before the CPU passes (which make more calls), as for the guarded call above.
+  const ownedRuns = {
+    readTask: OWNED_READ_TASK,
+    mayWriteTask: OWNED_UNKNOWN_TASK,
+    readCalls: issued.ownedRead,
+    readAppendsPerCall: ownedReadStore.counts.appends / issued.ownedRead,
+    mayWriteCalls: issued.ownedUnknown,
+    mayWriteAppendsPerCall: ownedUnknownStore.counts.appends / issued.ownedUnknown,
+    rejectedAppends: ownedReadStore.counts.rejected + ownedUnknownStore.counts.rejected,
+  };
   const appendTask = async () => {
     const result = await store.appendRunEvents('append-only', appended, [entry]);
     appended = result.length;
   };
   const monitor = await connect(url);
-  const cpu = await cpuPerCall({ [SET_TASK]: setTask, [APPEND_TASK]: appendTask, [REDIS_TASK]: guardedCall(redisRun, 'redis') }, monitor);
+  const cpu = await cpuPerCall({ [SET_TASK]: setTask, [APPEND_TASK]: appendTask, [REDIS_TASK]: guardedCall(redisRun, 'redis'), [OWNED_READ_TASK]: ownedRead }, monitor);
   await redisGuard.flush();
+  await ownedUnknownGuard.flush();
+  await ownedReadGuard.flush();
   const inProcess = await measure({ [SET_TASK]: setTask, [MEMORY_TASK]: guardedCall(memoryRun, 'memory'), [NONE_TASK]: guardedCall(plainRun, 'none') }, 2 * ROUNDS - 1, settings);
   Object.assign(cpu, await cpuPerCall({ [NONE_TASK]: guardedCall(plainRun, 'none') }, monitor));
   await monitor.quit();
@@ -285,6 +322,7 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
     ratios,
     spread,
     appendsPerCall,
+    ownedRuns,
     rejectedAppends: redis.counts.rejected,
     storeWarnings: storeWarnings.length,
     calls: issued.redis,

@@ -91,14 +91,14 @@ export class LoopGuard {
     // Every option, engine ones included, is checked before anything is built: a bad one is a
     // programming error that must surface here, not as a fallback or a later TypeError.
     validateOptions(options);
-    const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, store, idempotentWrites, storeFailure, claimLeaseMs, ...policy } = options;
+    const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
     this.logger = logger ?? defaultLogger;
     this.maxOpenRuns = maxOpenRuns ?? 10_000;
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;
-    this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs });
+    this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns });
     this.reporter = {
       storeFailed: (runId, operation, error) => {
         if (!this.storeDown) {

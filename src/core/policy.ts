@@ -360,7 +360,7 @@ const TOP_LEVEL_KEYS = [
   // Engine-level options accepted alongside (see LoopGuardEngineOptions).
   'listeners', 'maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'logger',
   // Shared ledger (shared-ledger/shared-ledger-options.ts checks them).
-  'store', 'idempotentWrites', 'storeFailure', 'claimLeaseMs',
+  'store', 'idempotentWrites', 'storeFailure', 'claimLeaseMs', 'ownedRuns',
 ] as const;
 const TOOL_KEYS = [
   'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',

@@ -906,15 +906,16 @@ export class RunGuard implements RunView, SharedReplica {
   decideForClaim(
     call: ToolCall | PrehashedToolCall,
     forced?: { reason: RefusalReason; message: string },
-  ): { call: PrehashedToolCall; decision: CallDecision; time: number } {
+  ): { call: PrehashedToolCall; decision: CallDecision; time: number; effect: CallEffect } {
     let prehashed = this.prehash(call);
     if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
     const time = Math.max(prehashed.startTime!, this.ledger.lastObservedTime ?? -Infinity);
+    const facts = this.factsOf(prehashed);
     const decision: CallDecision =
       forced === undefined || this.stopDecision !== undefined || this.ended
-        ? this.decide(prehashed, time)
+        ? this.decide(prehashed, time, facts)
         : { action: 'refuse', reason: forced.reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message: forced.message };
-    return { call: prehashed, decision, time };
+    return { call: prehashed, decision, time, effect: facts.effect };
   }
 
   /**

@@ -31,6 +31,7 @@ const ENGINE_ONLY_WHY = {
   idempotentWrites: 'never runs a tool, so there is no write to deduplicate',
   storeFailure: 'uses no shared store',
   claimLeaseMs: 'uses no shared store',
+  ownedRuns: 'uses no shared store',
 } as const;
 const ENGINE_ONLY_KEYS = Object.keys(ENGINE_ONLY_WHY) as Array<keyof typeof ENGINE_ONLY_WHY>;
 

@@ -68,6 +68,16 @@ export interface SharedLedgerEngineOptions {
    * Default 120 000.
    */
   claimLeaseMs?: number;
+  /**
+   * This process is the only writer of the runs it starts (sticky routing, one worker per
+   * run). A call of a run whose effect is `'read'` is then decided on this process's replica
+   * and returned at once, its claim appended in the background with the next append; calls
+   * that may write (`'write'`, `'unknown'`) and business-key writes are still claimed before
+   * they run. A crash can lose the record of the last reads; another process appending to the
+   * run is detected at the next append and the run falls back to claiming every call
+   * (docs/operations/exactly-once-and-store-faults.md). Default `false`.
+   */
+  ownedRuns?: boolean;
 }
 
 export interface ResolvedIdempotentWrite {
@@ -84,6 +94,7 @@ export interface ResolvedSharedLedger {
   readonly callsFailOpen: boolean;
   readonly idempotentWritesFailOpen: boolean;
   readonly claimLeaseMs: number;
+  readonly ownedRuns: boolean;
 }
 
 const STORE_METHODS = ['appendRunEvents', 'readRunEvents', 'claimBusinessKey', 'takeOverBusinessKey', 'completeBusinessKey', 'releaseBusinessKey'] as const;
@@ -141,8 +152,12 @@ function keyFromPaths(paths: readonly string[]): (args: unknown) => string | und
  * no store is configured.
  */
 export function resolveSharedLedger(options: SharedLedgerEngineOptions): ResolvedSharedLedger | undefined {
-  const { store, idempotentWrites, storeFailure, claimLeaseMs } = options;
+  const { store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns } = options;
+  if (ownedRuns !== undefined && typeof ownedRuns !== 'boolean') fail('ownedRuns', `must be true or false, got ${describeConfigValue(ownedRuns)}`);
   if (store === undefined) {
+    if (ownedRuns === true) {
+      fail('ownedRuns', 'needs a shared store (without one every run lives in this process only, and every call is decided there already): pass store: createRedisRunStore(...) from loopguard/redis');
+    }
     if (idempotentWrites !== undefined) {
       fail('idempotentWrites', 'needs a shared store to keep business keys in: pass store: createRedisRunStore(...) from loopguard/redis (or createMemoryRunStore() for one process)');
     }
@@ -203,5 +218,6 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
     callsFailOpen: calls === 'open',
     idempotentWritesFailOpen: idempotent === 'open',
     claimLeaseMs: positiveMsOption(claimLeaseMs, 'claimLeaseMs', 120_000),
+    ownedRuns: ownedRuns === true,
   };
 }

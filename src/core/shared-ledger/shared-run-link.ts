@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { refusalMessage } from '../messages.js';
 import { isTransientErrorType } from '../result-fingerprint.js';
 import type { CallTicket } from '../run-guard.js';
-import type { CallDecision, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
+import type { CallDecision, CallEffect, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
 import type { AppendResult, BusinessKey, RunLogSummary } from './run-store.js';
 import type { ResolvedIdempotentWrite, ResolvedSharedLedger } from './shared-ledger-options.js';
@@ -16,7 +16,10 @@ export interface SharedReplica {
   /** Back to an empty ledger, before the whole log is applied again. */
   resetReplica(): void;
   /** The decision a call would get now (or `forced`), without recording it. */
-  decideForClaim(call: ToolCall | PrehashedToolCall, forced?: { reason: RefusalReason; message: string }): { call: PrehashedToolCall; decision: CallDecision; time: number };
+  decideForClaim(
+    call: ToolCall | PrehashedToolCall,
+    forced?: { reason: RefusalReason; message: string },
+  ): { call: PrehashedToolCall; decision: CallDecision; time: number; effect: CallEffect };
   /** Applies a claimed call to the replica now, telling no listener yet (see announceClaim). */
   applyClaim(call: PrehashedToolCall, decision: CallDecision, time: number, key: string): CallTicket;
   /** The claim is in the log (or decided without it): tell the listeners, once. */
@@ -54,6 +57,12 @@ const MAX_CLAIM_ATTEMPTS = 8;
  * replica (which has them all) keeps deciding.
  */
 const MAX_PENDING_EVENTS = 10_000;
+/**
+ * Entries waiting for the store past which an owned run's read waits for its claim after all
+ * (one append carrying the backlog): a loop of owned reads that never yields to the event loop
+ * would otherwise never flush, and its oldest entries would be dropped at MAX_PENDING_EVENTS.
+ */
+const OWNED_READ_BACKLOG = 1_000;
 /** Retries of a failed background append: from 1 s, doubling, at most every 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -78,6 +87,12 @@ class StoreReadError extends Error {
  * processes racing for the same call cannot both run it. The synchronous path (the span
  * processor) appends in the background; when another process appended first, the replica is
  * rebuilt from the log with this process's entries after the other's (a rebase).
+ *
+ * Owned runs (`ownedRuns`): this process says it is the run's only writer, so a read's claim
+ * cannot lose a race and waiting for its append buys nothing. A read is decided on the
+ * replica and appended in the background, as on the synchronous path; everything else is
+ * still claimed before it runs. An append that finds the log longer than this process left
+ * it proves another writer: the run is rebased (as above) and claims every call from then on.
  */
 export class SharedRunLink {
   /** Distinguishes this process's call keys from every other's in the run's log. */
@@ -117,6 +132,16 @@ export class SharedRunLink {
   private untold: Array<{ key: BusinessKey; owner: string; done?: { resultHash: string | undefined; ttlMs: number } }> = [];
   /** Told to the engine: this link has changes not yet in the store. */
   private busy = false;
+  /**
+   * Reads are decided here without waiting for their append (`ownedRuns`), until an append
+   * finds another process's entries in the log: then false for good.
+   */
+  private owned: boolean;
+  /**
+   * The last store operation of this link failed: reads take the awaited path again, which
+   * fails open or closed per storeFailure, until the store answers.
+   */
+  private storeFailing = false;
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
   private warnedUnclaimed: Set<string> | undefined;
 
@@ -125,7 +150,9 @@ export class SharedRunLink {
     private readonly shared: ResolvedSharedLedger,
     private readonly reporter: SharedLedgerReporter,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.owned = shared.ownedRuns;
+  }
 
   nextKey(): string {
     this.sequence += 1;
@@ -159,13 +186,32 @@ export class SharedRunLink {
         if (this.pending.length === 0 && this.uncertain === undefined) this.applyEntries(entries, this.confirmed);
         else await this.rebuild();
       } catch (error) {
-        this.reporter.storeFailed(this.replica.id, 'read', error instanceof StoreReadError ? error.failure : error);
+        this.storeFailed('read', error instanceof StoreReadError ? error.failure : error);
       }
     });
   }
 
   /** The async path: a call decided on the whole log and claimed in one round trip. */
   claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
+    // Owned runs: a read is decided now, on the replica, unless a claim is queued or running
+    // (it goes after that claim, as it would in one process), the store is failing (the
+    // awaited path then fails open or closed as storeFailure says), or too much waits to be
+    // appended (OWNED_READ_BACKLOG). A business-key tool is
+    // claimed whatever its effect: its key is a store round trip anyway.
+    if (
+      this.owned &&
+      this.claimsWaiting === 0 &&
+      !this.storeFailing &&
+      this.pending.length < OWNED_READ_BACKLOG &&
+      !this.replica.isUnguarded &&
+      !this.shared.idempotentWrites.has(call.tool)
+    ) {
+      this.expireAbandonedCalls();
+      const proposed = this.replica.decideForClaim(call);
+      if (proposed.effect === 'read') return Promise.resolve(this.claimOwnedRead(proposed));
+      // Hashed once: the awaited path takes the prehashed call.
+      call = proposed.call;
+    }
     this.claimsWaiting += 1;
     return this.exclusive(() => this.claim(call)).finally(() => {
       this.claimsWaiting -= 1;
@@ -260,6 +306,45 @@ export class SharedRunLink {
 
   // -------------------------------------------------------------------------------------
 
+  /**
+   * A read of an owned run: applied now and logged in the background, pipelined with the next
+   * append (the synchronous path's guarantee). A read cannot run twice in a way that matters,
+   * and no other process writes this run, so no claim of another can make it wrong.
+   */
+  private claimOwnedRead(proposed: { call: PrehashedToolCall; decision: CallDecision; time: number }): CallTicket {
+    this.markBusy();
+    const { ticket, entry } = this.applyProposal(proposed, proposed.decision);
+    this.push(entry);
+    this.scheduleFlush();
+    this.replica.announceClaim(ticket);
+    return ticket;
+  }
+
+  /**
+   * An append was turned down: another process wrote to the run. For an owned run that
+   * breaks the promise `ownedRuns` made, so the run claims every call from now on, said once.
+   */
+  private appendRefused(result: Extract<AppendResult, { accepted: false }>): void {
+    if (!this.owned) return;
+    this.owned = false;
+    const cause = result.truncated === true ? 'its shared log is shorter than this process left it' : 'another process appended to it';
+    this.reporter.warn(
+      `run ${JSON.stringify(this.replica.id)}: ownedRuns says this process is the run's only writer, but ${cause}; ` +
+        'from now on every call of this run is claimed in the store before it runs (reads decided before this may not have seen the other process\'s calls). ' +
+        'Route each run to one process, or leave ownedRuns off. Said once per run.',
+    );
+  }
+
+  private storeFailed(operation: StoreOperation, error: unknown): void {
+    this.storeFailing = true;
+    this.reporter.storeFailed(this.replica.id, operation, error);
+  }
+
+  private storeRecovered(): void {
+    this.storeFailing = false;
+    this.reporter.storeRecovered(this.replica.id);
+  }
+
   private markBusy(): void {
     if (this.busy) return;
     this.busy = true;
@@ -290,8 +375,8 @@ export class SharedRunLink {
 
   private track(promise: Promise<unknown>): void {
     const tracked = promise.then(
-      () => this.reporter.storeRecovered(this.replica.id),
-      (error: unknown) => this.reporter.storeFailed(this.replica.id, 'business_key', error),
+      () => this.storeRecovered(),
+      (error: unknown) => this.storeFailed('business_key', error),
     );
     this.markBusy();
     this.settling.add(tracked);
@@ -344,7 +429,7 @@ export class SharedRunLink {
   private async read(from: number): Promise<string[]> {
     try {
       const entries = await this.shared.store.readRunEvents(this.replica.id, from);
-      this.reporter.storeRecovered(this.replica.id);
+      this.storeRecovered();
       return entries;
     } catch (error) {
       throw new StoreReadError(error);
@@ -369,7 +454,7 @@ export class SharedRunLink {
     this.sending = batch.length;
     try {
       const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary);
-      this.reporter.storeRecovered(this.replica.id);
+      this.storeRecovered();
       this.retryDelay = RETRY_FIRST_MS;
       return { result, sent: batch.length };
     } catch (error) {
@@ -408,8 +493,11 @@ export class SharedRunLink {
   }
 
   private async flushPending(): Promise<void> {
-    for (let attempt = 0; this.pending.length > 0 || this.uncertain !== undefined; attempt++) {
-      if (attempt === MAX_CLAIM_ATTEMPTS) {
+    // Only refused appends count toward the limit: entries recorded while an append is in
+    // flight (owned reads, the synchronous path) make the next accepted append, not a loss
+    // (bench/redis.ts warned "8 appends lost" on a run with one writer before).
+    for (let refused = 0; this.pending.length > 0 || this.uncertain !== undefined; ) {
+      if (refused === MAX_CLAIM_ATTEMPTS) {
         if (!this.warnedContention) {
           this.warnedContention = true;
           this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; this process's entries go in on a later try (said once per run)`);
@@ -422,12 +510,16 @@ export class SharedRunLink {
         if (result.accepted) {
           this.pending.splice(0, sent);
           this.confirmed = result.length;
+          // A claim waiting behind this flush carries the rest in its own append.
+          if (this.claimsWaiting > 0) return;
           continue;
         }
+        refused += 1;
+        this.appendRefused(result);
         await this.rebuild(result);
       } catch (error) {
         // Kept: appended by the retry timer, the next change or claim, or when the store is back.
-        this.reporter.storeFailed(this.replica.id, 'append', error instanceof StoreReadError ? error.failure : error);
+        this.storeFailed('append', error instanceof StoreReadError ? error.failure : error);
         this.scheduleRetry();
         return;
       }
@@ -470,6 +562,7 @@ export class SharedRunLink {
         if (!result.accepted) {
           // Another process appended first: the claim is taken back (the replica rebuilt from
           // the log without it) and the call decided again on the complete view.
+          this.appendRefused(result);
           await this.rebuild(result, entry);
           continue;
         }
@@ -507,7 +600,13 @@ export class SharedRunLink {
     adjust: (decision: CallDecision) => CallDecision,
   ): { ticket: CallTicket; decision: CallDecision; entry: string } {
     const proposed = this.replica.decideForClaim(call, forced);
-    const decision = adjust(proposed.decision);
+    return this.applyProposal(proposed, adjust(proposed.decision));
+  }
+
+  private applyProposal(
+    proposed: { call: PrehashedToolCall; time: number },
+    decision: CallDecision,
+  ): { ticket: CallTicket; decision: CallDecision; entry: string } {
     const key = this.nextKey();
     const ticket = this.replica.applyClaim(proposed.call, decision, proposed.time, key);
     if (decision.action === 'allow') this.tickets.set(key, ticket);
@@ -531,7 +630,7 @@ export class SharedRunLink {
     const replica = this.replica;
     // Reported as the claim whichever of its steps failed (settling an earlier append, the
     // append, a rebuild's read): the claim is what did not get through.
-    this.reporter.storeFailed(replica.id, 'claim', error instanceof StoreReadError ? error.failure : error);
+    this.storeFailed('claim', error instanceof StoreReadError ? error.failure : error);
     this.scheduleRetry();
     if (decision.action === 'refuse' || this.shared.callsFailOpen) {
       this.keep(ticket, decision, held);
@@ -609,7 +708,7 @@ export class SharedRunLink {
     const store = this.shared.store;
     try {
       const state = await store.claimBusinessKey(key, owner, write.leaseMs, write.ttlMs);
-      this.reporter.storeRecovered(this.replica.id);
+      this.storeRecovered();
       switch (state.state) {
         case 'claimed':
           return { held: { key, owner, policy: write } };
@@ -660,7 +759,7 @@ export class SharedRunLink {
         }
       }
     } catch (error) {
-      this.reporter.storeFailed(this.replica.id, 'business_key', error);
+      this.storeFailed('business_key', error);
       // The claim (or a take-over) may still land when the store catches up (a timeout is not
       // a "no"). Fail open: the write runs, and settling it completes or releases the claim
       // like any other. Fail closed: the caller is told it did not run, so the claim is
