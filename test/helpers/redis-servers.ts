@@ -203,3 +203,30 @@ export async function startRedisCluster(options: { appendOnly?: boolean } = {}):
     },
   };
 }
+
+/**
+ * One real redis-server for a mocha suite and a fresh key prefix for each of its tests, so
+ * tests of one suite never see each other's runs. Call it inside `describe`.
+ */
+export function redisServerPerSuite(name: string): { readonly server: RedisServer; readonly prefix: string } {
+  let server: RedisServer | undefined;
+  let trial = 0;
+  before(async () => {
+    server = await startRedisServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+  beforeEach(() => {
+    trial += 1;
+  });
+  return {
+    get server(): RedisServer {
+      if (server === undefined) throw new Error(`the ${name} suite's redis-server is not started yet (use it inside a test)`);
+      return server;
+    },
+    get prefix(): string {
+      return `${name}-${trial}`;
+    },
+  };
+}

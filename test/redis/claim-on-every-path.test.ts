@@ -9,7 +9,7 @@ import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guar
 import { createGuardedAgentSettings } from '../../src/integrations/ai-sdk/index.js';
 import { createGuardedAgentRun } from '../../src/integrations/openai-agents/index.js';
 import { createRedisRunStore, type RedisRunStore } from '../../src/redis/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
+import { redisServerPerSuite } from '../helpers/redis-servers.js';
 import { scriptedLanguageModel } from '../integrations/helpers/scripted-language-model.js';
 import { ScriptedAgentsModel } from '../integrations/helpers/scripted-agents-model.js';
 
@@ -17,23 +17,11 @@ setTracingDisabled(true);
 
 describe('issue 23: one door for a call decision (real Redis)', function () {
   this.timeout(30_000);
-  let server: RedisServer;
-  let prefix = '';
-  let trial = 0;
-  before(async () => {
-    server = await startRedisServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => {
-    trial += 1;
-    prefix = `one-door-${trial}`;
-  });
+  const redis = redisServerPerSuite('one-door');
 
   async function engine(options: Omit<LoopGuardEngineOptions, 'store'> = {}): Promise<{ guard: LoopGuard; store: RedisRunStore; warnings: string[] }> {
     const warnings: string[] = [];
-    const store = createRedisRunStore({ client: await server.client(), keyPrefix: prefix, timeoutMs: 2000 });
+    const store = createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix, timeoutMs: 2000 });
     return { guard: new LoopGuard({ ...options, store, logger: { warn: (message) => warnings.push(message) } }), store, warnings };
   }
 

@@ -9,7 +9,7 @@ import type { RunStore } from '../../src/core/shared-ledger/run-store.js';
 import type { CallTicket } from '../../src/core/run-guard.js';
 import type { ToolCall } from '../../src/core/types.js';
 import { createRedisRunStore } from '../../src/redis/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-servers.js';
+import { redisServerPerSuite } from '../helpers/redis-servers.js';
 
 const TOOLS: LoopGuardEngineOptions['tools'] = { get_order: { readOnly: true }, charge_card: { writes: true } };
 const READS: ToolCall[] = [
@@ -59,29 +59,17 @@ function verdict(ticket: CallTicket): string {
 
 describe('issue 20 #4: owned runs decide reads without waiting for Redis (real redis-server)', function () {
   this.timeout(30_000);
-  let server: RedisServer;
-  let prefix = '';
-  let trial = 0;
-  before(async () => {
-    server = await startRedisServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => {
-    trial += 1;
-    prefix = `owned-runs-${trial}`;
-  });
+  const redis = redisServerPerSuite('owned-runs');
 
   async function engine(options: Omit<LoopGuardEngineOptions, 'store'> = {}, timeoutMs = 2000) {
     const warnings: string[] = [];
-    const store = gatedStore(createRedisRunStore({ client: await server.client(), keyPrefix: prefix, timeoutMs }));
+    const store = gatedStore(createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix, timeoutMs }));
     const guard = new LoopGuard({ tools: TOOLS, ...options, store, logger: { warn: (message) => warnings.push(message) } });
     return { guard, store, warnings };
   }
 
   it('ownedRuns is validated, naming the field, and needs a store', async () => {
-    const store = createRedisRunStore({ client: await server.client(), keyPrefix: prefix });
+    const store = createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix });
     for (const bad of ['yes', 1, null, {}]) {
       expect(() => new LoopGuard({ store, ownedRuns: bad as never }))
         .to.throw(LoopGuardConfigError)
@@ -209,7 +197,7 @@ describe('issue 20 #4: owned runs decide reads without waiting for Redis (real r
     // Loads the scripts (a script the server never saw fails NOSCRIPT: another fault).
     run.finishCall(await run.claimCall({ tool: 'send_email', args: { to: 'warm@example.com' } }), { result: 'sent' });
     await guard.flush();
-    const { over } = await server.stall(800);
+    const { over } = await redis.server.stall(800);
     const started = Date.now();
     const read = await run.claimCall(READS[0]!);
     expect(Date.now() - started).to.be.below(100);
@@ -237,7 +225,7 @@ describe('issue 20 #4: owned runs decide reads without waiting for Redis (real r
     const run = guard.startRun('owned-closed');
     run.finishCall(await run.claimCall({ tool: 'charge_card', args: { amount: 1 } }), { result: 'ok' });
     await guard.flush();
-    const { over } = await server.stall(800);
+    const { over } = await redis.server.stall(800);
     // A write notices the outage (awaited path).
     expect(verdict(await run.claimCall({ tool: 'charge_card', args: { amount: 2 } }))).to.equal('store.unavailable');
     expect(verdict(await run.claimCall(READS[0]!))).to.equal('store.unavailable');

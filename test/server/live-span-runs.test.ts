@@ -34,14 +34,18 @@ function toolSpans(first: number, count: number, query: (round: number) => strin
   return collector.spans;
 }
 
+/** The engine's decisions, one line each, as they are made. */
+function decisions(guard: LoopGuard): string[] {
+  const log: string[] = [];
+  guard.addListener({ callDecided: (_run, call, decision, round) => void log.push(`${round} ${call.tool} ${decision.action}`), runStopped: (_run, stop) => void log.push(`stop ${stop.reason}`) });
+  return log;
+}
+
+/** Two new queries, then the same one: a loop from round 3. */
+const query = (round: number) => (round <= 2 ? `q${round}` : 'same');
+
 describe('LiveSpanRuns: tool spans once fed to the engine', () => {
   it('keep neither their arguments nor their result, and later batches of the trace decide as one batch would', async () => {
-    const decisions = (guard: LoopGuard) => {
-      const log: string[] = [];
-      guard.addListener({ callDecided: (_run, call, decision, round) => void log.push(`${round} ${call.tool} ${decision.action}`), runStopped: (_run, stop) => void log.push(`stop ${stop.reason}`) });
-      return log;
-    };
-    const query = (round: number) => (round <= 2 ? `q${round}` : 'same');
     const splitGuard = new LoopGuard();
     const split = decisions(splitGuard);
     const live = new LiveSpanRuns({ guard: splitGuard });
@@ -65,12 +69,6 @@ describe('LiveSpanRuns: tool spans once fed to the engine', () => {
   });
 
   it('are fed synchronously without a shared store and claimed across processes with one, to the same decisions', async () => {
-    const decisions = (guard: LoopGuard) => {
-      const log: string[] = [];
-      guard.addListener({ callDecided: (_run, call, decision, round) => void log.push(`${round} ${call.tool} ${decision.action}`), runStopped: (_run, stop) => void log.push(`stop ${stop.reason}`) });
-      return log;
-    };
-    const query = (round: number) => (round <= 2 ? `q${round}` : 'same');
     const localGuard = new LoopGuard();
     const local = decisions(localGuard);
     const sharedGuard = new LoopGuard({ store: createMemoryRunStore() });
