@@ -9,6 +9,7 @@ import { parseTranscriptLine } from './parse-transcript-line.js';
 import type { ReplayCall } from './replay-call.js';
 import { detectDocumentFormat } from './formats/detect-document-format.js';
 import { detectInputFormat, READABLE_FORMATS, type ReplayInputFormat } from './formats/detect-input-format.js';
+import { readChatMessages } from './formats/read-chat-messages.js';
 import { readClaudeCodeSession, type ClaudeCodeSessionReader } from './formats/read-claude-code-session.js';
 import { readMiniSweAgentTrajectory } from './formats/read-mini-swe-agent-trajectory.js';
 import { readOpenHandsTrajectory } from './formats/read-openhands-trajectory.js';
@@ -267,7 +268,7 @@ async function replayOneInput(
       } else if (format === 'claude-code') {
         claudeCode ??= readClaudeCodeSession(file);
         feed(claudeCode.line(text, lineNumber));
-      } else if (format === 'swe-agent' || format === 'mini-swe-agent' || format === 'openhands') {
+      } else if (format === 'swe-agent' || format === 'mini-swe-agent' || format === 'openhands' || format === 'chat-messages') {
         // A trajectory written on one line; each further line is one more trajectory.
         oneLineDocuments++;
         const run = trajectoryRunId(file) + (oneLineDocuments > 1 ? `#${oneLineDocuments}` : '');
@@ -308,7 +309,7 @@ async function replayOneInput(
       parsed = false;
     }
     const kind = parsed ? detectDocumentFormat(document) : undefined;
-    if (kind === 'swe-agent' || kind === 'mini-swe-agent' || kind === 'openhands') {
+    if (kind === 'swe-agent' || kind === 'mini-swe-agent' || kind === 'openhands' || kind === 'chat-messages') {
       try {
         feedTrajectory(document, { file, line: firstLine, run: trajectoryRunId(file) }, reportProblem, feed);
       } catch (error) {
@@ -328,7 +329,7 @@ async function replayOneInput(
         new ReplayInputError({
           file,
           line: firstLine,
-          problem: `expected an OTLP ExportTraceServiceRequest ("resourceSpans"), a SWE-agent trajectory ("trajectory"), a mini-swe-agent trajectory ("messages" and "info") or an OpenHands trajectory (an array of events, or "history") in this multi-line JSON document (JSONL transcripts need one call per line); expected one of: ${READABLE_FORMATS}`,
+          problem: `expected an OTLP ExportTraceServiceRequest ("resourceSpans"), a SWE-agent trajectory ("trajectory"), a mini-swe-agent trajectory ("messages" and "info"), an OpenHands trajectory (an array of events, or "history") or chat messages (an array of messages, "messages", or runs with "messages"/"traj") in this multi-line JSON document (JSONL transcripts need one call per line); expected one of: ${READABLE_FORMATS}`,
         }),
       );
     }
@@ -353,7 +354,7 @@ function formatBytes(bytes: number): string {
 }
 
 const MULTI_LINE_DOCUMENT =
-  'a JSON document spread over several lines must be one OTLP request, SWE-agent .traj, mini-swe-agent .traj.json or OpenHands trajectory (JSONL transcripts need one call per line)';
+  'a JSON document spread over several lines must be one OTLP request, SWE-agent .traj, mini-swe-agent .traj.json, OpenHands trajectory or conversation of chat messages (JSONL transcripts need one call per line)';
 
 /** Feeds one SWE-agent, mini-swe-agent or OpenHands trajectory; throws when the document is none of them. */
 function feedTrajectory(
@@ -367,11 +368,12 @@ function feedTrajectory(
   if (kind === 'swe-agent') read = readSweAgentTrajectory(document, source);
   else if (kind === 'mini-swe-agent') read = readMiniSweAgentTrajectory(document, source);
   else if (kind === 'openhands') read = readOpenHandsTrajectory(document, source);
+  else if (kind === 'chat-messages') read = readChatMessages(document, source);
   else {
     throw new ReplayInputError({
       file: source.file,
       line: source.line,
-      problem: `expected another trajectory like the first line ("trajectory" for SWE-agent, "messages" and "info" for mini-swe-agent, "history" for OpenHands); replay reads: ${READABLE_FORMATS}`,
+      problem: `expected another trajectory like the first line ("trajectory" for SWE-agent, "messages" and "info" for mini-swe-agent, "history" for OpenHands, chat messages); replay reads: ${READABLE_FORMATS}`,
     });
   }
   for (const problem of read.problems) reportProblem(problem);

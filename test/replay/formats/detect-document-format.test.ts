@@ -10,11 +10,11 @@ describe('detectDocumentFormat', () => {
     expect(detectDocumentFormat(readFixtureJson('mini-swe-agent-v2.traj.json'))).to.equal('mini-swe-agent');
   });
 
-  it('knows nothing else: a SWE-agent demonstration with only "history", a bare message list, non-objects', () => {
+  it('knows nothing else: a SWE-agent demonstration with only "history", non-objects; a bare message list is chat messages', () => {
     expect(detectDocumentFormat({ history: [] })).to.equal(undefined);
     expect(detectDocumentFormat({ trajectory: 'x' })).to.equal(undefined);
     expect(detectDocumentFormat({ messages: [], info: 'x' })).to.equal(undefined);
-    expect(detectDocumentFormat([{ role: 'user', content: 'x' }])).to.equal(undefined);
+    expect(detectDocumentFormat([{ role: 'user', content: 'x' }])).to.equal('chat-messages');
     expect(detectDocumentFormat(null)).to.equal(undefined);
   });
 });

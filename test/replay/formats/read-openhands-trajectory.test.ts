@@ -108,7 +108,8 @@ describe('readOpenHandsTrajectory', () => {
     expect(detectDocumentFormat(document.history)).to.equal('openhands');
     expect(detectInputFormat(outputLine)).to.equal('openhands');
     expect(detectDocumentFormat({ history: [{ role: 'system', content: 'You are SWE-agent' }] })).to.equal(undefined);
-    expect(detectDocumentFormat([{ role: 'user', content: 'x' }])).to.equal(undefined);
+    // A bare message list is a conversation of chat messages, not OpenHands events.
+    expect(detectDocumentFormat([{ role: 'user', content: 'x' }])).to.equal('chat-messages');
   });
 
   it('replays natively: the output.jsonl fixture is one run of five calls through the replay reader', async () => {

@@ -1,0 +1,194 @@
+import type { CallOutcome } from '../../core/types.js';
+import type { ReplayCall } from '../replay-call.js';
+import { ReplayInputError } from '../replay-input-error.js';
+import { describeJsonValue, isPlainObject } from '../parse-transcript-line.js';
+import type { TrajectoryCalls, TrajectorySource } from './trajectory-source.js';
+
+/**
+ * Reads a conversation saved as chat messages — what most Python agents write when they log a
+ * run: the OpenAI Chat Completions shape (an assistant message's `tool_calls`, answered by
+ * `role: "tool"` messages with the same `tool_call_id`; the older `function_call` answered by a
+ * `role: "function"` message) and the Anthropic Messages shape (`tool_use` blocks answered by
+ * `tool_result` blocks in the next user message). Three documents:
+ *
+ * - an array of messages, or `{"messages": [...]}` (without mini-swe-agent's `info`): one run;
+ * - an array of runs, each `{"messages": [...]}` or `{"traj": [...]}` (a benchmark's results
+ *   file: one task per element): one run per element, named `<file>#<task_id>` (else `#<n>`).
+ *
+ * - round: each assistant message is one model call, so its tool calls share a round; an
+ *   assistant message with no tool call is a round too (the gap the JSONL format allows).
+ * - args: `function.arguments` parsed when it is JSON text, else kept as text; `input` as given.
+ * - outcome: the answer's content (text parts joined); an Anthropic `is_error` result is a
+ *   failure. The OpenAI shape has no error flag, so a tool's "Error: …" text is a result: what
+ *   the tool said is still what it taught the agent.
+ * - A call never answered (the run ended first) is left out.
+ */
+export function readChatMessages(document: unknown, source: TrajectorySource): TrajectoryCalls {
+  const problems: ReplayInputError[] = [];
+  const runs = chatRuns(document);
+  if (runs === undefined) {
+    throw new ReplayInputError({
+      file: source.file,
+      line: source.line,
+      problem: `chat messages are an array of {"role", "content"} messages, {"messages": [...]}, or an array of runs each with "messages" or "traj", got ${describeJsonValue(document)}`,
+    });
+  }
+  const calls: ReplayCall[] = [];
+  runs.forEach(({ messages, name, path }) => {
+    const run = name === undefined ? source.run : `${source.run}#${name}`;
+    calls.push(...readOneConversation(messages, path, run, source, problems));
+  });
+  return { calls, problems };
+}
+
+interface ChatRun {
+  messages: unknown[];
+  /** The run's name inside a results file (`task_id`, else its 1-based position); undefined for a lone conversation. */
+  name: string | undefined;
+  /** Where the messages sit in the document, for problems. */
+  path: string;
+}
+
+function isMessage(value: unknown): boolean {
+  return isPlainObject(value) && typeof value.role === 'string';
+}
+
+function messagesOf(value: unknown): { messages: unknown[]; key: string } | undefined {
+  if (!isPlainObject(value)) return undefined;
+  for (const key of ['messages', 'traj']) {
+    const messages = value[key];
+    if (Array.isArray(messages) && messages.some(isMessage)) return { messages, key };
+  }
+  return undefined;
+}
+
+function chatRuns(document: unknown): ChatRun[] | undefined {
+  if (Array.isArray(document)) {
+    const first = document.find(isPlainObject);
+    if (isMessage(first)) return [{ messages: document, name: undefined, path: '' }];
+    if (messagesOf(first) === undefined) return undefined;
+    const runs: ChatRun[] = [];
+    document.forEach((entry, index) => {
+      const found = messagesOf(entry);
+      if (found === undefined) return;
+      const record = entry as Record<string, unknown>;
+      const id = record.task_id ?? record.id ?? record.instance_id;
+      const name = typeof id === 'string' || typeof id === 'number' ? String(id) : String(index + 1);
+      runs.push({ messages: found.messages, name, path: `[${index}].${found.key}` });
+    });
+    return runs;
+  }
+  if (isPlainObject(document) && !isPlainObject(document.info)) {
+    const found = messagesOf(document);
+    if (found !== undefined) return [{ messages: found.messages, name: undefined, path: found.key }];
+  }
+  return undefined;
+}
+
+/** Whether a parsed JSON document is a conversation of chat messages (see {@link readChatMessages}). */
+export function isChatMessagesDocument(document: unknown): boolean {
+  const runs = chatRuns(document);
+  return runs !== undefined && runs.length > 0;
+}
+
+function readOneConversation(messages: unknown[], path: string, run: string, source: TrajectorySource, problems: ReplayInputError[]): ReplayCall[] {
+  const { file, line } = source;
+  const answered: Array<{ call: ReplayCall; order: number }> = [];
+  const pendingById = new Map<string, { call: ReplayCall; order: number }>();
+  const pendingByName = new Map<string, Array<{ call: ReplayCall; order: number }>>();
+  let round = 0;
+  let order = 0;
+  const open = (tool: string, args: unknown, callId: string | undefined) => {
+    const entry = { call: { source: { file, line }, run, round, tool, args, outcome: { result: '' } } as ReplayCall, order: order++ };
+    if (callId !== undefined) {
+      entry.call.callId = callId;
+      pendingById.set(callId, entry);
+    } else {
+      const queue = pendingByName.get(tool) ?? [];
+      queue.push(entry);
+      pendingByName.set(tool, queue);
+    }
+  };
+  const answer = (entry: { call: ReplayCall; order: number } | undefined, outcome: CallOutcome) => {
+    if (entry === undefined) return;
+    entry.call.outcome = outcome;
+    answered.push(entry);
+  };
+
+  messages.forEach((message, index) => {
+    const at = `${path}[${index}]`;
+    if (!isPlainObject(message) || typeof message.role !== 'string') {
+      problems.push(new ReplayInputError({ file, line, field: at, problem: `${at} must be a message with a "role", got ${describeJsonValue(message)}` }));
+      return;
+    }
+    if (message.role === 'assistant') {
+      round++;
+      if (Array.isArray(message.tool_calls)) {
+        message.tool_calls.forEach((toolCall, callIndex) => {
+          const fn = isPlainObject(toolCall) && isPlainObject(toolCall.function) ? toolCall.function : undefined;
+          if (fn === undefined || typeof fn.name !== 'string' || fn.name === '') {
+            problems.push(new ReplayInputError({ file, line, field: `${at}.tool_calls[${callIndex}]`, problem: `a tool call needs function.name, got ${describeJsonValue(toolCall)}` }));
+            return;
+          }
+          open(fn.name, parseArguments(fn.arguments), typeof (toolCall as Record<string, unknown>).id === 'string' ? ((toolCall as Record<string, unknown>).id as string) : undefined);
+        });
+      }
+      if (isPlainObject(message.function_call) && typeof message.function_call.name === 'string') {
+        open(message.function_call.name, parseArguments(message.function_call.arguments), undefined);
+      }
+      if (Array.isArray(message.content)) {
+        for (const block of message.content) {
+          if (isPlainObject(block) && block.type === 'tool_use' && typeof block.name === 'string') open(block.name, block.input ?? {}, typeof block.id === 'string' ? block.id : undefined);
+        }
+      }
+      return;
+    }
+    if (message.role === 'tool') {
+      const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
+      const entry = id !== undefined ? pendingById.get(id) : typeof message.name === 'string' ? pendingByName.get(message.name)?.shift() : undefined;
+      if (id !== undefined) pendingById.delete(id);
+      answer(entry, { result: contentText(message.content) });
+      return;
+    }
+    if (message.role === 'function' && typeof message.name === 'string') {
+      answer(pendingByName.get(message.name)?.shift(), { result: contentText(message.content) });
+      return;
+    }
+    if (message.role === 'user' && Array.isArray(message.content)) {
+      for (const block of message.content) {
+        if (!isPlainObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+        const entry = pendingById.get(block.tool_use_id);
+        pendingById.delete(block.tool_use_id);
+        const text = contentText(block.content);
+        answer(entry, block.is_error === true ? { error: { type: 'tool_error', message: text } } : { result: text });
+      }
+    }
+  });
+  // Parallel calls may be answered out of order; calls keep the order they were asked in.
+  answered.sort((a, b) => a.order - b.order);
+  return answered.map((entry) => entry.call);
+}
+
+function parseArguments(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? {};
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** A message's content as the model read it: a string, or its text parts joined. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (content === undefined || content === null) return '';
+  if (Array.isArray(content)) {
+    const texts: string[] = [];
+    for (const part of content) {
+      if (typeof part === 'string') texts.push(part);
+      else if (isPlainObject(part) && typeof part.text === 'string') texts.push(part.text);
+    }
+    return texts.join('\n');
+  }
+  return JSON.stringify(content);
+}
