@@ -136,6 +136,9 @@ export class VolatileKeyMatcher {
    * hash of the three, so any character code fits), 1 where a name's token may sit. Before,
    * length and first character only: the bench's `"snippet"` shares both with `"span_id"`, a
    * keyed noise name (keyed-member-names.ts), and was sliced and looked up at every hit.
+   * Measured (compiled probe, the bench's 2 KB result, medians of 15 bursts, loaded runner):
+   * the scan listing keyed keys 4.4–4.6 µs with the old filter and the set, 3.6–3.9 µs with
+   * this filter and {@link mayMatch} (the scan alone 3.5–3.7 µs).
    */
   readonly #maybe = new Uint8Array(PREFILTER_SLOTS);
 
