@@ -7,6 +7,7 @@ import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from 
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { fingerprintPage } from './world-state/page-state.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
+import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
 const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
@@ -261,7 +262,7 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
     const volatileKeys = policy.volatileResultPattern === undefined ? undefined : VolatileKeyMatcher.of(policy.volatileResult);
-    if (readJsonTextShape(result, volatileKeys)) {
+    if (readJsonTextShape(result, volatileKeys, policy.noiseFilter === undefined ? undefined : KEYED_NAMES)) {
       const judged = fingerprintJsonText(result, policy, volatileKeys !== undefined);
       if (judged !== undefined) return judged;
     }
@@ -448,7 +449,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
   // An envelope around zero items: decided before the noise filter, whose output it does not read.
   if (itemCount === 0) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
-  const filtered = withoutNoise(text, policy);
+  const filtered = policy.noiseFilter === undefined ? text : policy.noiseFilter(text, shape.keyedMembersListed ? shape.keyedMemberPlaces : undefined);
   const resultHash = hashPrefixed('j:', filtered);
   // Only short texts can be acknowledgements: parsing them costs little.
   const acknowledgement = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH && itemCount < 0 && isAcknowledgement(JSON.parse(text));
@@ -458,6 +459,9 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   if (noMorePages) prehashed.lastPage = true;
   return prehashed;
 }
+
+/** The noise filter's keyed member names, for the JSON text scan to list their keys. */
+const KEYED_NAMES = VolatileKeyMatcher.of(KEYED_MEMBER_NAMES);
 
 /** The path of a list found by the scan (its keys are in the key places). */
 const NO_KEYS: readonly string[] = [];
