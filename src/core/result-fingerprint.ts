@@ -71,6 +71,17 @@ function unwrapToolResultEnvelope(value: unknown): unknown {
   return texts.length === 1 ? texts[0] : texts;
 }
 
+/**
+ * The value a result stands for: a string holding a JSON object or array (up to 1 MiB) is that
+ * value, so a tool result given as JSON text and the same result given parsed are judged alike
+ * everywhere — the page model and read windows included, which read the value's parts (an MCP
+ * result's `content`, a shell result's `output`) — and a span's recorded result text need not be
+ * parsed before the engine sees it.
+ */
+export function jsonTextValue(result: unknown): unknown {
+  return typeof result === 'string' ? parseJsonText(result) : result;
+}
+
 function parseJsonText(text: string): unknown {
   const trimmed = text.trimStart();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('[')) || text.length > MAX_PARSED_RESULT_LENGTH) return text;
@@ -250,7 +261,7 @@ function memberValueStart(text: string, start: number, keyToken: string): number
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   // Browser tools: the result is a page, judged node by node (world-state/page-state.ts).
   if (policy.page) {
-    const page = fingerprintPage(result, maxBytes);
+    const page = fingerprintPage(jsonTextValue(result), maxBytes);
     if (page !== undefined) return page;
   }
   let value = result;

@@ -22,7 +22,7 @@ import type { StopCheck } from './checks/stop-check.js';
 import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
-import { fingerprintOutcome, isTransientErrorType } from './result-fingerprint.js';
+import { fingerprintOutcome, isTransientErrorType, jsonTextValue } from './result-fingerprint.js';
 import { prehashCall } from './prehash-call.js';
 import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
 import { returnedWindowOf } from './world-state/returned-window-of.js';
@@ -1253,7 +1253,7 @@ function safeFingerprint(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBy
 function fingerprintCallOutcome(call: PrehashedToolCall, outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   const prehashed = safeFingerprint(outcome, policy, maxBytes);
   if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
-    const window = returnedWindowOf(call.readWindow, outcome.result);
+    const window = returnedWindowOf(call.readWindow, jsonTextValue(outcome.result));
     if (window !== undefined) prehashed.window = window;
   }
   return prehashed;
