@@ -71,6 +71,32 @@ fs.rmSync('package-lock.json', { force: true });
 console.log(changed.map((line) => `lane-node24: ${line}`).join('\n'));
 EOF
 npm install --no-audit --no-fund --loglevel=error
+# The AI SDK pins exact versions of its shared packages, and its packages ship on separate
+# trains: a fresh install can pair ai@7.x.N with an @ai-sdk/mcp built on an older
+# @ai-sdk/provider-utils, and the two copies' schema types do not match (TS2322 in
+# test/integrations/mcp, seen with ai 7.0.185 + @ai-sdk/mcp 2.0.99). Pin the shared packages to the
+# versions `ai` itself depends on, and install again when that changed anything.
+if node - <<'EOF'
+const fs = require('node:fs');
+const ai = JSON.parse(fs.readFileSync('node_modules/ai/package.json', 'utf8'));
+const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+const overrides = {};
+for (const name of ['@ai-sdk/provider-utils', '@ai-sdk/provider']) {
+  const wanted = ai.dependencies?.[name];
+  if (typeof wanted === 'string' && /^\d+\.\d+\.\d+$/.test(wanted)) overrides[name] = wanted;
+}
+if (Object.keys(overrides).length === 0) process.exit(1);
+pkg.overrides = { ...pkg.overrides, ...overrides };
+// npm requires a direct dependency to equal its override: follow ai's version there too.
+for (const section of ['dependencies', 'devDependencies']) {
+  for (const name of Object.keys(overrides)) if (pkg[section]?.[name] !== undefined) pkg[section][name] = overrides[name];
+}
+fs.writeFileSync('package.json', JSON.stringify(pkg, null, 2) + '\n');
+console.log(`lane-node24: AI SDK shared packages pinned to ai@${ai.version}'s: ${Object.entries(overrides).map(([name, version]) => `${name}@${version}`).join(', ')}`);
+EOF
+then
+  npm install --no-audit --no-fund --loglevel=error
+fi
 installed=$(date +%s)
 
 # 3. Check that the lane really runs what it claims, then the same commands as `npm test`.
