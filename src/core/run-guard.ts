@@ -508,12 +508,12 @@ export class RunGuard implements RunView, SharedReplica {
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
-    // The same call answering exactly what it answered last time is stale only if the run has
-    // neither learned nor changed anything since (RunLedger.changeSerial): the tests run again
-    // after an edit, the build after a config change, the file restored after other edits —
-    // "re-runs after an edit" — are neither new nor stale. Measured on all 500 mini-swe-agent
-    // Gemini 3 Pro SWE-bench runs (eval/README: the wide coding check): 7 of 371 resolved runs
-    // were stopped by stale_rounds, every one in an edit → re-run cycle.
+    // The same call answering exactly what it answered last time is stale only if nothing known
+    // to write has changed anything since (RunLedger.changeSerial): the tests run again after an
+    // edit, the build after a config change, the file restored after other edits — "re-runs
+    // after an edit" — are neither new nor stale. Measured on all 500 mini-swe-agent + Gemini 3
+    // Pro SWE-bench runs (npm run eval:wide, eval/WIDE.md): 7 of 371 resolved runs were stopped
+    // by stale_rounds, every one in an edit → re-run cycle; 0 after.
     if (judged === 'seen' && record !== undefined && tag !== 0 && record.outcomeTag === tag && record.changeSerial !== ledger.changeSerial) judged = 'neutral';
     // A failure that teaches (issue 18 #3, general profile): a call failing for the first time
     // saying what its arguments name does not exist — a lookup by another id or name while the

@@ -123,13 +123,13 @@ export class RunLedger {
    */
   pageEpoch = 0;
   /**
-   * Bumped each time a finished call taught the run something or changed the world in a way not
-   * seen before: a new fact, or a write that is new (first run of that call, or another answer
-   * than its last). A call answering exactly what it answered last time is stale only when this
-   * has not moved since (run-guard.ts judgeNovelty): a test run again after an edit, or a file
-   * restored after other edits, is not a loop (document 003: repetition of an outcome without
-   * a change of state is). A write repeating itself with its own answer does not bump it, so a
-   * cycle of the same edit and the same test run is still caught, one cycle later.
+   * Bumped each time a call known to write changed the world in a way not seen before: its
+   * first run, or another answer than its last (not a tool of unknown effect, not a browser
+   * action). A call answering exactly what it answered last time is stale only when this has not
+   * moved since (run-guard.ts finishCall): a test run again after an edit, or a file restored
+   * after other edits, is not a loop (document 003: repetition of an outcome without a change of
+   * state is). A write repeating itself with its own answer does not bump it, so a cycle of the
+   * same edit and the same test run is still caught.
    */
   changeSerial = 0;
 
