@@ -10,16 +10,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoopGuardOptions, Profile, StopReason } from '../src/core/types.js';
+import type { LoopGuardOptions, Profile } from '../src/core/types.js';
 import { naiveDetectorStopIndex, stepCeilingStopIndex } from './baselines/naive-detector.js';
-import { evaluateFile, scoreRun, type EvalCall, type EvaluatedRun } from './eval-run.js';
+import { evaluateFile, type EvalCall, type EvaluatedRun } from './eval-run.js';
+import { median, outcomeFromReplay, percent, STALE_CALL_TARGET, total, type Label, type RunOutcome } from './run-outcomes.js';
 import { replayNoiseScenarios, type ScenarioOutcome } from './noise-classes/evaluate-noise-scenarios.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const corpusDir = join(here, 'corpus');
-
-type Label = 'healthy' | 'looping' | 'failed_no_loop';
 
 interface ManifestEntry {
   file: string;
@@ -38,31 +37,7 @@ interface ManifestEntry {
   source: { repo: string; commit: string; path: string; licence: string };
 }
 
-/** One run's outcome under one configuration, in the same terms for loopguard and the baselines. */
-interface RunOutcome {
-  entry: ManifestEntry;
-  calls: number;
-  /** Stop reason, or undefined when the run was not stopped. */
-  stop?: string;
-  stopRound?: number;
-  /** Stopped by a loop rule rather than a budget. */
-  byLoopRule: boolean;
-  refusals: number;
-  /** Refused calls whose recorded result the run had never seen before that call. */
-  withheldNew: Array<{ call: number; tool: string; reason: string }>;
-  /**
-   * Not stopped, but every call from some point to the end of the recording was refused by a
-   * loop rule: the loop was halted, and the recording ended (the agent's own step limit)
-   * before the refused-rounds stop would have come.
-   */
-  halted: boolean;
-  /** Looping runs: calls that ran after the loop's first call until the stop (or the halt). */
-  staleCallsBeforeStop?: number;
-}
-
-const BUDGET_STOPS: ReadonlySet<string> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
 const STEP_CEILING = 40;
-const STALE_CALL_TARGET = 5;
 /**
  * Agent kinds the product must be right on (the brief) that have no run in the corpus yet: EVAL.md
  * names them so a reader does not take a missing row for a clean one.
@@ -72,7 +47,7 @@ const REQUIRED_KINDS = ['coding', 'browser', 'customer service'];
 interface Configuration {
   name: string;
   describe: string;
-  run(entry: ManifestEntry, file: string): Promise<RunOutcome>;
+  run(entry: ManifestEntry, file: string): Promise<RunOutcome<ManifestEntry>>;
 }
 
 function profileConfiguration(profile: Profile | undefined): Configuration {
@@ -89,25 +64,6 @@ function single(runs: EvaluatedRun[], file: string): EvaluatedRun {
   return runs[0]!;
 }
 
-function outcomeFromReplay(entry: ManifestEntry, run: EvaluatedRun): RunOutcome {
-  const score = scoreRun(run, entry.loopStart);
-  const stop = run.report.stop;
-  const outcome: RunOutcome = {
-    entry,
-    calls: run.calls.length,
-    byLoopRule: stop !== null && !BUDGET_STOPS.has(stop.reason),
-    refusals: score.refusals,
-    withheldNew: score.withheldNew,
-    halted: score.halted,
-  };
-  if (stop !== null) {
-    outcome.stop = stop.reason;
-    outcome.stopRound = stop.round;
-  }
-  if (entry.label === 'looping') outcome.staleCallsBeforeStop = score.staleCalls;
-  return outcome;
-}
-
 function baselineConfiguration(name: string, describe: string, stopIndex: (calls: EvalCall[]) => number | undefined, inclusive: boolean): Configuration {
   return {
     name,
@@ -115,7 +71,7 @@ function baselineConfiguration(name: string, describe: string, stopIndex: (calls
     run: async (entry, file) => {
       const run = single(await evaluateFile(file, {}), file);
       const at = stopIndex(run.calls);
-      const outcome: RunOutcome = { entry, calls: run.calls.length, byLoopRule: false, refusals: 0, withheldNew: [], halted: false };
+      const outcome: RunOutcome<ManifestEntry> = { entry, calls: run.calls.length, byLoopRule: false, refusals: 0, withheldNew: [], halted: false };
       if (at !== undefined) {
         outcome.stop = name;
         outcome.byLoopRule = inclusive;
@@ -138,73 +94,6 @@ const CONFIGURATIONS: Configuration[] = [
   baselineConfiguration('naive detector (document 003)', 'LoopDetector(max_retries=5, max_iterations=50)', (calls) => naiveDetectorStopIndex(calls), true),
 ];
 
-interface Totals {
-  healthy: number;
-  healthyStopped: RunOutcome[];
-  healthyCalls: number;
-  healthyRefusals: number;
-  healthyWithRefusals: number;
-  withheld: Array<{ outcome: RunOutcome; call: number; tool: string; reason: string }>;
-  loops: number;
-  loopsStopped: number;
-  loopsStoppedByLoopRule: number;
-  loopsHalted: number;
-  loopsWithinTarget: number;
-  staleCalls: number[];
-  loopsMissed: RunOutcome[];
-  failedRuns: number;
-  failedStopped: number;
-}
-
-function total(outcomes: RunOutcome[]): Totals {
-  const totals: Totals = {
-    healthy: 0, healthyStopped: [], healthyCalls: 0, healthyRefusals: 0, healthyWithRefusals: 0, withheld: [],
-    loops: 0, loopsStopped: 0, loopsStoppedByLoopRule: 0, loopsHalted: 0, loopsWithinTarget: 0, staleCalls: [], loopsMissed: [],
-    failedRuns: 0, failedStopped: 0,
-  };
-  for (const outcome of outcomes) {
-    const label = outcome.entry.label;
-    if (label === 'healthy') {
-      totals.healthy++;
-      totals.healthyCalls += outcome.calls;
-      totals.healthyRefusals += outcome.refusals;
-      if (outcome.refusals > 0) totals.healthyWithRefusals++;
-      if (outcome.stop !== undefined) totals.healthyStopped.push(outcome);
-      for (const withheld of outcome.withheldNew) totals.withheld.push({ outcome, ...withheld });
-    } else if (label === 'looping') {
-      totals.loops++;
-      if (outcome.halted) {
-        totals.loopsHalted++;
-        if ((outcome.staleCallsBeforeStop ?? 0) <= STALE_CALL_TARGET) totals.loopsWithinTarget++;
-        totals.staleCalls.push(outcome.staleCallsBeforeStop ?? 0);
-      } else if (outcome.stop === undefined) totals.loopsMissed.push(outcome);
-      else {
-        totals.loopsStopped++;
-        if (outcome.byLoopRule) {
-          totals.loopsStoppedByLoopRule++;
-          if ((outcome.staleCallsBeforeStop ?? 0) <= STALE_CALL_TARGET) totals.loopsWithinTarget++;
-        }
-        totals.staleCalls.push(outcome.staleCallsBeforeStop ?? 0);
-      }
-    } else {
-      totals.failedRuns++;
-      if (outcome.stop !== undefined) totals.failedStopped++;
-    }
-  }
-  return totals;
-}
-
-function median(values: number[]): string {
-  if (values.length === 0) return '–';
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return String(sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2);
-}
-
-function percent(part: number, whole: number): string {
-  return whole === 0 ? '–' : `${((100 * part) / whole).toFixed(2)} %`;
-}
-
 function sourceOf(entry: ManifestEntry): string {
   return entry.file.split('/')[0]!;
 }
@@ -219,9 +108,9 @@ async function main(): Promise<void> {
     if (typeof entry.kind !== 'string' || entry.kind.length === 0) throw new Error(`eval/corpus/manifest.json: ${entry.file} has no "kind"`);
   }
 
-  const results = new Map<Configuration, RunOutcome[]>();
+  const results = new Map<Configuration, RunOutcome<ManifestEntry>[]>();
   for (const configuration of CONFIGURATIONS) {
-    const outcomes: RunOutcome[] = [];
+    const outcomes: RunOutcome<ManifestEntry>[] = [];
     for (const entry of manifest) outcomes.push(await configuration.run(entry, join(corpusDir, entry.file)));
     results.set(configuration, outcomes);
     if (!quiet) {
@@ -238,7 +127,7 @@ async function main(): Promise<void> {
   if (!quiet) console.log(`wrote ${relative(process.cwd(), out)}`);
 }
 
-function renderReport(manifest: ManifestEntry[], results: Map<Configuration, RunOutcome[]>): string {
+function renderReport(manifest: ManifestEntry[], results: Map<Configuration, RunOutcome<ManifestEntry>[]>): string {
   const lines: string[] = [];
   const labels = { healthy: 0, looping: 0, failed_no_loop: 0 };
   let calls = 0;
@@ -322,7 +211,7 @@ function renderReport(manifest: ManifestEntry[], results: Map<Configuration, Run
   lines.push('');
   lines.push('| source | agent kind | agent | models | runs | healthy stopped | loops stopped | refusals withholding a new result | calls |');
   lines.push('|---|---|---|---|---|---|---|---|---|');
-  const bySource = new Map<string, RunOutcome[]>();
+  const bySource = new Map<string, RunOutcome<ManifestEntry>[]>();
   for (const outcome of generalOutcomes) {
     const source = sourceOf(outcome.entry);
     let list = bySource.get(source);

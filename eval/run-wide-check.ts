@@ -16,9 +16,9 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StopReason } from '../src/core/types.js';
 import { classifyShellCommand } from '../src/core/world-state/classify-shell-command.js';
-import { evaluateFile, scoreRun } from './eval-run.js';
+import { evaluateFile } from './eval-run.js';
+import { median, outcomeFromReplay, percent, STALE_CALL_TARGET, total, type Label, type RunOutcome, type Totals } from './run-outcomes.js';
 // The corpus scripts are plain ESM without declarations (they run on Node alone, no build step).
 // @ts-expect-error: no declaration file
 import * as gemini from './corpus/scripts/src-mini-swe-agent-gemini.mjs';
@@ -30,7 +30,7 @@ import * as fever from './corpus/scripts/src-react-fever.mjs';
 interface Entry {
   file: string;
   task: string;
-  label: 'healthy' | 'looping' | 'failed_no_loop';
+  label: Label;
   loopStart?: number;
   calls: number;
 }
@@ -59,24 +59,13 @@ const SOURCES: Source[] = [
   { name: 'ReAct on FEVER (text-davinci-002)', kind: 'QA / research', repo: 'ysymyth/ReAct', commit: '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9', build: fever.build },
 ];
 
-const BUDGET_STOPS: ReadonlySet<string> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
-
-interface Tally {
-  runs: { healthy: number; looping: number; failed_no_loop: number };
-  healthyStopped: string[];
-  healthyCalls: number;
-  withheld: number;
-  healthyWithRefusal: number;
-  loopsStopped: number;
-  loopsHalted: number;
-  loopsCaughtWithinFive: number;
-  staleCalls: number[];
-  failedStopped: number;
+interface SourceCheck {
+  totals: Totals<Entry>;
   /** Shell command lines by how the classifier reads them: effect → command family → count. */
   commands: Map<string, Map<string, number>>;
 }
 
-async function checkSource(source: Source, mirrors: string, scratch: string): Promise<Tally> {
+async function checkSource(source: Source, mirrors: string, scratch: string): Promise<SourceCheck> {
   const gitDir = join(mirrors, source.repo.replace('/', '+'), 'repo');
   const commands = new Map<string, Map<string, number>>();
   const write = (file: string, text: string) => {
@@ -97,40 +86,15 @@ async function checkSource(source: Source, mirrors: string, scratch: string): Pr
   } catch (error) {
     throw new Error(`could not read ${source.repo} at ${source.commit} from ${gitDir} (fetch it, or pass --mirrors DIR): ${(error as Error).message}`);
   }
-  const tally: Tally = {
-    runs: { healthy: 0, looping: 0, failed_no_loop: 0 },
-    healthyStopped: [],
-    healthyCalls: 0,
-    withheld: 0,
-    healthyWithRefusal: 0,
-    loopsStopped: 0,
-    loopsHalted: 0,
-    loopsCaughtWithinFive: 0,
-    staleCalls: [],
-    failedStopped: 0,
-    commands,
-  };
+  const outcomes: RunOutcome<Entry>[] = [];
   for (const entry of entries) {
-    tally.runs[entry.label] += 1;
     const [run] = await evaluateFile(join(scratch, entry.file), {});
     if (run === undefined) throw new Error(`${entry.file}: no run read`);
-    const score = scoreRun(run, entry.loopStart);
-    const stop = run.report.stop;
-    if (entry.label === 'healthy') {
-      tally.healthyCalls += run.calls.length;
-      tally.withheld += score.withheldNew.length;
-      if (score.refusals > 0) tally.healthyWithRefusal += 1;
-      if (stop !== null) tally.healthyStopped.push(`| ${source.name} | ${entry.task} | ${stop.reason} | ${stop.call} of ${run.calls.length} |`);
-    } else if (entry.label === 'looping') {
-      const byLoopRule = stop !== null && !BUDGET_STOPS.has(stop.reason);
-      if (byLoopRule) tally.loopsStopped += 1;
-      if (score.halted) tally.loopsHalted += 1;
-      if ((byLoopRule || score.halted) && score.staleCalls <= 5) tally.loopsCaughtWithinFive += 1;
-      if (byLoopRule || score.halted) tally.staleCalls.push(score.staleCalls);
-    } else if (stop !== null) tally.failedStopped += 1;
+    outcomes.push(outcomeFromReplay(entry, run));
   }
-  return tally;
+  return { totals: total(outcomes), commands };
 }
+
 
 /**
  * How the shell classifier reads every command line of a source (issue 18 item 6: review it
@@ -153,13 +117,6 @@ function commandCensus(source: Source, commands: Map<string, Map<string, number>
   ];
 }
 
-function median(values: number[]): string {
-  if (values.length === 0) return '—';
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return String(sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2);
-}
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mirrorsIndex = args.indexOf('--mirrors');
@@ -171,16 +128,19 @@ async function main(): Promise<void> {
   for (const source of SOURCES) {
     const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
     try {
-      const tally = await checkSource(source, mirrors, scratch);
-      const { healthy, looping, failed_no_loop: failed } = tally.runs;
-      const share = tally.healthyCalls === 0 ? '0.00' : ((100 * tally.withheld) / tally.healthyCalls).toFixed(2);
-      const loops = looping === 0 ? '— (none)' : `${tally.loopsStopped} / ${looping}`;
+      const { totals: t, commands } = await checkSource(source, mirrors, scratch);
+      const runs = `${t.healthy} / ${t.loops} / ${t.failedRuns}`;
+      const loops = t.loops === 0 ? ['— (none)', '—', '—', '—'] : [`${t.loopsStopped} / ${t.loops}`, String(t.loopsStoppedByLoopRule), String(t.loopsHalted), `${t.loopsWithinTarget} / ${t.loops}`];
       rows.push(
-        `| ${source.name} | ${source.kind} | [${source.repo}](https://github.com/${source.repo}) \`${source.commit.slice(0, 12)}\` | ${healthy} / ${looping} / ${failed} | ${tally.healthyStopped.length} / ${healthy} | ${loops} | ${looping === 0 ? '—' : tally.loopsHalted} | ${looping === 0 ? '—' : `${tally.loopsCaughtWithinFive} / ${looping}`} | ${median(tally.staleCalls)} | ${tally.withheld} (${share} %) | ${tally.healthyWithRefusal} / ${healthy} | ${tally.failedStopped} / ${failed} |`,
+        `| ${source.name} | ${source.kind} | [${source.repo}](https://github.com/${source.repo}) \`${source.commit.slice(0, 12)}\` | ${runs} | ${t.healthyStopped.length} / ${t.healthy} | ${loops.join(' | ')} | ${median(t.staleCalls)} | ` +
+          `${t.withheld.length} (${percent(t.withheld.length, t.healthyCalls)}) | ${t.healthyWithRefusals} / ${t.healthy} | ${t.failedStopped} / ${t.failedRuns} |`,
       );
-      stops.push(...tally.healthyStopped);
-      if (tally.commands.size > 0) census.push(...commandCensus(source, tally.commands));
-      summary.push(`${source.name}: healthy stopped ${tally.healthyStopped.length}/${healthy}, loops stopped ${tally.loopsStopped}/${looping} (caught within 5 stale calls ${tally.loopsCaughtWithinFive}), withheld ${tally.withheld}`);
+      for (const outcome of t.healthyStopped) stops.push(`| ${source.name} | ${outcome.entry.task} | ${outcome.stop} | ${outcome.stopRound} of ${outcome.calls} calls |`);
+      if (commands.size > 0) census.push(...commandCensus(source, commands));
+      summary.push(
+        `${source.name}: healthy stopped ${t.healthyStopped.length}/${t.healthy}, loops stopped by a loop rule ${t.loopsStoppedByLoopRule}/${t.loops} ` +
+          `(caught within ${STALE_CALL_TARGET} stale calls ${t.loopsWithinTarget}), withheld ${t.withheld.length}`,
+      );
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -194,13 +154,13 @@ async function main(): Promise<void> {
     '',
     'Every run of each source, replayed with the default profile and no policy. Columns as in [EVAL.md](../EVAL.md).',
     '',
-    '| source | agent kind | repository, commit | runs (healthy / looping / failed) | healthy runs stopped | loops stopped by a loop rule | loops halted, not stopped | loops caught within 5 stale calls | median stale calls before the catch | refusals withholding a new result (share of healthy calls) | healthy runs with any refusal | failed runs stopped |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| source | agent kind | repository, commit | runs (healthy / looping / failed) | healthy runs stopped | loops stopped | … by a loop rule | loops halted, not stopped | loops caught within ${STALE_CALL_TARGET} stale calls | median stale calls before the catch | refusals withholding a new result (share of healthy calls) | healthy runs with any refusal | failed runs stopped |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     '## Healthy runs stopped',
     '',
-    ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at call |', '|---|---|---|---|', ...stops]),
+    ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at round |', '|---|---|---|---|', ...stops]),
     '',
     ...census,
   ];
