@@ -152,16 +152,14 @@ export class VolatileKeyMatcher {
     this.#tokens = tokens;
   }
 
-  /** A matcher for these names, or undefined when one of them needs the regex. */
+  /**
+   * A matcher for these names, or undefined when one of them needs the regex. Built once, where
+   * the names are fixed: with a tool's resolved policy (policy.ts volatileResultKeys), and for
+   * the noise filter's keyed names at load.
+   */
   static of(names: ReadonlySet<string>): VolatileKeyMatcher | undefined {
-    let matcher = matchers.get(names);
-    if (matcher === undefined) {
-      let plain = true;
-      for (const name of names) if (!PLAIN_NAME.test(name)) plain = false;
-      matcher = plain ? new VolatileKeyMatcher(names) : null;
-      matchers.set(names, matcher);
-    }
-    return matcher ?? undefined;
+    for (const name of names) if (!PLAIN_NAME.test(name)) return undefined;
+    return new VolatileKeyMatcher(names);
   }
 
   /**
@@ -187,7 +185,6 @@ function prefilterSlot(length: number, first: number, last: number): number {
 
 /** Names whose key token is `"name"` as written and that cannot straddle JSON structure. */
 const PLAIN_NAME = /^[^"\\\u0000-\u001f\ud800-\udfff,:[\]{}]*$/;
-const matchers = new WeakMap<ReadonlySet<string>, VolatileKeyMatcher | null>();
 let volatileKeys: VolatileKeyMatcher | undefined;
 let keyedNames: VolatileKeyMatcher | undefined;
 

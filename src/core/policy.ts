@@ -14,6 +14,7 @@ import {
   WELL_KNOWN_WRITE_TOOLS,
 } from './world-state/well-known-tools.js';
 import { describeConfigValue } from './describe-config-value.js';
+import { VolatileKeyMatcher } from './json-text-shape.js';
 import { WELL_KNOWN_BOOKKEEPING_ARGUMENTS } from './noise/bookkeeping-arguments.js';
 import { createNoiseFilter, defaultNoiseFilter, type NoiseFilter } from './noise/create-noise-filter.js';
 
@@ -58,6 +59,12 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   readonly volatileResult: ReadonlySet<string>;
   /** Matches `"name":` of any volatile result field in JSON text; undefined when there are none. */
   readonly volatileResultPattern: RegExp | undefined;
+  /**
+   * The volatile result fields as keys the one-pass JSON text scan can match (json-text-shape.ts);
+   * undefined when there are none, or when a name cannot be matched as a plain key (the pattern
+   * above is read then). Built with the policy, not looked up per result.
+   */
+  readonly volatileResultKeys: VolatileKeyMatcher | undefined;
   /** Removes durations, clocks, ids and scores from a result's text (noise/); undefined when `resultNoise: false`. */
   readonly noiseFilter: NoiseFilter | undefined;
   /** A tool the model thinks out loud with (`think`): its answer only acknowledges the thought (world-state/well-known-tools.ts). */
@@ -124,6 +131,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       ]),
       volatileResult: resultFields,
       volatileResultPattern: volatileFieldPattern(resultFields),
+      volatileResultKeys: resultFields.size === 0 ? undefined : VolatileKeyMatcher.of(resultFields),
       noiseFilter:
         policy.resultNoise === false
           ? undefined

@@ -272,7 +272,7 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
-    const volatileKeys = policy.volatileResultPattern === undefined ? undefined : VolatileKeyMatcher.of(policy.volatileResult);
+    const volatileKeys = policy.volatileResultKeys;
     if (readJsonTextShape(result, volatileKeys, policy.noiseFilter === undefined ? undefined : KEYED_NAMES)) {
       const judged = fingerprintJsonText(result, policy, volatileKeys !== undefined);
       if (judged !== undefined) return judged;
