@@ -541,6 +541,10 @@ export class RunGuard implements RunView, SharedReplica {
     const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
+    // World state (document 001 generalised): a call that may write advances it unless it
+    // certainly did nothing — turned away by an overloaded server, or failed
+    // deterministically. A timed-out write may well have happened (document 001).
+    const mayHaveWritten = facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient);
     // A write the run has not seen answer this way before (its first run, or another answer
     // than last time) is a change the next re-run may reflect. Only calls known to write
     // count (a write tool, a shell command or editor action that writes); a tool of unknown
@@ -549,13 +553,7 @@ export class RunGuard implements RunView, SharedReplica {
     // click loops by a whole cycle (EVAL.md: 11 of 23 went from stopped to halted). A write
     // answering as it did last time changes nothing new: a cycle of the same edit and the
     // same test run stays stale.
-    if (
-      facts.effect === 'write' &&
-      !facts.page &&
-      prehashed.outcome !== 'overloaded' &&
-      !(failed && !transient) &&
-      (record === undefined || tag === 0 || record.outcomeTag !== tag)
-    ) {
+    if (mayHaveWritten && facts.effect === 'write' && !facts.page && (record === undefined || tag === 0 || record.outcomeTag !== tag)) {
       ledger.changeSerial = (ledger.changeSerial + 1) >>> 0;
     }
     if (record !== undefined) {
@@ -587,10 +585,7 @@ export class RunGuard implements RunView, SharedReplica {
       ledger.teachingFailures = 0;
       if (ledger.failingCall?.tool === tool) ledger.failingCall = undefined;
     }
-    // World state (document 001 generalised): a call that may write advances it unless it
-    // certainly did nothing — turned away by an overloaded server, or failed
-    // deterministically. A timed-out write may well have happened (document 001).
-    if (facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient)) {
+    if (mayHaveWritten) {
       // A write that has just confirmed it changes nothing does not advance the world either.
       if (record === undefined || record.confirmations < 2 || facts.effect === 'unknown' || policy.approval) {
         // A browser action moves the page only; anything else may also change what a page shows.
