@@ -10,7 +10,7 @@ import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-tex
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
 /** JSON text up to this length is parsed so it is judged by structure like an object result. */
-const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
+export const MAX_PARSED_RESULT_LENGTH = 1024 * 1024;
 
 /** Longer results carry data: not looked at as acknowledgements (a length read, nothing parsed). */
 const MAX_ACKNOWLEDGEMENT_LENGTH = 96;

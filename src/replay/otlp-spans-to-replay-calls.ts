@@ -1,4 +1,5 @@
 import type { ModelUsage, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from '../core/types.js';
+import { MAX_PARSED_RESULT_LENGTH } from '../core/result-fingerprint.js';
 import {
   ATTR_ARGS_HASH,
   ATTR_DECISION,
@@ -678,16 +679,13 @@ function prehashedOutcome(
  */
 function parseJsonOrText(text: string): unknown {
   const first = text.charCodeAt(0);
-  if ((first === 123 /* { */ || first === 91) /* [ */ && text.length <= MAX_RESULT_TEXT_HANDED_ON) return text;
+  if ((first === 123 /* { */ || first === 91) /* [ */ && text.length <= MAX_PARSED_RESULT_LENGTH) return text;
   try {
     return JSON.parse(text);
   } catch {
     return text;
   }
 }
-
-/** The engine's own parse limit for JSON text results (result-fingerprint.ts MAX_PARSED_RESULT_LENGTH). */
-const MAX_RESULT_TEXT_HANDED_ON = 1024 * 1024;
 
 function runName(span: CollectedSpan): string {
   const a = span.attributes;
