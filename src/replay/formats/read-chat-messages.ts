@@ -124,13 +124,13 @@ function readOneConversation(messages: unknown[], path: string, run: string, sou
     if (message.role === 'assistant') {
       round++;
       if (Array.isArray(message.tool_calls)) {
-        message.tool_calls.forEach((toolCall, callIndex) => {
+        message.tool_calls.forEach((toolCall: unknown, callIndex) => {
           const fn = isPlainObject(toolCall) && isPlainObject(toolCall.function) ? toolCall.function : undefined;
-          if (fn === undefined || typeof fn.name !== 'string' || fn.name === '') {
+          if (!isPlainObject(toolCall) || fn === undefined || typeof fn.name !== 'string' || fn.name === '') {
             problems.push(new ReplayInputError({ file, line, field: `${at}.tool_calls[${callIndex}]`, problem: `a tool call needs function.name, got ${describeJsonValue(toolCall)}` }));
             return;
           }
-          open(fn.name, parseArguments(fn.arguments), typeof (toolCall as Record<string, unknown>).id === 'string' ? ((toolCall as Record<string, unknown>).id as string) : undefined);
+          open(fn.name, parseArguments(fn.arguments), typeof toolCall.id === 'string' ? toolCall.id : undefined);
         });
       }
       if (isPlainObject(message.function_call) && typeof message.function_call.name === 'string') {
