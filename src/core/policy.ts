@@ -266,9 +266,9 @@ function namesAWrite(name: string): boolean {
 /**
  * A tool's effect, most specific source first: the policy's `readOnly` / `writes` /
  * `approval`, then MCP annotations, then `shell`, then (general profile) the well-known tool
- * table and a write verb at the start of the name, else the profile's default. Researcher and chat keep document 000's assumption that
- * a tool nobody marked is a lookup ("researchers only get tools that need no approval");
- * general leaves it unknown.
+ * table and a write verb at the start of the name, else the profile's default. Researcher and
+ * chat keep document 000's assumption that a tool nobody marked is a lookup ("researchers only
+ * get tools that need no approval"); general leaves it unknown.
  */
 function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
   const general = profile === 'general';
