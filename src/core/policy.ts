@@ -60,9 +60,9 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   /** Matches `"name":` of any volatile result field in JSON text; undefined when there are none. */
   readonly volatileResultPattern: RegExp | undefined;
   /**
-   * The volatile result fields as keys the one-pass JSON text scan can match (json-text-shape.ts);
-   * undefined when there are none, or when a name cannot be matched as a plain key (the pattern
-   * above is read then). Built with the policy, not looked up per result.
+   * @internal The volatile result fields as keys the one-pass JSON text scan can match
+   * (json-text-shape.ts); undefined when there are none, or when a name cannot be matched as a
+   * plain key (the pattern above is read then). Built with the policy, not looked up per result.
    */
   readonly volatileResultKeys: VolatileKeyMatcher | undefined;
   /** Removes durations, clocks, ids and scores from a result's text (noise/); undefined when `resultNoise: false`. */
