@@ -15,6 +15,8 @@ export interface Topology {
   crash(key: string): Promise<() => Promise<void>>;
   /** The server of the node holding `key` (to pause or stall it). */
   serverOf(key: string): RedisServer;
+  /** Waits until the topology serves every key again (a cluster: every node's cluster_state:ok). */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function singleServer(): Promise<Topology> {
       return () => server.restart();
     },
     serverOf: () => server,
+    settle: async () => undefined,
     stop: () => server.stop(),
   };
 }
@@ -59,6 +62,7 @@ export async function cluster(): Promise<Topology> {
       return () => handle.restart(node);
     },
     serverOf: (key) => handle.server(nodeOf(key)),
+    settle: () => handle.settle(),
     stop: () => handle.stop(),
   };
 }
