@@ -4,8 +4,17 @@
 # AI SDK 6). Everything comes from the npm registry: the Node binary is the `node` package.
 # The repository is copied (without node_modules) to a temporary directory and the copy's
 # package.json gets the 3.x / v7 versions; the real package.json and lock are never touched.
-#   LANE_KEEP=1      keep the temporary copy (its path is printed)
-#   NODE24_VERSION   the `node` package version to install (default: latest 24.x)
+#   LANE_KEEP=1         keep the temporary copy (its path is printed)
+#   NODE24_VERSION      the `node` package version to install (default: latest 24.x)
+#   LANE_UPDATE_LOCK=1  resolve the 3.x / v7 versions afresh and, once the lane passes, save them
+#                       in .ci/node24/ (commit that folder)
+#
+# The lane installs from .ci/node24/package-lock.json with `npm ci` when that lock was made from
+# the repository's current package.json (.ci/node24/source-package.json): a release published
+# after a commit cannot change what CI ran on that commit. The last session's CI failed that way:
+# a fresh resolve paired ai 7.0.185 with an @ai-sdk/mcp built on an older provider-utils. When
+# package.json has changed since the lock was made, the lane resolves afresh (as before) and says
+# so; LANE_UPDATE_LOCK=1 then refreshes the lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -28,6 +37,19 @@ cleanup() { if [ "${LANE_KEEP:-0}" = 1 ]; then echo "lane-node24: kept $LANE"; e
 trap cleanup EXIT
 tar -C "$ROOT" --exclude=./node_modules --exclude=./.git --exclude=./.tmp --exclude=./dist -cf - . | tar -C "$LANE" -xf -
 cd "$LANE"
+LOCK_DIR="$ROOT/.ci/node24"
+if [ "${LANE_UPDATE_LOCK:-0}" != 1 ] && [ -f "$LOCK_DIR/package-lock.json" ] && cmp -s "$LOCK_DIR/source-package.json" package.json; then
+  cp "$LOCK_DIR/package.json" "$LOCK_DIR/package-lock.json" .
+  echo "lane-node24: installing the locked 3.x / v7 versions (.ci/node24/package-lock.json)"
+  npm ci --no-audit --no-fund --loglevel=error
+  locked=1
+else
+  if [ "${LANE_UPDATE_LOCK:-0}" != 1 ]; then
+    echo "lane-node24: package.json changed since .ci/node24/ was made: resolving the 3.x / v7 versions afresh (refresh the lock with LANE_UPDATE_LOCK=1)"
+  fi
+  locked=0
+fi
+if [ "$locked" = 0 ]; then
 node - <<'EOF'
 // Rewrites every dependency section of the copy: each OpenTelemetry package to its 3.x line
 // (sdk-trace-base and sdk-trace-node, which 3.x dropped, to @opentelemetry/sdk-trace), the
@@ -97,6 +119,7 @@ EOF
 then
   npm install --no-audit --no-fund --loglevel=error
 fi
+fi
 installed=$(date +%s)
 
 # 3. Check that the lane really runs what it claims, then the same commands as `npm test`.
@@ -124,5 +147,11 @@ console.log(`lane-node24: node ${process.version}, ${report.join(', ')}`);
 EOF
 npx tsc -p tsconfig.json --noEmit
 npx mocha
+if [ "${LANE_UPDATE_LOCK:-0}" = 1 ]; then
+  mkdir -p "$LOCK_DIR"
+  cp package.json package-lock.json "$LOCK_DIR/"
+  cp "$ROOT/package.json" "$LOCK_DIR/source-package.json"
+  echo "lane-node24: saved the versions this run passed with in .ci/node24/ (commit it)"
+fi
 finished=$(date +%s)
 echo "lane-node24: passed in $((finished - started)) s (install $((installed - started)) s, typecheck + tests $((finished - installed)) s)"
