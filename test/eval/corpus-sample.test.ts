@@ -45,6 +45,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     'langgraph-customer-support/langgraph-customer-support-part-1.jsonl',
     // Customer-service agent with routing tools that return the same hand-off text each time, and one unknown tool.
     'langgraph-customer-support/langgraph-customer-support-part-4.jsonl',
+    // AgentDojo travel assistant (gpt-4o), utility check passed: three rounds of up to three parallel look-ups
+    // (ratings, prices, addresses) over the same hotels and restaurants, then the answer.
+    'agentdojo/gpt-4o-2024-05-13/travel-user_task_17.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -66,6 +69,10 @@ describe('real recorded runs (eval/corpus sample)', () => {
     'react-fever/react-fever-3033.jsonl',
     // Browser agent scrolling an unchanged page 85 times (the loop is in the middle of the run, not at its end).
     'browsergym-workarena/browsergym-2025-01-02_11-59-10_DemoAgentArgs_on_workarena.servicenow.order-loaner-laptop_12.jsonl',
+    // AgentDojo travel assistant (Llama 3.3 70B) alternating two look-ups with identical results until the step limit.
+    'agentdojo/meta-llama_Llama-3.3-70B-Instruct/travel-user_task_14.jsonl',
+    // AgentDojo travel assistant (Claude 3 Haiku) re-running the restaurant look-ups it already has, in a cycle.
+    'agentdojo/claude-3-haiku-20240307/travel-user_task_18.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {
@@ -76,6 +83,16 @@ describe('real recorded runs (eval/corpus sample)', () => {
       expect(scoreRun(run, loopStart).staleCalls).to.be.at.most(5);
     });
   }
+
+  it('lets a run guess new names that all come back empty: an empty result is a new fact (document 000)', async () => {
+    // Labelled looping by the corpus's mechanical stretch rule (12 identical `{}` results in a row), but every call
+    // asks about a name not asked before, in 3 rounds of 4 parallel calls, and round 4 gets real hotel lists.
+    const file = 'agentdojo/command-r/travel-user_task_19.jsonl';
+    expect(entry(file).label).to.equal('looping');
+    const run = await replay(file);
+    expect(run.report.stop, 'stopped').to.equal(null);
+    expect(scoreRun(run, entry(file).loopStart).refusals, 'refused calls').to.equal(0);
+  });
 
   it('stops a loop its recording cuts short (7 steps) with refused rounds, before the recording ends', async () => {
     const file = 'react-fever/react-fever-6055.jsonl';

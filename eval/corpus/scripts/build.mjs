@@ -13,11 +13,14 @@ import * as sweagent from './src-swe-agent-testdata.mjs';
 import * as openhandsResolver from './src-openhands-resolver.mjs';
 import * as browsergym from './src-browsergym-workarena.mjs';
 import * as langgraphSupport from './src-langgraph-customer-support.mjs';
+import * as agentdojo from './src-agentdojo.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
 const MIRRORS = argi > 0 ? process.argv[argi + 1] : '/work/.mirror';
-const git = (repo) => join(MIRRORS, repo.replace('/', '+'), 'repo');
+// Where a source is read from a fork's snapshot (same commit, same content), the fork names the mirror directory.
+const MIRROR_OF = { 'ethz-spylab/agentdojo': 'sequrity-ai/agentdojo' };
+const git = (repo) => join(MIRRORS, (MIRROR_OF[repo] ?? repo).replace('/', '+'), 'repo');
 
 const PINS = {
   'ysymyth/ReAct': '6bdb3a1fd38b8188fc7ba4102969fe483df8fdc9',
@@ -28,6 +31,10 @@ const PINS = {
   'ServiceNow/BrowserGym': 'f9da75984ce200c3f088baed9ca784ebfcd1df84',
   // Parent of b4630d8 ("chore: delete docs"), the last commit with the tutorial notebook.
   'langchain-ai/langgraph': '23961cff61a42b52525f3b20b4094d8d2fba1744',
+  // ethz-spylab/agentdojo's main at 2025-08-09 ("add CLAUDE.md and other files", Edoardo Debenedetti), the last
+  // upstream commit before a fork deleted `runs/`. No snapshot of ethz-spylab/agentdojo itself is available, so it is
+  // read from the sequrity-ai/agentdojo fork, whose history holds this commit unchanged.
+  'ethz-spylab/agentdojo': '96046ab54a99f5e5ec86b920ea9a2d8ae24ea6d8',
 };
 
 function writer(slugs) {
@@ -38,7 +45,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena', 'langgraph-customer-support']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -66,6 +73,9 @@ const browsergymRuns = browsergym.build({ gitDir: git('ServiceNow/BrowserGym'), 
 for (const line of browsergymRuns.skipped) console.error(`browsergym-workarena: skipped ${line}`);
 const supportRuns = langgraphSupport.build({ gitDir: git('langchain-ai/langgraph'), commit: PINS['langchain-ai/langgraph'], write });
 for (const line of supportRuns.skipped) console.error(`langgraph-customer-support: skipped ${line}`);
+const agentdojoRuns = agentdojo.build({ gitDir: git('ethz-spylab/agentdojo'), commit: PINS['ethz-spylab/agentdojo'], write });
+for (const line of agentdojoRuns.left.noToolCall) console.error(`agentdojo: not taken, no tool call: ${line}`);
+for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
   ...gemini.build({ gitDir: git('gruckion/mini-swe-agent'), commit: PINS['gruckion/mini-swe-agent'], write,
@@ -79,6 +89,7 @@ const built = [
   ...openhandsResolver.build({ gitDir: git('All-Hands-AI/OpenHands'), commit: PINS['All-Hands-AI/OpenHands'], write }),
   ...browsergymRuns.entries,
   ...supportRuns.entries,
+  ...agentdojoRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
