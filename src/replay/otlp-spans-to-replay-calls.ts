@@ -708,6 +708,25 @@ function nanosToMs(nanos: bigint): number {
   return Number(nanos / 1000n) / 1000;
 }
 
+/**
+ * Whether `span` is a span the trace's last read already holds, delivered again: same span id,
+ * name, parent, start and end. OTLP delivery is at least once: an exporter or Collector whose
+ * answer was lost (a timeout, a dropped connection) sends the batch again, byte for byte. Such a
+ * copy is no new span and no problem of the sender's; a span id used again by a different span
+ * is, and the readers report it.
+ */
+export function isRedelivered(state: OtlpRunReaderState, span: CollectedSpan): boolean {
+  const held = state.byKey.get(keyOf(span));
+  return (
+    held !== undefined &&
+    held !== span &&
+    held.name === span.name &&
+    held.parentSpanId === span.parentSpanId &&
+    held.startNanos === span.startNanos &&
+    held.endNanos === span.endNanos
+  );
+}
+
 /** The span's `traceId/spanId`, made once (see CollectedSpan.key). */
 function keyOf(span: CollectedSpan): string {
   return (span.key ??= spanKey(span.traceId, span.spanId));

@@ -2,7 +2,7 @@ import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
 import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../otel/attributes.js';
 import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
-import { appendSpansToReplayRuns, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
+import { appendSpansToReplayRuns, isRedelivered, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
 import type { ReplayCall } from '../replay/replay-call.js';
 import { toEngineCall } from '../replay/replay-session.js';
 
@@ -131,7 +131,12 @@ export class LiveSpanRuns {
       }
       trace.lastActivity = now;
       const accepted: CollectedSpan[] = [];
+      const held = trace.reader;
       for (const span of incoming) {
+        // A batch sent again after a lost answer: its spans are held and were fed already.
+        // Reported as repeated span ids, each redelivered span cost a whole re-read of its trace
+        // and an error object per earlier copy, and the exporter logged rejected spans.
+        if (held !== undefined && isRedelivered(held, span)) continue;
         if (trace.spans.length >= this.maxSpansPerTrace) {
           rejected += 1;
           continue;

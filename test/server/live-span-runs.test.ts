@@ -68,6 +68,37 @@ describe('LiveSpanRuns: tool spans once fed to the engine', () => {
     expect(whole.some((line) => line.includes('refuse'))).to.equal(true);
   });
 
+  it('a batch delivered again (an exporter retrying after a lost answer) is accepted once: not rejected, not fed again, no whole re-read', async () => {
+    const onceGuard = new LoopGuard();
+    const once = decisions(onceGuard);
+    const onceLive = new LiveSpanRuns({ guard: onceGuard });
+    for (const [first, count] of [[1, 3], [4, 3], [7, 2]] as const) await onceLive.ingest(toolSpans(first, count, query));
+
+    const retriedGuard = new LoopGuard();
+    const retried = decisions(retriedGuard);
+    const live = new LiveSpanRuns({ guard: retriedGuard });
+    await live.ingest(toolSpans(1, 3, query));
+    await live.ingest(toolSpans(4, 3, query));
+    const readsBefore = live.wholeTraceReads;
+    // Both earlier batches again, byte for byte, then the next one.
+    expect(await live.ingest(toolSpans(1, 3, query))).to.deep.equal({ rejected: 0, problems: [] });
+    expect(await live.ingest(toolSpans(4, 3, query))).to.deep.equal({ rejected: 0, problems: [] });
+    expect(live.wholeTraceReads, 'a redelivery re-read the trace').to.equal(readsBefore);
+    await live.ingest(toolSpans(7, 2, query));
+    expect(retried).to.deep.equal(once);
+    expect(once.some((line) => line.includes('refuse'))).to.equal(true);
+  });
+
+  it('a span id used again by a different span (another start) is still reported and skipped', async () => {
+    const live = new LiveSpanRuns({ guard: new LoopGuard() });
+    await live.ingest(toolSpans(1, 3, query));
+    const impostor = toolSpans(2, 1, query)[0]!;
+    impostor.startNanos += 5n;
+    const answer = await live.ingest([impostor]);
+    expect(answer.rejected).to.equal(1);
+    expect(answer.problems.join('\n')).to.match(/spanId 0000000000000002 .* is already used/);
+  });
+
   it('are fed synchronously without a shared store and claimed across processes with one, to the same decisions', async () => {
     const localGuard = new LoopGuard();
     const local = decisions(localGuard);
