@@ -90,6 +90,15 @@ export function actionOf(answer) {
   return block ? block[1].trim() : answer;
 }
 
+/** Steps {action, observation, failed} of a parsed log: action k's outcome is prompt k+1; the last action's is not logged. */
+export function stepsOf({ prompts, answers }) {
+  return answers.slice(0, prompts.length - 1).map((answer, k) => {
+    const next = prompts[k + 1];
+    const failed = next.error !== undefined && next.error !== '';
+    return { action: actionOf(answer), observation: failed ? `Error: ${next.error}\n\n${next.page}` : next.page, failed };
+  });
+}
+
 export function build({ gitDir, commit, write, onSkip = () => {} }) {
   const entries = [];
   for (const found of findRuns(gitDir, commit)) {
@@ -100,13 +109,7 @@ export function build({ gitDir, commit, write, onSkip = () => {} }) {
       onSkip(`${found.run}: ${log.prompts.length} prompts / ${log.answers.length} actions logged for n_steps ${summary.n_steps}`);
       continue;
     }
-    // Action k's outcome is prompt k+1; the last action's is not logged.
-    const steps = log.answers.slice(0, -1).map((answer, k) => {
-      const next = log.prompts[k + 1];
-      const failed = next.error !== undefined && next.error !== '';
-      const action = actionOf(answer);
-      return { action, observation: failed ? `Error: ${next.error}\n\n${next.page}` : next.page, failed };
-    });
+    const steps = stepsOf(log);
     if (steps.length === 0) { onSkip(`${found.run}: one step, its outcome not logged`); continue; }
     const task = found.run.replace(/^.*DemoAgentArgs_on_/, '');
     const benchmark = task.startsWith('webarena.') ? 'WebArena' : 'WorkArena';
