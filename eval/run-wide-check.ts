@@ -4,7 +4,10 @@
  * episode printed in WebShop.ipynb and FEVER.ipynb — replayed with the default profile and no
  * policy. Too large to commit (about 40 MB trimmed), so the runs are rebuilt from local bare-git
  * snapshots of the sources at the corpus's pinned commits, by the corpus's own converters and
- * labelling rules (eval/corpus/scripts), and the result is written to eval/WIDE.md. Not part of
+ * labelling rules (eval/corpus/scripts), and the result is written to eval/WIDE.md. One source is
+ * the wide check's own: every BrowserGym DemoAgent run in the Nid989/BrowserGym fork's history
+ * (WorkArena and WebArena), read from experiment.log (scripts/src-browsergym-fork-logs.mjs), the
+ * only browser runs with page observations and validator verdicts found beyond the corpus's. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
