@@ -7,7 +7,8 @@
  * labelling rules (eval/corpus/scripts), and the result is written to eval/WIDE.md. One source is
  * the wide check's own: every BrowserGym DemoAgent run in the Nid989/BrowserGym fork's history
  * (WorkArena and WebArena), read from experiment.log (scripts/src-browsergym-fork-logs.mjs), the
- * only browser runs with page observations and validator verdicts found beyond the corpus's. Not part of
+ * only browser runs with page observations and validator verdicts found beyond the corpus's; and
+ * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
@@ -31,6 +32,8 @@ import * as webshop from './corpus/scripts/src-react-webshop.mjs';
 import * as fever from './corpus/scripts/src-react-fever.mjs';
 // @ts-expect-error: no declaration file
 import * as browsergymFork from './corpus/scripts/src-browsergym-fork-logs.mjs';
+// @ts-expect-error: no declaration file
+import * as agentdojo from './corpus/scripts/src-agentdojo.mjs';
 
 interface Entry {
   file: string;
@@ -70,6 +73,15 @@ const SOURCES: Source[] = [
     repo: 'Nid989/BrowserGym',
     commit: '8f548bc0ac48fc0dee8b1c0d2f680d6e03a323fe',
     build: browsergymFork.build,
+  },
+  // The corpus samples two models' runs (and the others' loops); here every benign banking and travel run of every
+  // undefended model. ethz-spylab/agentdojo's commit, read from the sequrity-ai fork that keeps its history (MIT).
+  {
+    name: 'AgentDojo banking + travel, every undefended model (benign runs)',
+    kind: 'customer service',
+    repo: 'sequrity-ai/agentdojo',
+    commit: '96046ab54a99f5e5ec86b920ea9a2d8ae24ea6d8',
+    build: (options) => agentdojo.build({ ...(options as object), everyModel: true }).entries,
   },
 ];
 

@@ -49,7 +49,9 @@ function convert(record, run) {
   return { lines, steps };
 }
 
-export function build({ gitDir, commit, write }) {
+// `everyModel` (the wide check, eval/run-wide-check.ts): every benign banking and travel run of every undefended
+// model, not only the two full models and the others' loops.
+export function build({ gitDir, commit, write, everyModel = false }) {
   const candidates = [];
   for (const path of gitLsTree(gitDir, commit, 'runs')) {
     const m = path.match(RUN_PATH);
@@ -66,7 +68,7 @@ export function build({ gitDir, commit, write }) {
     const { lines, steps } = convert(record, run);
     const la = analyzeLoop(steps);
     const label = record.utility === true ? 'healthy' : la.looping ? 'looping' : 'failed_no_loop';
-    if (!FULL_MODELS.includes(c.model)) {
+    if (!everyModel && !FULL_MODELS.includes(c.model)) {
       if (label === 'healthy' && la.looping) left.healthyWithLoopRule.push(`${c.path} (${la.rule}, ${steps.length} calls)`);
       if (label !== 'looping') continue;
     }
