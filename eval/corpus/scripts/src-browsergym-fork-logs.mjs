@@ -19,8 +19,8 @@
 // result = tab lines, blank line, accessibility tree; an error → {error: {type 'ActionError', message: 'Error: ' +
 // the error, blank line, the page}}.
 import { execFileSync } from 'node:child_process';
-import { truncate, analyzeLoop, describeLoop } from './lib.mjs';
-import { parseAction } from './src-browsergym-workarena.mjs';
+import { analyzeLoop } from './lib.mjs';
+import { labelRun, replayLines } from './src-browsergym-workarena.mjs';
 
 export const SOURCE = { repo: 'Nid989/BrowserGym', licence: 'Apache-2.0' };
 
@@ -115,16 +115,9 @@ export function build({ gitDir, commit, write, onSkip = () => {} }) {
     const benchmark = task.startsWith('webarena.') ? 'WebArena' : 'WorkArena';
     const la = analyzeLoop(steps);
     const end = `${summary.n_steps} steps${summary.truncated ? ' (truncated at the step limit)' : ''}, the last one's outcome not logged`;
-    let label, reason;
-    if (summary.cum_reward === 1) { label = 'healthy'; reason = `${benchmark} ${task}: cum_reward 1 in summary_info.json (task validated), ${end}`; }
-    else if (la.looping) { label = 'looping'; reason = describeLoop(`${benchmark} ${task}: cum_reward ${summary.cum_reward}, ${end}`, steps, la); }
-    else { label = 'failed_no_loop'; reason = `${benchmark} ${task}: cum_reward ${summary.cum_reward}, ${end}; tail does not repeat`; }
+    const { label, reason } = labelRun(`${benchmark} ${task}`, summary, end, steps, la);
     const run = `browsergym-fork-${found.run.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
-    const lines = steps.map((s, k) => {
-      const { tool, args } = parseAction(s.action);
-      const outcome = s.failed ? { error: { type: 'ActionError', message: truncate(s.observation) } } : { result: truncate(s.observation) };
-      return JSON.stringify({ run, round: k + 1, tool, args, ...outcome });
-    });
+    const lines = replayLines(run, steps);
     const file = `browsergym-fork/${run}.jsonl`;
     write(file, lines.join('\n') + '\n');
     entries.push({ file, format: 'loopguard-jsonl', kind: 'browser', agent: 'BrowserGym DemoAgent (AXTree)', task: `${task}: ${log.goal.replace(/\s+/g, ' ').slice(0, 160)}`, label, reason, ...(label === 'looping' ? { loopStart: la.loopStart } : {}), calls: steps.length, source: { repo: SOURCE.repo, licence: SOURCE.licence, commit: found.commit, path: `${found.dir}/experiment.log (+ summary_info.json)` } });

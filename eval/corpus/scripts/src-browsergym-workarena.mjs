@@ -103,6 +103,22 @@ export function parseAnalysis(md) {
   return { model, goal, pages, actions };
 }
 
+/** A BrowserGym run's label by the validator's verdict (`cum_reward == 1`), else by the loop rules, and why. */
+export function labelRun(name, summary, end, steps, la) {
+  if (summary.cum_reward === 1) return { label: 'healthy', reason: `${name}: cum_reward 1 in summary_info.json (task validated), ${end}` };
+  if (la.looping) return { label: 'looping', reason: describeLoop(`${name}: cum_reward ${summary.cum_reward}, ${end}`, steps, la) };
+  return { label: 'failed_no_loop', reason: `${name}: cum_reward ${summary.cum_reward}, ${end}; tail does not repeat` };
+}
+
+/** Replay JSONL lines of a run's steps: the executed action as a tool call, the page (or the action's error) as its outcome. */
+export function replayLines(run, steps) {
+  return steps.map((s, k) => {
+    const { tool, args } = parseAction(s.action);
+    const outcome = s.failed ? { error: { type: 'ActionError', message: truncate(s.observation) } } : { result: truncate(s.observation) };
+    return JSON.stringify({ run, round: k + 1, tool, args, ...outcome });
+  });
+}
+
 export function build({ gitDir, commit, write }) {
   const summaries = gitLsTree(gitDir, commit, 'results').filter((p) => p.endsWith('/summary_info.json'));
   const entries = [];
@@ -127,17 +143,10 @@ export function build({ gitDir, commit, write }) {
     });
     const task = dir.split('/').pop().replace(/^.*DemoAgentArgs_on_/, '');
     const la = analyzeLoop(steps);
-    let label, reason;
     const end = summary.truncated ? `truncated at the ${summary.n_steps}-step limit` : `ended after ${summary.n_steps} steps`;
-    if (summary.cum_reward === 1) { label = 'healthy'; reason = `WorkArena ${task}: cum_reward 1 in summary_info.json (task validated), ${end}`; }
-    else if (la.looping) { label = 'looping'; reason = describeLoop(`WorkArena ${task}: cum_reward ${summary.cum_reward}, ${end}`, steps, la); }
-    else { label = 'failed_no_loop'; reason = `WorkArena ${task}: cum_reward ${summary.cum_reward}, ${end}; tail does not repeat`; }
+    const { label, reason } = labelRun(`WorkArena ${task}`, summary, end, steps, la);
     const run = `browsergym-${dir.split('/').pop().replace(/[^A-Za-z0-9._-]+/g, '_')}`;
-    const lines = steps.map((s, k) => {
-      const { tool, args } = parseAction(s.action);
-      const outcome = s.failed ? { error: { type: 'ActionError', message: truncate(s.observation) } } : { result: truncate(s.observation) };
-      return JSON.stringify({ run, round: k + 1, tool, args, ...outcome });
-    });
+    const lines = replayLines(run, steps);
     const file = `browsergym-workarena/${run}.jsonl`;
     write(file, lines.join('\n') + '\n');
     entries.push({ file, format: 'loopguard-jsonl', kind: 'browser', agent: 'BrowserGym DemoAgent (AXTree)', model: a.model, task: `${task}: ${a.goal.replace(/\s+/g, ' ').slice(0, 160)}`, label, reason, ...(label === 'looping' ? { loopStart: la.loopStart } : {}), calls: steps.length, source: { repo: SOURCE.repo, licence: SOURCE.licence, commit, path: `${dir}/experiment_analysis.md (+ summary_info.json), ${SOURCE.ref}` } });
