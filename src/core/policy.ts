@@ -214,13 +214,35 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   };
 }
 
+/**
+ * A tool name as the browser and answer tables are also looked up by: lower case, without `_`
+ * and `-`. Agents write the same action in their own case: WebVoyager answers `Click [5]`,
+ * `GoBack`, `ANSWER; [text]` for BrowserGym's `click`, `go_back` and an answer. Left unknown,
+ * its pages were judged as text (a list page with its items in another order was new) and
+ * its answer could be refused. Only these two tables fold: a coding agent's `Read` and a
+ * `READ` of some other tool are not the same tool, and a wrong "read" refuses a re-run.
+ */
+function foldToolName(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, '');
+}
+
+const FOLDED_ANSWER_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_TERMINAL_TOOLS, ...WELL_KNOWN_ANSWER_TOOLS].map(foldToolName));
+const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([...WELL_KNOWN_BROWSER_TOOLS].map(([name, actionArg]) => [foldToolName(name), actionArg]));
+
 function isAnswerToolName(name: string): boolean {
   const own = mcpToolName(name);
-  return WELL_KNOWN_TERMINAL_TOOLS.has(own) || WELL_KNOWN_ANSWER_TOOLS.has(own);
+  return WELL_KNOWN_TERMINAL_TOOLS.has(own) || WELL_KNOWN_ANSWER_TOOLS.has(own) || FOLDED_ANSWER_TOOLS.has(foldToolName(own));
 }
 
 function isBrowserToolName(name: string): boolean {
-  return WELL_KNOWN_BROWSER_TOOLS.has(mcpToolName(name));
+  const own = mcpToolName(name);
+  return WELL_KNOWN_BROWSER_TOOLS.has(own) || FOLDED_BROWSER_TOOLS.has(foldToolName(own));
+}
+
+/** The argument naming a browser tool's action (`browser_action`'s `action`), by exact or folded name. */
+function browserActionArgOf(name: string): string | undefined {
+  const own = mcpToolName(name);
+  return WELL_KNOWN_BROWSER_TOOLS.has(own) ? WELL_KNOWN_BROWSER_TOOLS.get(own) : FOLDED_BROWSER_TOOLS.get(foldToolName(own));
 }
 
 /**
@@ -299,7 +321,7 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
     else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
-  const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? WELL_KNOWN_BROWSER_TOOLS.get(mcpToolName(name)) : undefined;
+  const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;
   return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg };
 }
 

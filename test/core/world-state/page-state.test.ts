@@ -223,3 +223,48 @@ describe("WebArena's own action names (issue 18 item 2)", () => {
     expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
   });
 });
+
+describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)", () => {
+  // WebVoyager (MinorJerry/WebVoyager) answers `Click [5]`, `Type [7]; [text]`, `Scroll [WINDOW];
+  // [down]`, `GoBack`, `ANSWER; [answer]`: the same actions as BrowserGym's, written in its own case.
+  it('`Click` and `GoBack` are judged as pages: back on the list with its items in another order is seen, not new', () => {
+    const shuffled = axtree('Orders | Shop', 'https://shop.example/orders', [
+      `[40] navigation 'Primary'`,
+      `\t[41] link 'Home', url='https://shop.example/'`,
+      `[50] table 'Orders'`,
+      ...[...ORDERS.keys()].reverse().map((index) => `\t[${60 + index}] link '${ORDERS[index]}', url='https://shop.example/orders/${index}'`),
+    ]);
+    const run = newRun();
+    run.beginRound();
+    expect(run.finishCall(run.startCall({ tool: 'Click', args: { element: 12 } }), { result: listPage })).to.equal('new');
+    expect(run.finishCall(run.startCall({ tool: 'GoBack', args: {} }), { result: shuffled })).to.equal('seen');
+  });
+
+  it('`Click` and `GoBack`: a list page and its detail pages are progress', () => {
+    const rounds: ScriptedCall[][] = [];
+    ORDERS.forEach((_item, index) => {
+      rounds.push([{ tool: 'Click', args: { element: 60 + index }, outcome: { result: detailPage(index) } }]);
+      rounds.push([{ tool: 'GoBack', args: {}, outcome: { result: listPage } }]);
+    });
+    const log = playRounds(newRun(), rounds);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse'))).to.deep.equal([]);
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+  });
+
+  it('`ANSWER` delivers the answer: never refused, never disabled', () => {
+    const run = newRun();
+    expect(run.isAnswerTool('ANSWER')).to.equal(true);
+    const log = playRounds(run, [1, 2, 3].map(() => [{ tool: 'ANSWER', args: { content: '$25' }, outcome: { result: 'ok' } }]));
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
+  });
+
+  it('only the browser and answer tables fold case: `Read` is Claude Code\'s read, `READ` is a tool of unknown effect', () => {
+    const decided = (tool: string) => {
+      const call: ScriptedCall = { tool, args: { file_path: 'a.md' }, outcome: { result: '# a' } };
+      return kinds(playRounds(newRun(), [[call], [call], [call]]).flatMap((round) => round.decisions));
+    };
+    // A known read is refused on its first repeat; a tool of unknown effect once its outcome confirmed it.
+    expect(decided('Read')).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'refuse:repeat.run_wide']);
+    expect(decided('READ')).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+  });
+});
