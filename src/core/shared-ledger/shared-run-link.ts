@@ -402,6 +402,16 @@ export class SharedRunLink {
     // (the pipelining of outcomes), and a claim made in the meantime carries them in its own
     // append, so a call costs one round trip, not two (bench/redis.ts).
     setImmediate(() => {
+      // A claim queued or running carries the pending events in its own append, and its end
+      // schedules a flush for what it did not carry: a task queued behind it would only find
+      // claimsWaiting > 0 (below) and return. Not queueing it saves every awaited guarded
+      // call an async task and its promise hops between the claim's reply and the caller:
+      // with the redis store's ready() skipped too, 61.4 -> 58.9 us client CPU and 104.9 ->
+      // 100.3 us wall per guarded call (median of 100 interleaved blocks of 500 calls).
+      if (this.claimsWaiting > 0 && this.untold.length === 0) {
+        this.flushQueued = false;
+        return;
+      }
       void this.exclusive(async () => {
         this.flushQueued = false;
         this.releaseUntold();
