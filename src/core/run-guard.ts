@@ -913,6 +913,13 @@ export class RunGuard implements RunView, SharedReplica {
     return { call: prehashed, decision, time, effect: facts.effect };
   }
 
+  /** @internal A call prehashed (with its start time) and its effect, undecided (an owned run's claim). */
+  effectOfClaim(call: ToolCall | PrehashedToolCall): { call: PrehashedToolCall; effect: CallEffect } {
+    let prehashed = this.prehash(call);
+    if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+    return { call: prehashed, effect: this.factsOf(prehashed).effect };
+  }
+
   /**
    * @internal Applies a claimed call now, telling no listener yet (the claim may be taken
    * back): exactly what applying its log entry does.
