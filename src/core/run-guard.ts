@@ -461,8 +461,10 @@ export class RunGuard implements RunView, SharedReplica {
     if (live === undefined) return 'neutral';
     shared.tickets.delete(key);
     live.finished = true;
+    // Asked before applyFinish adds it: a result seen whole already needs no items in the log.
+    const resultSeenBefore = prehashed.resultHash !== undefined && this.ledger.fingerprints.has(prehashed.resultHash);
     const novelty = this.applyFinish(live, prehashed);
-    shared.record({ type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
+    shared.record(resultSeenBefore ? { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed, resultSeenBefore } : { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
     return novelty;
   }
 
