@@ -336,7 +336,13 @@ export class RunGuard implements RunView, SharedReplica {
     if (shared !== undefined) {
       // The synchronous path also lets a dead process's calls go after their lease.
       shared.expireAbandonedCalls();
-      if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+      // Stamped in place on a call hashed here, copied from a caller's (see prehashWithStart;
+      // here 27.7-29.7 -> 25.0-26.3 us per startCall + finishCall with createMemoryRunStore,
+      // medians of 60 and 80 interleaved in-process blocks).
+      if (prehashed.startTime === undefined) {
+        if (isPrehashed(call)) prehashed = { ...prehashed, startTime: this.options.now() };
+        else prehashed.startTime = this.options.now();
+      }
     }
     this.observeTime(prehashed.startTime);
     const now = this.timeOf(prehashed.startTime);
@@ -454,15 +460,25 @@ export class RunGuard implements RunView, SharedReplica {
     // the log knows. None: the log already finished it (another process timed it out).
     const key = ticket.key;
     let prehashed = this.fingerprintOf(ticket.call, outcome);
-    if (prehashed.endTime === undefined) prehashed = { ...prehashed, endTime: this.options.now() };
+    if (prehashed.endTime === undefined) {
+      // A fingerprint made here is this call's own object (fingerprintOutcome sets endTime on
+      // it too): stamped in place. A copy would read every enumerable property, the lazy
+      // item fingerprints of a listed result among them (result-fingerprint.ts): 4.8 us of a
+      // Redis guarded call's client CPU (bench/probes/redis-guarded-call.ts, --cpu-prof), for
+      // items only a whole result that is new needs. A caller's prehashed outcome is copied.
+      if (isPrehashedOutcome(outcome)) prehashed = { ...prehashed, endTime: this.options.now() };
+      else prehashed.endTime = this.options.now();
+    }
     // Its business key learns the outcome even if the log already finished the call.
     shared.settle(ticket, prehashed);
     const live = shared.tickets.get(key);
     if (live === undefined) return 'neutral';
     shared.tickets.delete(key);
     live.finished = true;
+    // Asked before applyFinish adds it: a result seen whole already needs no items in the log.
+    const resultSeenBefore = prehashed.resultHash !== undefined && this.ledger.fingerprints.has(prehashed.resultHash);
     const novelty = this.applyFinish(live, prehashed);
-    shared.record({ type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
+    shared.record(resultSeenBefore ? { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed, resultSeenBefore } : { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
     return novelty;
   }
 
@@ -902,8 +918,7 @@ export class RunGuard implements RunView, SharedReplica {
     call: ToolCall | PrehashedToolCall,
     forced?: { reason: RefusalReason; message: string },
   ): { call: PrehashedToolCall; decision: CallDecision; time: number; effect: CallEffect } {
-    let prehashed = this.prehash(call);
-    if (prehashed.startTime === undefined) prehashed = { ...prehashed, startTime: this.options.now() };
+    const prehashed = this.prehashWithStart(call);
     const time = Math.max(prehashed.startTime!, this.ledger.lastObservedTime ?? -Infinity);
     const facts = this.factsOf(prehashed);
     const decision: CallDecision =
@@ -911,6 +926,27 @@ export class RunGuard implements RunView, SharedReplica {
         ? this.decide(prehashed, time, facts)
         : { action: 'refuse', reason: forced.reason, tool: prehashed.tool, argsHash: prehashed.argsHash, message: forced.message };
     return { call: prehashed, decision, time, effect: facts.effect };
+  }
+
+  /** @internal A call prehashed (with its start time) and its effect, undecided (an owned run's claim). */
+  effectOfClaim(call: ToolCall | PrehashedToolCall): { call: PrehashedToolCall; effect: CallEffect } {
+    const prehashed = this.prehashWithStart(call);
+    return { call: prehashed, effect: this.factsOf(prehashed).effect };
+  }
+
+  /**
+   * The call prehashed with its start time (a claim logs it): stamped in place on a call
+   * hashed here, which nothing else holds yet; a caller's prehashed call is copied. Copying
+   * every call cost a guarded call through createMemoryRunStore ~3 us (25.1-26.0 -> 21.8-22.9
+   * us, medians of 80 interleaved in-process blocks of 500, twice; the same build against
+   * itself: 25.8 / 25.7 us), more than a copy costs: probably the copies' other object shape
+   * met by everything downstream of the decision.
+   */
+  private prehashWithStart(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
+    if (isPrehashed(call)) return call.startTime === undefined ? { ...call, startTime: this.options.now() } : call;
+    const prehashed = this.prehash(call);
+    if (prehashed.startTime === undefined) prehashed.startTime = this.options.now();
+    return prehashed;
   }
 
   /**

@@ -11,7 +11,17 @@ export type RunEvent =
   | { readonly type: 'round'; readonly time: number; readonly usage?: ModelUsage }
   | { readonly type: 'usage'; readonly usage: ModelUsage }
   | { readonly type: 'call'; readonly key: string; readonly time: number; readonly call: PrehashedToolCall; readonly decision: CallDecision }
-  | { readonly type: 'finish'; readonly key: string; readonly time: number; readonly outcome: PrehashedOutcome }
+  | {
+      readonly type: 'finish';
+      readonly key: string;
+      readonly time: number;
+      readonly outcome: PrehashedOutcome;
+      /**
+       * The writer's replica had seen this result whole before the outcome: its item
+       * fingerprints are not logged (see encodeRunEvent).
+       */
+      readonly resultSeenBefore?: boolean;
+    }
   | { readonly type: 'state'; readonly digest: string }
   | { readonly type: 'stop'; readonly decision: StopDecision }
   | { readonly type: 'end'; readonly time: number };
@@ -57,8 +67,15 @@ export function encodeRunEvent(event: RunEvent): string {
         (outcome.aboutArguments === true ? 64 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
-      // them, but the log cannot know which replica will find it new, so they are written.
-      const items = outcome.items;
+      // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
+      // every replica at this entry: a replica is the log applied in order, the writer's
+      // entries reach the log in the order it applied them (a rebase only puts other
+      // processes' entries before them), and the set of results seen only grows. Its items
+      // are neither read nor written: the engine without a store skips them too, and reading
+      // them cost a Redis guarded call with a repeated result 4.9 us of its client CPU
+      // (bench/probes/redis-guarded-call.ts, --cpu-prof). Only entries dropped past the
+      // pending cap (an outage of 10,000 events) can leave a replica without the result.
+      const items = event.resultSeenBefore === true ? undefined : outcome.items;
       const hasItems = items !== undefined && items.length > 0;
       if (hasItems) encoded.push(items);
       // The lines a window read returned (issue 24 #6): read from the output, which the log

@@ -74,6 +74,36 @@ describe('shared run ledger (issue 12)', () => {
       expect(runA.staleRoundStreak, 'A counts the stale round B played').to.equal(2);
     });
 
+    it('a result seen whole already is logged without its items, and a replica built from the log judges later results as the writer does', async () => {
+      const store = createMemoryRunStore();
+      const a = new LoopGuard({ store, profile: 'researcher', logger: quiet });
+      const runA = a.startRun('items');
+      runA.beginRound();
+      const documents = (ids: number[]) => ({ hits: ids.map((id) => ({ id: `doc-${id}`, title: `Configuring retries, part ${id}` })) });
+      const call = async (run: typeof runA, q: string, ids: number[]) => {
+        const ticket = await run.claimCall({ tool: 'search', args: { q } });
+        return run.finishCall(ticket, { result: documents(ids) });
+      };
+      expect(await call(runA, 'one', [1, 2, 3])).to.equal('new');
+      expect(await call(runA, 'two', [1, 2, 3])).to.equal('seen');
+      expect(await call(runA, 'three', [3, 2])).to.equal('seen');
+      await a.flush();
+      const finishes = (await store.readRunEvents('items', 0)).map((entry) => decodeRunEvent(entry, 'test')).filter((event) => event.type === 'finish');
+      const itemsOf = (event: RunEvent | undefined) => (event?.type === 'finish' ? event.outcome.items : 'not a finish');
+      expect(itemsOf(finishes[0])).to.have.length(3);
+      // Seen whole before: its items are never read, by the writer or by any replica.
+      expect(itemsOf(finishes[1])).to.equal(undefined);
+      expect(itemsOf(finishes[2])).to.have.length(2);
+      // Another process, its replica built from the log, judges as the writer would.
+      const b = new LoopGuard({ store, profile: 'researcher', logger: quiet });
+      const runB = b.startRun('items');
+      expect(await call(runB, 'four', [2, 1])).to.equal('seen');
+      expect(await call(runB, 'five', [1, 2, 3])).to.equal('seen');
+      expect(await call(runB, 'six', [1, 4])).to.equal('new');
+      await b.flush();
+      expect(await call(runA, 'seven', [4, 1])).to.equal('seen');
+    });
+
     it('a stop latched in one process is seen by every other at its next decision', async () => {
       const store = createMemoryRunStore();
       const a = new LoopGuard({ store, logger: quiet, staleRounds: 2 });
