@@ -873,7 +873,8 @@ export function renderServeSection(serve: ServeSuiteResult): string[] {
     '',
     'OTLP ingestion: the load client (bench/serve-load-client.ts) runs in its own process, so the spans/s are the',
     "server's, on the one core its event loop has; a bare node:http server that reads and discards the same bodies,",
-    `in interleaved rounds (median of ${serve.ingestion.rounds}), is the baseline. The decision-API client runs in the server's`,
+    `in interleaved rounds (median of ${serve.ingestion.rounds}, after one round of each that is not counted: it also timed the JIT`,
+    'compiling the path, and a deployed server has been up longer than a second), is the baseline. The decision-API client runs in the server\'s',
     'process (one core for both): the ratio against a bare node:http echo (same body, same client, interleaved) is',
     'the number to read.',
     '',
@@ -886,7 +887,10 @@ export function renderServeSection(serve: ServeSuiteResult): string[] {
     `| node:http echo p50 / p99 | ${ms(serve.decision.echo.p50)} / ${ms(serve.decision.echo.p99)} | |`,
     `| claim ÷ echo, p50 / p99 | x${serve.decision.p50Ratio.toFixed(2)} / x${serve.decision.p99Ratio.toFixed(2)} | ≤ x1.5 |`,
     `| memory per open run (one round, one call; ${serve.memory.runs} runs) | ${serve.memory.bytesPerRun.toFixed(0)} B | |`,
-    ...SERVE_INGESTION_PROFILE,
+    // The profile's heading says whether this run met the target (it is read with the table above).
+    ...SERVE_INGESTION_PROFILE.map((line) =>
+      serve.ingestion.spansPerSecond >= 50_000 ? line.replace('**Why OTLP ingestion is short of 50 000 spans/s.**', '**How OTLP ingestion got to 50 000 spans/s.**') : line,
+    ),
   ];
 }
 
