@@ -24,6 +24,13 @@ const listPage = axtree('Orders | Shop', 'https://shop.example/orders', [
   `[50] table 'Orders'`,
   ...ORDERS.map((item, index) => `\t[${60 + index}] link '${item}', url='https://shop.example/orders/${index}'`),
 ]);
+/** The list page again, its items in the opposite order. */
+const shuffledListPage = axtree('Orders | Shop', 'https://shop.example/orders', [
+  `[40] navigation 'Primary'`,
+  `\t[41] link 'Home', url='https://shop.example/'`,
+  `[50] table 'Orders'`,
+  ...[...ORDERS.keys()].reverse().map((index) => `\t[${60 + index}] link '${ORDERS[index]}', url='https://shop.example/orders/${index}'`),
+]);
 const detailPage = (index: number) =>
   axtree(`${ORDERS[index]} | Shop`, `https://shop.example/orders/${index}`, [
     `[40] navigation 'Primary'`,
@@ -144,16 +151,10 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
   });
 
   it('a page made only of nodes already seen elsewhere is seen: back on the list, the same items in another order', () => {
-    const shuffled = axtree('Orders | Shop', 'https://shop.example/orders', [
-      `[40] navigation 'Primary'`,
-      `\t[41] link 'Home', url='https://shop.example/'`,
-      `[50] table 'Orders'`,
-      ...[...ORDERS.keys()].reverse().map((index) => `\t[${60 + index}] link '${ORDERS[index]}', url='https://shop.example/orders/${index}'`),
-    ]);
     const run = newRun();
     run.beginRound();
     expect(run.finishCall(run.startCall({ tool: 'goto', args: { url: 'https://shop.example/orders' } }), { result: listPage })).to.equal('new');
-    expect(run.finishCall(run.startCall({ tool: 'click', args: { bid: '45' } }), { result: shuffled })).to.equal('seen');
+    expect(run.finishCall(run.startCall({ tool: 'click', args: { bid: '45' } }), { result: shuffledListPage })).to.equal('seen');
   });
 
   it('scrolls whose page moves are not repeats of each other; a scroll that no longer moves the page is', () => {
@@ -204,6 +205,14 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
   });
 });
 
+/** The same answer three rounds in a row: an answer tool, allowed every time. */
+function expectAnswerTool(tool: string, args: Record<string, unknown>): void {
+  const run = newRun();
+  expect(run.isAnswerTool(tool)).to.equal(true);
+  const log = playRounds(run, [1, 2, 3].map(() => [{ tool, args, outcome: { result: 'ok' } }]));
+  expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
+}
+
 describe("WebArena's own action names (issue 18 item 2)", () => {
   it('`type` and `close_tab` are browser actions: they change the page, never the workspace, so a file read is still a repeat', () => {
     const ls: ScriptedCall = { tool: 'bash', args: { command: 'ls' }, outcome: { result: 'notes.md\n' } };
@@ -216,28 +225,17 @@ describe("WebArena's own action names (issue 18 item 2)", () => {
     }
   });
 
-  it('`stop` delivers the answer: never refused, never disabled', () => {
-    const run = newRun();
-    expect(run.isAnswerTool('stop')).to.equal(true);
-    const log = playRounds(run, [1, 2, 3].map(() => [{ tool: 'stop', args: { answer: 'N/A' }, outcome: { result: 'ok' } }]));
-    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
-  });
+  it('`stop` delivers the answer: never refused, never disabled', () => expectAnswerTool('stop', { answer: 'N/A' }));
 });
 
 describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)", () => {
   // WebVoyager (MinorJerry/WebVoyager) answers `Click [5]`, `Type [7]; [text]`, `Scroll [WINDOW];
   // [down]`, `GoBack`, `ANSWER; [answer]`: the same actions as BrowserGym's, written in its own case.
   it('`Click` and `GoBack` are judged as pages: back on the list with its items in another order is seen, not new', () => {
-    const shuffled = axtree('Orders | Shop', 'https://shop.example/orders', [
-      `[40] navigation 'Primary'`,
-      `\t[41] link 'Home', url='https://shop.example/'`,
-      `[50] table 'Orders'`,
-      ...[...ORDERS.keys()].reverse().map((index) => `\t[${60 + index}] link '${ORDERS[index]}', url='https://shop.example/orders/${index}'`),
-    ]);
     const run = newRun();
     run.beginRound();
     expect(run.finishCall(run.startCall({ tool: 'Click', args: { element: 12 } }), { result: listPage })).to.equal('new');
-    expect(run.finishCall(run.startCall({ tool: 'GoBack', args: {} }), { result: shuffled })).to.equal('seen');
+    expect(run.finishCall(run.startCall({ tool: 'GoBack', args: {} }), { result: shuffledListPage })).to.equal('seen');
   });
 
   it('`Click` and `GoBack`: a list page and its detail pages are progress', () => {
@@ -251,12 +249,7 @@ describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)"
     expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
   });
 
-  it('`ANSWER` delivers the answer: never refused, never disabled', () => {
-    const run = newRun();
-    expect(run.isAnswerTool('ANSWER')).to.equal(true);
-    const log = playRounds(run, [1, 2, 3].map(() => [{ tool: 'ANSWER', args: { content: '$25' }, outcome: { result: 'ok' } }]));
-    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
-  });
+  it('`ANSWER` delivers the answer: never refused, never disabled', () => expectAnswerTool('ANSWER', { content: '$25' }));
 
   it('only the browser and answer tables fold case: `Read` is Claude Code\'s read, `READ` is a tool of unknown effect', () => {
     const decided = (tool: string) => {
