@@ -226,23 +226,21 @@ function foldToolName(name: string): string {
   return name.toLowerCase().replace(/[_-]/g, '');
 }
 
+// Folded once here; an exact name is in them too. No two browser names fold alike.
 const FOLDED_ANSWER_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_TERMINAL_TOOLS, ...WELL_KNOWN_ANSWER_TOOLS].map(foldToolName));
 const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([...WELL_KNOWN_BROWSER_TOOLS].map(([name, actionArg]) => [foldToolName(name), actionArg]));
 
 function isAnswerToolName(name: string): boolean {
-  const own = mcpToolName(name);
-  return WELL_KNOWN_TERMINAL_TOOLS.has(own) || WELL_KNOWN_ANSWER_TOOLS.has(own) || FOLDED_ANSWER_TOOLS.has(foldToolName(own));
+  return FOLDED_ANSWER_TOOLS.has(foldToolName(mcpToolName(name)));
 }
 
 function isBrowserToolName(name: string): boolean {
-  const own = mcpToolName(name);
-  return WELL_KNOWN_BROWSER_TOOLS.has(own) || FOLDED_BROWSER_TOOLS.has(foldToolName(own));
+  return FOLDED_BROWSER_TOOLS.has(foldToolName(mcpToolName(name)));
 }
 
-/** The argument naming a browser tool's action (`browser_action`'s `action`), by exact or folded name. */
+/** The argument naming a browser tool's action (`browser_action`'s `action`). */
 function browserActionArgOf(name: string): string | undefined {
-  const own = mcpToolName(name);
-  return WELL_KNOWN_BROWSER_TOOLS.has(own) ? WELL_KNOWN_BROWSER_TOOLS.get(own) : FOLDED_BROWSER_TOOLS.get(foldToolName(own));
+  return FOLDED_BROWSER_TOOLS.get(foldToolName(mcpToolName(name)));
 }
 
 /**

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { CallDecision } from '../../../src/core/types.js';
 import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
+import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
 import { newRun, playRounds, type ScriptedCall } from '../play.js';
 
 function kinds(decisions: CallDecision[]): string[] {
@@ -250,6 +251,11 @@ describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)"
   });
 
   it('`ANSWER` delivers the answer: never refused, never disabled', () => expectAnswerTool('ANSWER', { content: '$25' }));
+
+  it('no two browser tools fold to one name (policy.ts looks them up folded only)', () => {
+    const folded = [...WELL_KNOWN_BROWSER_TOOLS.keys()].map((name) => name.toLowerCase().replace(/[_-]/g, ''));
+    expect(new Set(folded).size).to.equal(folded.length);
+  });
 
   it('only the browser and answer tables fold case: `Read` is Claude Code\'s read, `READ` is a tool of unknown effect', () => {
     const decided = (tool: string) => {
