@@ -283,7 +283,7 @@ export function toEngineCall(call: ReplayCall): ToolCall | PrehashedToolCall {
 }
 
 /** The outcome with the call's recorded end time (the engine's clock for when it finished). */
-export function withEndTime(
+function withEndTime(
   outcome: CallOutcome | PrehashedOutcome,
   endTime: number | undefined,
 ): CallOutcome | PrehashedOutcome {
