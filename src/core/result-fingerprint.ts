@@ -259,6 +259,12 @@ function memberValueStart(text: string, start: number, keyToken: string): number
  * An MCP `CallToolResult` is judged by what it carries, not by its envelope.
  */
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  const prehashed = fingerprintResultValue(result, policy, maxBytes);
+  if (prehashed.outcome === 'success' && isNotFoundAnswer(result)) prehashed.aboutArguments = true;
+  return prehashed;
+}
+
+function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   // Browser tools: the result is a page, judged node by node (world-state/page-state.ts).
   if (policy.page) {
     const page = fingerprintPage(jsonTextValue(result), maxBytes);
@@ -590,6 +596,31 @@ const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|inva
  * or name is wrong, and a lookup by another one is narrowing down, not a stuck loop.
  */
 const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't|unable to) find|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
+
+/** Past this length a result is data, not an error text (a "not found" answer is one line). */
+const MAX_NOT_FOUND_ANSWER_LENGTH = 512;
+/** An answer written as an error: `Error: …`, `ERROR …`, `Exception: …`, or JSON text of `{"error": …}`. */
+const ERROR_ANSWER_LEAD = /^\s*(?:error|exception)\b|^\{"error":/i;
+
+/**
+ * A successful result that is an error saying what its arguments name does not exist:
+ * `"Error: user not found"` as the tool message's text (tau-bench's tools, LangChain's ToolNode
+ * and the OpenAI Agents SDK hand a tool's error back this way: the call itself succeeds) or an
+ * object `{"error": "Order not found"}`. Marked like the thrown error it stands for
+ * (`aboutArguments`, fingerprintError), so a lookup by another email is narrowing down (issue 18
+ * #3) rather than the sixth stale answer. Only short answers that lead with the error: a page
+ * or a document that mentions "not found" somewhere is data.
+ */
+function isNotFoundAnswer(result: unknown): boolean {
+  let text = result;
+  let isObject = false;
+  if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+    text = (result as Record<string, unknown>).error;
+    isObject = true;
+  }
+  if (typeof text !== 'string' || text.length > MAX_NOT_FOUND_ANSWER_LENGTH) return false;
+  return (isObject || ERROR_ANSWER_LEAD.test(text)) && NOT_FOUND_PATTERN.test(text);
+}
 
 /**
  * Errors are fingerprinted by type and body (document 003): the same error coming back on

@@ -540,7 +540,11 @@ export class RunGuard implements RunView, SharedReplica {
       record !== undefined &&
       record.state !== CallState.Failed &&
       record.state !== CallState.FailedTransient;
-    const teaches = narrowing && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
+    // The same said in a result (result-fingerprint.ts isNotFoundAnswer: "Error: user not found"
+    // as the tool's text): this call's first answer. Counted with the failures that teach.
+    const narrowingAnswer =
+      !failed && this.profile === 'general' && prehashed.aboutArguments === true && record !== undefined && record.outcomeTag === 0;
+    const teaches = (narrowing || narrowingAnswer) && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
     // A step the harness rejected before running it (world-state/is-step-rejection.ts: BrowserGym's
     // "Received a multi-action") is no answer from the world: not a seen result, not a failure
     // of the tool, no change to the page or the workspace, and the call's record keeps what it
@@ -594,7 +598,7 @@ export class RunGuard implements RunView, SharedReplica {
       ledger.failureStreakByTool.set(tool, 0);
       if (facts.terminal && this.stopDecision !== undefined) ledger.answeredAfterStop = true;
       ledger.sameFailure = undefined;
-      ledger.teachingFailures = 0;
+      ledger.teachingFailures = narrowingAnswer ? ledger.teachingFailures + 1 : 0;
       if (ledger.failingCall?.tool === tool) ledger.failingCall = undefined;
     }
     if (mayHaveWritten) {

@@ -20,6 +20,16 @@ describe('isEmptyResult', () => {
 });
 
 describe('fingerprintResult', () => {
+  it('marks a short error answer saying what its arguments name does not exist (issue 18 #3), and nothing else', () => {
+    for (const answer of ['Error: user not found', 'ERROR: Order #W123 does not exist', '  Exception: no such product', '{"error":"Order not found"}', { error: 'User not found' }]) {
+      expect(fingerprintResult(answer, policy, cap), JSON.stringify(answer)).to.include({ outcome: 'success', aboutArguments: true });
+    }
+    const longPage = `Error: not found${' '.repeat(600)}`;
+    for (const data of ['Found 3 users', 'Searched the wiki: page not found in index 2, showing page 3', 'Error: the order is archived', longPage, { message: 'not found', error: 42 }, ['Error: not found']]) {
+      expect(fingerprintResult(data, policy, cap), JSON.stringify(data).slice(0, 40)).not.to.have.property('aboutArguments');
+    }
+  });
+
   it('gives empty results no fingerprint', () => {
     expect(fingerprintResult({ items: [], count: 0 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult('   ', policy, cap)).to.deep.equal({ outcome: 'empty' });

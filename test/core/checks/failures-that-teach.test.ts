@@ -18,6 +18,43 @@ describe('checks: failures that teach (issue 18 #3)', () => {
     expect(stop).to.include({ action: 'stop' });
   });
 
+  // tau-bench's tools, LangChain's ToolNode and the OpenAI Agents SDK hand a tool's error back as
+  // the tool message's text: the call "succeeds" with "Error: user not found". Six different
+  // emails answered with the same text are six wrong guesses, not a stale result six times.
+  const notFoundText = (i: number): ScriptedCall[] => [{ tool: 'find_user_id_by_email', args: { email: `u${i}@example.com` }, outcome: { result: 'Error: user not found' } }];
+
+  it('lookups of six different emails answered with the text "Error: user not found", then found: not stopped', () => {
+    const rounds = Array.from({ length: 6 }, (_, i) => notFoundText(i));
+    rounds.push([{ tool: 'find_user_id_by_email', args: { email: 'yusuf.rossi@example.com' }, outcome: { result: 'yusuf_rossi_9620' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+    expect(log.flatMap((round) => round.decisions.map((decision) => decision.action))).to.deep.equal(Array(7).fill('allow'));
+  });
+
+  it('a "not found" answer as a JSON error object ({"error": "Order not found"}) narrows down too', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [{ tool: 'get_order_details', args: { order_id: `#W${i}` }, outcome: { result: { error: 'Order not found' } } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(6).fill('continue'));
+  });
+
+  it('"not found" texts past 2 x consecutiveFailures in a row count again: stopped', () => {
+    const log = playRounds(newRun(), Array.from({ length: 20 }, (_, i) => notFoundText(i)));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.within(11, 16);
+  });
+
+  it('the same lookup answered the same "not found" text again learns nothing: stopped as before', () => {
+    const log = playRounds(newRun(), Array.from({ length: 12 }, () => notFoundText(0)));
+    expect(log.at(-1)!.after.action).to.equal('stop');
+    expect(log.length).to.be.at.most(6);
+  });
+
+  it('an error text that is not about its arguments ("Error: the order is archived") is judged as any result', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 8 }, (_, i) => [{ tool: 'get_order_details', args: { order_id: `#W${i}` }, outcome: { result: 'Error: the order is archived' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop' });
+  });
+
   it('in the researcher profile document 000 holds: the same tool failing 5 times in a row stops, whatever the arguments', () => {
     const rounds: ScriptedCall[][] = ['1', '2', '3', '4', '5', '6'].map((bid) => [{ tool: 'click', args: { bid }, outcome: missing(bid) }]);
     const log = playRounds(newRun({ profile: 'researcher' }), rounds);

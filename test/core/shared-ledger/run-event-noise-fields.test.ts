@@ -30,6 +30,9 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     const lookup = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'error', resultHash: 'r', aboutArguments: true } }), 'test:2');
     expect(lookup).to.nested.include({ 'outcome.aboutArguments': true });
     expect(lookup).not.to.have.nested.property('outcome.argumentIndependent');
+    // "Error: user not found" handed back as the tool's text: a success about its arguments.
+    const answered = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k4', time: 8, outcome: { outcome: 'success', resultHash: 'r', aboutArguments: true } }), 'test:4');
+    expect(answered).to.nested.include({ 'outcome.outcome': 'success', 'outcome.aboutArguments': true });
     // Written by a loopguard before these flags: read as a failure about nothing in particular.
     const older = decodeRunEvent('["f","k3",7,"error","r",4,"Error"]', 'test:3');
     expect(older).to.deep.equal({ type: 'finish', key: 'k3', time: 7, outcome: { outcome: 'error', endTime: 7, resultHash: 'r', transient: false, errorType: 'Error' } });
