@@ -1,5 +1,6 @@
 import { isAcknowledgement } from './world-state/is-acknowledgement.js';
 import { isStepRejection } from './world-state/is-step-rejection.js';
+import { isNoOutputNotice } from './world-state/is-no-output-notice.js';
 import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
@@ -274,7 +275,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
     const trimmed = result.trimStart();
-    if (trimmed === '') return { outcome: 'empty' };
+    if (trimmed === '' || isNoOutputNotice(result)) return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
@@ -297,7 +298,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (unwrapped !== value) {
     if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
     value = unwrapped;
-    if (typeof value === 'string') return value.trim() === '' ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
+    if (typeof value === 'string') return value.trim() === '' || isNoOutputNotice(value) ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
     if (isEmptyResult(value)) return { outcome: 'empty' };
   }
   let text: string | undefined;

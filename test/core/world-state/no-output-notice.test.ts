@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { resolveOptions } from '../../../src/core/policy.js';
+import { fingerprintResult } from '../../../src/core/result-fingerprint.js';
+import { isNoOutputNotice } from '../../../src/core/world-state/is-no-output-notice.js';
+import { newRun, playRounds, type ScriptedCall } from '../play.js';
+
+const options = resolveOptions({});
+const swe = 'Your command ran successfully and did not produce any output.';
+
+describe('world-state: a harness saying a command printed nothing is an empty result (document 000)', () => {
+  it('knows the notices of SWE-agent and of transcript formats that write one, and nothing that merely says more', () => {
+    for (const notice of [swe, 'Your last command ran successfully and did not produce any output.', 'Tool ran without output or errors', '<system>Tool ran without output or errors</system>', `  ${swe}\n`]) {
+      expect(isNoOutputNotice(notice), notice).to.equal(true);
+      expect(fingerprintResult(notice, options.defaultTool, options.maxFingerprintBytes), notice).to.deep.equal({ outcome: 'empty' });
+    }
+    // An MCP tool's text content carrying the notice is the same empty result.
+    expect(fingerprintResult({ content: [{ type: 'text', text: swe }] }, options.defaultTool, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    for (const data of [`${swe}\n(Open file: /repo/a.py)`, 'Tool ran without output', 'ok', '']) expect(isNoOutputNotice(data), data).to.equal(false);
+  });
+
+  it('six different greps that find nothing, each answered with SWE-agent\'s notice, then one that finds the class: not stopped, nothing refused', () => {
+    const rounds: ScriptedCall[][] = ['foo_bar', 'FooBar', 'foo-bar', 'fooBar', 'FOO_BAR', 'foobar'].map((word) => [
+      { tool: 'bash', args: { command: `grep -rn "${word}" /testbed/src` }, outcome: { result: swe } },
+    ]);
+    rounds.push([{ tool: 'bash', args: { command: 'grep -rn "Foo" /testbed/src' }, outcome: { result: '/testbed/src/a.py:3: class Foo:' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+    expect(log.flatMap((round) => round.decisions.map((decision) => decision.action))).to.deep.equal(Array(7).fill('allow'));
+  });
+
+  it('the same silent command run again and again with nothing written is still a repeat, as with an empty output', () => {
+    const same = (result: string): ScriptedCall[][] => Array.from({ length: 8 }, () => [{ tool: 'bash', args: { command: 'python check.py' }, outcome: { result } }]);
+    const withNotice = playRounds(newRun(), same(swe));
+    const withEmpty = playRounds(newRun(), same(''));
+    expect(withNotice.at(-1)!.after.action).to.equal('stop');
+    expect(withNotice.map((round) => [round.after.action, round.decisions.map((decision) => decision.action)])).to.deep.equal(
+      withEmpty.map((round) => [round.after.action, round.decisions.map((decision) => decision.action)]),
+    );
+  });
+});
