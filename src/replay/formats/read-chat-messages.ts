@@ -13,14 +13,19 @@ import type { TrajectoryCalls, TrajectorySource } from './trajectory-source.js';
  *
  * - an array of messages, or `{"messages": [...]}` (without mini-swe-agent's `info`): one run;
  * - an array of runs, each `{"messages": [...]}` or `{"traj": [...]}` (a benchmark's results
- *   file: one task per element): one run per element, named `<file>#<task_id>` (else `#<n>`).
+ *   file: one task per element), or `{"simulations": [...]}` of them: one run per element, named
+ *   `<file>#<task_id>` (else `#<n>`); a task run several times, `#<task_id>/trial-<trial>` (else
+ *   `#<task_id>/<k>`).
  *
  * - round: each assistant message is one model call, so its tool calls share a round; an
  *   assistant message with no tool call is a round too (the gap the JSONL format allows).
  * - args: `function.arguments` parsed when it is JSON text, else kept as text; `input` as given.
- * - outcome: the answer's content (text parts joined); an Anthropic `is_error` result is a
- *   failure. The OpenAI shape has no error flag, so a tool's "Error: …" text is a result: what
- *   the tool said is still what it taught the agent.
+ * - outcome: the answer's content (text parts joined); an Anthropic `is_error` result, and a
+ *   tool message with `error: true` (tau2-bench), is a failure. The OpenAI shape has no error
+ *   flag, so a tool's "Error: …" text is a result: what the tool said is still what it taught
+ *   the agent (a "not found" one narrows down, result-fingerprint.ts isNotFoundAnswer).
+ * - tool calls: OpenAI's `{id, function: {name, arguments}}` or flat `{id, name, arguments}`;
+ *   a simulated user's own tool calls (`role: "user"`) are not the agent's and are not read.
  * - A call never answered (the run ended first) is left out.
  */
 export function readChatMessages(document: unknown, source: TrajectorySource): TrajectoryCalls {
@@ -66,23 +71,47 @@ function chatRuns(document: unknown): ChatRun[] | undefined {
   if (Array.isArray(document)) {
     const first = document.find(isPlainObject);
     if (isMessage(first)) return [{ messages: document, name: undefined, path: '' }];
-    if (messagesOf(first) === undefined) return undefined;
-    const runs: ChatRun[] = [];
-    document.forEach((entry, index) => {
-      const found = messagesOf(entry);
-      if (found === undefined) return;
-      const record = entry as Record<string, unknown>;
-      const id = record.task_id ?? record.id ?? record.instance_id;
-      const name = typeof id === 'string' || typeof id === 'number' ? String(id) : String(index + 1);
-      runs.push({ messages: found.messages, name, path: `[${index}].${found.key}` });
-    });
-    return runs;
+    return resultRuns(document, '');
   }
   if (isPlainObject(document) && !isPlainObject(document.info)) {
+    // A results document that keeps its runs under `simulations` (tau2-bench's results.json).
+    if (Array.isArray(document.simulations)) return resultRuns(document.simulations, 'simulations');
     const found = messagesOf(document);
     if (found !== undefined) return [{ messages: found.messages, name: undefined, path: found.key }];
   }
   return undefined;
+}
+
+/**
+ * The runs of a benchmark's results: one per element with messages, named by its task id
+ * (else its position). A task run several times (`--num-trials`) is one run per trial: named
+ * by its `trial` when it has one, else by its occurrence. Before, trials shared the task's
+ * name, and every trial after the first was turned down as rounds out of order: lost.
+ */
+function resultRuns(entries: unknown[], path: string): ChatRun[] | undefined {
+  if (messagesOf(entries.find(isPlainObject)) === undefined) return undefined;
+  const runs: Array<ChatRun & { task: string; trial: unknown }> = [];
+  const perTask = new Map<string, number>();
+  entries.forEach((entry, index) => {
+    const found = messagesOf(entry);
+    if (found === undefined) return;
+    const record = entry as Record<string, unknown>;
+    const id = record.task_id ?? record.id ?? record.instance_id;
+    const task = typeof id === 'string' || typeof id === 'number' ? String(id) : String(index + 1);
+    perTask.set(task, (perTask.get(task) ?? 0) + 1);
+    runs.push({ messages: found.messages, name: task, path: `${path}[${index}].${found.key}`, task, trial: record.trial });
+  });
+  const occurrences = new Map<string, number>();
+  const trialsNamed = new Set<string>();
+  for (const run of runs) {
+    if (perTask.get(run.task)! === 1) continue;
+    const occurrence = (occurrences.get(run.task) ?? 0) + 1;
+    occurrences.set(run.task, occurrence);
+    const trial = typeof run.trial === 'number' || typeof run.trial === 'string' ? `${run.task}/trial-${run.trial}` : undefined;
+    run.name = trial !== undefined && !trialsNamed.has(trial) ? trial : `${run.task}/${occurrence}`;
+    if (trial !== undefined) trialsNamed.add(trial);
+  }
+  return runs.map(({ messages, name, path: at }) => ({ messages, name, path: at }));
 }
 
 /** Whether a parsed JSON document is a conversation of chat messages (see {@link readChatMessages}). */
@@ -125,9 +154,10 @@ function readOneConversation(messages: unknown[], path: string, run: string, sou
       round++;
       if (Array.isArray(message.tool_calls)) {
         message.tool_calls.forEach((toolCall: unknown, callIndex) => {
-          const fn = isPlainObject(toolCall) && isPlainObject(toolCall.function) ? toolCall.function : undefined;
+          // OpenAI's `{id, function: {name, arguments}}`, or flat `{id, name, arguments}` (tau2-bench).
+          const fn = !isPlainObject(toolCall) ? undefined : isPlainObject(toolCall.function) ? toolCall.function : typeof toolCall.name === 'string' ? toolCall : undefined;
           if (!isPlainObject(toolCall) || fn === undefined || typeof fn.name !== 'string' || fn.name === '') {
-            problems.push(new ReplayInputError({ file, line, field: `${at}.tool_calls[${callIndex}]`, problem: `a tool call needs function.name, got ${describeJsonValue(toolCall)}` }));
+            problems.push(new ReplayInputError({ file, line, field: `${at}.tool_calls[${callIndex}]`, problem: `a tool call needs function.name (or name), got ${describeJsonValue(toolCall)}` }));
             return;
           }
           open(fn.name, parseArguments(fn.arguments), typeof toolCall.id === 'string' ? toolCall.id : undefined);
@@ -144,10 +174,12 @@ function readOneConversation(messages: unknown[], path: string, run: string, sou
       return;
     }
     if (message.role === 'tool') {
-      const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
+      // tau2-bench answers a call by its own `id` and flags a failure with `error: true`.
+      const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : typeof message.id === 'string' ? message.id : undefined;
       const entry = id !== undefined ? pendingById.get(id) : typeof message.name === 'string' ? pendingByName.get(message.name)?.shift() : undefined;
       if (id !== undefined) pendingById.delete(id);
-      answer(entry, { result: contentText(message.content) });
+      const text = contentText(message.content);
+      answer(entry, message.error === true ? { error: { type: 'tool_error', message: text } } : { result: text });
       return;
     }
     if (message.role === 'function' && typeof message.name === 'string') {

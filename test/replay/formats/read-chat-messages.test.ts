@@ -87,6 +87,51 @@ describe('readChatMessages', () => {
     expect(calls.map((call) => call.run)).to.deep.equal(['support#7', 'support#2']);
   });
 
+  it('several trials of one task (a results file of a run with many trials): one run per trial, none merged or lost', () => {
+    const conversation = (id: string) => [
+      { role: 'assistant', tool_calls: [{ id, type: 'function', function: { name: 'get_order', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: id, content: 'order' },
+    ];
+    const { calls, problems } = readChatMessages(
+      [
+        { task_id: 7, trial: 0, traj: conversation('a') },
+        { task_id: 7, trial: 1, traj: conversation('b') },
+        { task_id: 8, trial: 0, traj: conversation('c') },
+        { task_id: 9, traj: conversation('d') },
+        { task_id: 9, traj: conversation('e') },
+      ],
+      source,
+    );
+    expect(problems).to.deep.equal([]);
+    expect(calls.map((call) => call.run)).to.deep.equal(['support#7/trial-0', 'support#7/trial-1', 'support#8', 'support#9/1', 'support#9/2']);
+  });
+
+  it('reads the message shape of tau2-style results: {"simulations": [...]}, flat tool calls ({id, name, arguments}), tool messages by "id" with an "error" flag', () => {
+    const simulation = (trial: number) => ({
+      id: `sim-${trial}`,
+      task_id: 'refund_1',
+      trial,
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', name: 'get_user_details', arguments: { user_id: 'u1' }, requestor: 'assistant' }] },
+        { role: 'tool', id: 'c1', content: '{"user_id":"u1"}', requestor: 'assistant', error: false },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c2', name: 'get_order_details', arguments: { order_id: '#W9' }, requestor: 'assistant' }] },
+        { role: 'tool', id: 'c2', content: 'Error: order not found', requestor: 'assistant', error: true },
+        // The simulated user's own tool (telecom-style): not the agent's call.
+        { role: 'user', content: null, tool_calls: [{ id: 'u1', name: 'toggle_airplane_mode', arguments: {}, requestor: 'user' }] },
+        { role: 'tool', id: 'u1', content: 'done', requestor: 'user', error: false },
+      ],
+    });
+    expect(detectDocumentFormat({ simulations: [simulation(0)] })).to.equal('chat-messages');
+    const { calls, problems } = readChatMessages({ timestamp: 't', simulations: [simulation(0), simulation(1)] }, source);
+    expect(problems).to.deep.equal([]);
+    expect(calls.map((call) => [call.run, call.round, call.tool, call.args, call.outcome])).to.deep.equal([
+      ['support#refund_1/trial-0', 1, 'get_user_details', { user_id: 'u1' }, { result: '{"user_id":"u1"}' }],
+      ['support#refund_1/trial-0', 2, 'get_order_details', { order_id: '#W9' }, { error: { type: 'tool_error', message: 'Error: order not found' } }],
+      ['support#refund_1/trial-1', 1, 'get_user_details', { user_id: 'u1' }, { result: '{"user_id":"u1"}' }],
+      ['support#refund_1/trial-1', 2, 'get_order_details', { order_id: '#W9' }, { error: { type: 'tool_error', message: 'Error: order not found' } }],
+    ]);
+  });
+
   it('names the message that is not one, keeps the rest; a document of no kind is one clear error', () => {
     const { calls, problems } = readChatMessages([...openAiConversation.slice(0, 5), 'stray text'], source);
     expect(calls).to.have.length(2);
