@@ -14,6 +14,7 @@ import * as openhandsResolver from './src-openhands-resolver.mjs';
 import * as browsergym from './src-browsergym-workarena.mjs';
 import * as langgraphSupport from './src-langgraph-customer-support.mjs';
 import * as agentdojo from './src-agentdojo.mjs';
+import * as openhandsSwebench from './src-openhands-swebench-claude.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -45,7 +46,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -87,6 +88,16 @@ const built = [
   ...fever.build({ gitDir: git('ysymyth/ReAct'), commit: PINS['ysymyth/ReAct'], write,
     select: quota({ looping: Infinity, healthy: 12, failed_no_loop: 4 }) }),
   ...openhandsResolver.build({ gitDir: git('All-Hands-AI/OpenHands'), commit: PINS['All-Hands-AI/OpenHands'], write }),
+  // Read at its own commit (openhandsSwebench.COMMIT, a pull-request ref of the same repository), not at the pin above.
+  ...openhandsSwebench.build({ gitDir: git('All-Hands-AI/OpenHands'), write,
+    // 20 resolved, evenly spaced over the instance-id-sorted list; 20 unresolved: the 5 that hit the 50-iteration
+    // limit (the runs nearest to a loop) and 15 evenly spaced over the other 19.
+    select: (cands) => {
+      const unresolved = cands.filter((c) => !c.resolved);
+      const atLimit = unresolved.filter((c) => c.hitLimit);
+      const others = evenly(unresolved.filter((c) => !c.hitLimit), 20 - atLimit.length);
+      return [...evenly(cands.filter((c) => c.resolved), 20), ...[...atLimit, ...others].sort((a, b) => a.instance.localeCompare(b.instance))];
+    } }),
   ...browsergymRuns.entries,
   ...supportRuns.entries,
   ...agentdojoRuns.entries,
