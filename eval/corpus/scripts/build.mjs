@@ -15,6 +15,7 @@ import * as browsergym from './src-browsergym-workarena.mjs';
 import * as langgraphSupport from './src-langgraph-customer-support.mjs';
 import * as agentdojo from './src-agentdojo.mjs';
 import * as openhandsSwebench from './src-openhands-swebench-claude.mjs';
+import * as intercodeBash from './src-intercode-bash.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -36,6 +37,8 @@ const PINS = {
   // upstream commit before a fork deleted `runs/`. No snapshot of ethz-spylab/agentdojo itself is available, so it is
   // read from the sequrity-ai/agentdojo fork, whose history holds this commit unchanged.
   'ethz-spylab/agentdojo': '96046ab54a99f5e5ec86b920ea9a2d8ae24ea6d8',
+  // main of 2024-05-05; data/results/ holds the paper's recorded runs (unchanged since 2023).
+  'princeton-nlp/intercode': 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
 };
 
 function writer(slugs) {
@@ -46,7 +49,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -76,6 +79,11 @@ const supportRuns = langgraphSupport.build({ gitDir: git('langchain-ai/langgraph
 for (const line of supportRuns.skipped) console.error(`langgraph-customer-support: skipped ${line}`);
 const agentdojoRuns = agentdojo.build({ gitDir: git('ethz-spylab/agentdojo'), commit: PINS['ethz-spylab/agentdojo'], write });
 for (const line of agentdojoRuns.left.noToolCall) console.error(`agentdojo: not taken, no tool call: ${line}`);
+const intercodeRuns = intercodeBash.build({ gitDir: git('princeton-nlp/intercode'), commit: PINS['princeton-nlp/intercode'], model: 'gpt-4', write,
+  // gpt-4 over the four NL2Bash file systems (200 episodes: 97 healthy, 60 looping, 43 failed): 20 looping, 12 healthy
+  // and 8 failed, each evenly spaced over the (file system, task id) order.
+  select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 12, 8][i])) });
+for (const line of intercodeRuns.left) console.error(`intercode-bash: left out ${line}`);
 for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
@@ -101,6 +109,7 @@ const built = [
   ...browsergymRuns.entries,
   ...supportRuns.entries,
   ...agentdojoRuns.entries,
+  ...intercodeRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];

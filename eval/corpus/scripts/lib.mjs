@@ -72,7 +72,8 @@ export function analyzeLoop(steps, { minRepeatTail = 8, minSameObs = 4, minStret
 }
 
 export function shortAct(a, n = 60) {
-  const s = norm(a).replace(/\s+/g, ' ');
+  // Control characters are escaped: an InterCode observation of a binary file is NUL bytes, which made EVAL.md binary.
+  const s = norm(a).replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return s.length > n ? s.slice(0, n) + '…' : s;
 }
 
