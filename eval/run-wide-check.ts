@@ -8,7 +8,8 @@
  * the wide check's own: every BrowserGym DemoAgent run in the Nid989/BrowserGym fork's history
  * (WorkArena and WebArena), read from experiment.log (scripts/src-browsergym-fork-logs.mjs), the
  * only browser runs with page observations and validator verdicts found beyond the corpus's; and
- * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two. Not part of
+ * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
+ * Claude 3.5 Sonnet SWE-bench runs; and every InterCode-Bash episode of the paper's seven models. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
@@ -34,6 +35,16 @@ import * as fever from './corpus/scripts/src-react-fever.mjs';
 import * as browsergymFork from './corpus/scripts/src-browsergym-fork-logs.mjs';
 // @ts-expect-error: no declaration file
 import * as agentdojo from './corpus/scripts/src-agentdojo.mjs';
+// @ts-expect-error: no declaration file
+import * as intercodeBash from './corpus/scripts/src-intercode-bash.mjs';
+// @ts-expect-error: no declaration file
+import * as openhandsSwebench from './corpus/scripts/src-openhands-swebench-claude.mjs';
+
+/** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
+const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
+/** The bash command of each line of a converted loopguard-jsonl run, for the classifier census. */
+const jsonlCommands = (text: string): string[] =>
+  text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { args: { command: string } }).args.command);
 
 interface Entry {
   file: string;
@@ -82,6 +93,24 @@ const SOURCES: Source[] = [
     repo: 'sequrity-ai/agentdojo',
     commit: '96046ab54a99f5e5ec86b920ea9a2d8ae24ea6d8',
     build: (options) => agentdojo.build({ ...(options as object), everyModel: true }).entries,
+  },
+  // All 50 runs the corpus samples 40 of (read at the source's own commit, a pull-request ref; MIT).
+  {
+    name: 'OpenHands CodeActAgent + Claude 3.5 Sonnet (SWE-bench Verified, 50 instances)',
+    kind: 'coding',
+    repo: 'All-Hands-AI/OpenHands',
+    commit: openhandsSwebench.COMMIT,
+    build: openhandsSwebench.build,
+  },
+  // The corpus samples gpt-4's runs; here every episode of every bash model in the paper's results (MIT). Episodes the
+  // harness cut on a failed policy call are left out, as in the corpus (most of chat-bison-001's).
+  {
+    name: 'InterCode-Bash, every model of the paper (NL2Bash, 10 turns)',
+    kind: 'shell',
+    repo: 'princeton-nlp/intercode',
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => INTERCODE_BASH_MODELS.flatMap((model) => intercodeBash.build({ ...(options as object), model }).entries),
+    commandsOf: jsonlCommands,
   },
 ];
 
