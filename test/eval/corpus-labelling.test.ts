@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 // The corpus build scripts are plain Node modules with no types; only their outputs are used here.
 // @ts-expect-error untyped .mjs
-import { analyzeLoop } from '../../eval/corpus/scripts/lib.mjs';
+import { analyzeLoop, describeLoop } from '../../eval/corpus/scripts/lib.mjs';
+// @ts-expect-error untyped .mjs
+import { convert as convertInterCode } from '../../eval/corpus/scripts/src-intercode-bash.mjs';
+// @ts-expect-error untyped .mjs
+import { convert as convertOpenHandsCompletion, readVerdicts } from '../../eval/corpus/scripts/src-openhands-swebench-claude.mjs';
 // @ts-expect-error untyped .mjs
 import { parseAction } from '../../eval/corpus/scripts/src-browsergym-workarena.mjs';
 // @ts-expect-error untyped .mjs
@@ -32,6 +36,71 @@ describe('corpus labelling rules (eval/corpus/scripts)', () => {
   it('keeps the tail rules first: a final run of 4 identical observations is a same-observation loop from its start', () => {
     const run = steps([['a', 'x'], ['b', 'y'], ['c', 'y'], ['d', 'y'], ['e', 'y']]);
     expect([analyzeLoop(run).rule, analyzeLoop(run).loopStart]).to.deep.equal(['same-observation', 1]);
+  });
+});
+
+describe('loop reasons (eval/corpus/scripts/lib.mjs)', () => {
+  it('escapes control characters of an observation it quotes: a file of NUL bytes must not make EVAL.md binary', () => {
+    const run = steps([['cat a', 'x'], ...Array.from({ length: 4 }, () => ['cat b', '\u0000\u0000ab'] as [string, string])]);
+    const reason = describeLoop('failed', run, analyzeLoop(run)) as string;
+    expect(reason).to.contain('`\\x00\\x00ab`');
+    expect(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(reason), 'raw control character').to.equal(false);
+  });
+});
+
+describe('InterCode-Bash episodes (intercode-bash source)', () => {
+  const episode = {
+    turn_history: {
+      actions: ['ls /testbed', 'find / -name x', 'echo $('],
+      observations: ['a\nb\n', 'Command timed out', 'Malformed command'],
+      rewards: [0.3, 0.3, 0.3],
+      valid_action: [true, false, false],
+    },
+  };
+  it('writes one bash call per turn; the environment\'s own failure texts become errors, other output stays a result', () => {
+    const { lines, steps: read } = convertInterCode(episode, 'run-1');
+    expect(lines.map((line: string) => JSON.parse(line))).to.deep.equal([
+      { run: 'run-1', round: 1, tool: 'bash', args: { command: 'ls /testbed' }, result: 'a\nb\n' },
+      { run: 'run-1', round: 2, tool: 'bash', args: { command: 'find / -name x' }, error: { type: 'timeout', message: 'Command timed out' } },
+      { run: 'run-1', round: 3, tool: 'bash', args: { command: 'echo $(' }, error: { type: 'MalformedCommand', message: 'Malformed command' } },
+    ]);
+    expect(read.map((step: { observation: string }) => step.observation)).to.deep.equal(episode.turn_history.observations);
+  });
+
+  it('keeps a failed command\'s output as the result when it is not the environment\'s failure text', () => {
+    const failed = { turn_history: { actions: ['cat nope'], observations: ['cat: nope: No such file'], rewards: [0], valid_action: [false] } };
+    expect(JSON.parse(convertInterCode(failed, 'r').lines[0]).result).to.equal('cat: nope: No such file');
+  });
+});
+
+describe('OpenHands LLM-completion logs (openhands-swebench-claude source)', () => {
+  const call = (id: string, name: string, args: object) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+  const completion = {
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'You are OpenHands agent' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Fix the issue' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Look first' }], tool_calls: [call('t1', 'execute_bash', { command: 'ls' })] },
+      { role: 'tool', tool_call_id: 't1', name: 'execute_bash', content: [{ type: 'text', text: 'setup.py' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done, I think.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Please continue working on the task' }] },
+      { role: 'assistant', content: [], tool_calls: [call('t2', 'str_replace_editor', { command: 'view', path: '/a.py' })] },
+      { role: 'tool', tool_call_id: 't2', name: 'str_replace_editor', content: [{ type: 'text', text: '1 import os' }] },
+    ],
+    response: { choices: [{ message: { role: 'assistant', content: 'bye', tool_calls: [call('t3', 'finish', {})] } }] },
+  };
+  it('rebuilds the calls from the last completion: rounds count assistant turns, finish has no result and is left out', () => {
+    const { lines, leftOut, rounds } = convertOpenHandsCompletion(completion, 'r');
+    expect(lines.map((line: string) => JSON.parse(line))).to.deep.equal([
+      { run: 'r', round: 1, tool: 'execute_bash', args: { command: 'ls' }, callId: 't1', result: 'setup.py' },
+      { run: 'r', round: 3, tool: 'str_replace_editor', args: { command: 'view', path: '/a.py' }, callId: 't2', result: '1 import os' },
+    ]);
+    expect([leftOut, rounds]).to.deep.equal([['finish in round 4'], 4]);
+  });
+
+  it('reads resolved and unresolved instance ids from the SWE-bench report, and refuses a report without them', () => {
+    const report = '# SWE-bench Report\n## Resolved Instances\n- [a__a-1](x)\n\n## Unresolved Instances\n- [b__b-2](y)\n\n## Error Instances\n';
+    expect([...readVerdicts(report)]).to.deep.equal([['a__a-1', true], ['b__b-2', false]]);
+    expect(() => readVerdicts('# nothing')).to.throw('Resolved Instances');
   });
 });
 

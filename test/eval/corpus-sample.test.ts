@@ -48,6 +48,11 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // AgentDojo travel assistant (gpt-4o), utility check passed: three rounds of up to three parallel look-ups
     // (ratings, prices, addresses) over the same hotels and restaurants, then the answer.
     'agentdojo/gpt-4o-2024-05-13/travel-user_task_17.jsonl',
+    // OpenHands CodeActAgent + Claude 3.5 Sonnet, resolved: rewrites its reproduction script three times through
+    // "create → File already exists → rm → create → run", with new content and new output each time (32 calls).
+    'openhands-swebench-claude/django__django-10880.jsonl',
+    // Shell agent (InterCode-Bash, gpt-4), reward 1 on turn 7: six different pipelines, then the right one.
+    'intercode-bash/gpt-4/fs1-task47.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -73,6 +78,11 @@ describe('real recorded runs (eval/corpus sample)', () => {
     'agentdojo/meta-llama_Llama-3.3-70B-Instruct/travel-user_task_14.jsonl',
     // AgentDojo travel assistant (Claude 3 Haiku) re-running the restaurant look-ups it already has, in a cycle.
     'agentdojo/claude-3-haiku-20240307/travel-user_task_18.jsonl',
+    // Shell agent (InterCode-Bash, gpt-4): the same `df -h … | grep -q …` check, empty output, 9 times to the turn cap.
+    'intercode-bash/gpt-4/fs3-task44.jsonl',
+    // Shell agent (InterCode-Bash, gpt-4): the same count of file extensions, "3", behind a different trim each time,
+    // the exact pipelines coming back from turn 8.
+    'intercode-bash/gpt-4/fs3-task31.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {
