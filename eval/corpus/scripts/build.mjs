@@ -16,6 +16,7 @@ import * as langgraphSupport from './src-langgraph-customer-support.mjs';
 import * as agentdojo from './src-agentdojo.mjs';
 import * as openhandsSwebench from './src-openhands-swebench-claude.mjs';
 import * as intercodeBash from './src-intercode-bash.mjs';
+import * as intercodeCtf from './src-intercode-ctf.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -49,7 +50,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -84,6 +85,10 @@ const intercodeRuns = intercodeBash.build({ gitDir: git('princeton-nlp/intercode
   // and 8 failed, each evenly spaced over the (file system, task id) order.
   select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 12, 8][i])) });
 for (const line of intercodeRuns.left) console.error(`intercode-bash: left out ${line}`);
+const intercodeCtfRuns = intercodeCtf.build({ gitDir: git('princeton-nlp/intercode'), commit: PINS['princeton-nlp/intercode'], write,
+  // gpt-4 on the 93 CTF tasks (37 healthy, 11 looping, 45 failed): every loop, 8 healthy and 6 failed evenly spaced.
+  select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [Infinity, 8, 6][i])) });
+for (const line of intercodeCtfRuns.left) console.error(`intercode-ctf: left out ${line}`);
 for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
@@ -110,6 +115,7 @@ const built = [
   ...supportRuns.entries,
   ...agentdojoRuns.entries,
   ...intercodeRuns.entries,
+  ...intercodeCtfRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];

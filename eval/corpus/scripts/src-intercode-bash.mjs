@@ -22,7 +22,7 @@ import { gitShow, truncate, analyzeLoop, describeLoop } from './lib.mjs';
 export const SOURCE = { repo: 'princeton-nlp/intercode', licence: 'MIT (LICENSE.md)' };
 export const FILE_SYSTEMS = [1, 2, 3, 4];
 // intercode/envs/bash/bash_env.py exec_action: the observation it writes when the command could not run.
-const ENVIRONMENT_FAILURES = { 'Command timed out': 'timeout', 'Malformed command': 'MalformedCommand' };
+export const ENVIRONMENT_FAILURES = { 'Command timed out': 'timeout', 'Malformed command': 'MalformedCommand' };
 export const resultPath = (model, fileSystem) => `data/results/bash/${model}/ic_bash_multiturn_${model}_10_turns_fs_${fileSystem}.json`;
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
