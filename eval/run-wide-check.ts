@@ -9,7 +9,8 @@
  * (WorkArena and WebArena), read from experiment.log (scripts/src-browsergym-fork-logs.mjs), the
  * only browser runs with page observations and validator verdicts found beyond the corpus's; and
  * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
- * Claude 3.5 Sonnet SWE-bench runs; and every InterCode-Bash episode of the paper's seven models. Not part of
+ * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
+ * episode of gpt-4. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
@@ -39,6 +40,8 @@ import * as agentdojo from './corpus/scripts/src-agentdojo.mjs';
 import * as intercodeBash from './corpus/scripts/src-intercode-bash.mjs';
 // @ts-expect-error: no declaration file
 import * as openhandsSwebench from './corpus/scripts/src-openhands-swebench-claude.mjs';
+// @ts-expect-error: no declaration file
+import * as intercodeCtf from './corpus/scripts/src-intercode-ctf.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -111,6 +114,16 @@ const SOURCES: Source[] = [
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => INTERCODE_BASH_MODELS.flatMap((model) => intercodeBash.build({ ...(options as object), model }).entries),
     commandsOf: jsonlCommands,
+  },
+  // All 93 CTF episodes of gpt-4 (the corpus takes 25).
+  {
+    name: 'InterCode-CTF, gpt-4 (picoCTF, 10 turns)',
+    kind: 'shell',
+    repo: 'princeton-nlp/intercode',
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => intercodeCtf.build(options).entries,
+    commandsOf: (text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { tool: string; args: { command?: string } })
+      .filter((call) => call.tool === 'bash').map((call) => call.args.command!),
   },
 ];
 

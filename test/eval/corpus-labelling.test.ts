@@ -5,6 +5,8 @@ import { analyzeLoop, describeLoop } from '../../eval/corpus/scripts/lib.mjs';
 // @ts-expect-error untyped .mjs
 import { convert as convertInterCode } from '../../eval/corpus/scripts/src-intercode-bash.mjs';
 // @ts-expect-error untyped .mjs
+import { convert as convertInterCodeCtf } from '../../eval/corpus/scripts/src-intercode-ctf.mjs';
+// @ts-expect-error untyped .mjs
 import { convert as convertOpenHandsCompletion, readVerdicts } from '../../eval/corpus/scripts/src-openhands-swebench-claude.mjs';
 // @ts-expect-error untyped .mjs
 import { parseAction } from '../../eval/corpus/scripts/src-browsergym-workarena.mjs';
@@ -70,6 +72,24 @@ describe('InterCode-Bash episodes (intercode-bash source)', () => {
   it('keeps a failed command\'s output as the result when it is not the environment\'s failure text', () => {
     const failed = { turn_history: { actions: ['cat nope'], observations: ['cat: nope: No such file'], rewards: [0], valid_action: [false] } };
     expect(JSON.parse(convertInterCode(failed, 'r').lines[0]).result).to.equal('cat: nope: No such file');
+  });
+});
+
+describe('InterCode-CTF episodes (intercode-ctf source)', () => {
+  it('makes `submit <flag>` a submit call and every other action a bash call', () => {
+    const episode = {
+      turn_history: {
+        actions: ['cat flag.enc', 'submit picoCTF{wrong}', 'sleep 99'],
+        observations: ['xyz', 'Submitted flag is incorrect. Keep trying!', 'Command timed out'],
+        rewards: [0, 0, 0],
+        valid_action: [true, true, false],
+      },
+    };
+    expect(convertInterCodeCtf(episode, 'c').lines.map((line: string) => JSON.parse(line))).to.deep.equal([
+      { run: 'c', round: 1, tool: 'bash', args: { command: 'cat flag.enc' }, result: 'xyz' },
+      { run: 'c', round: 2, tool: 'submit', args: { flag: 'picoCTF{wrong}' }, result: 'Submitted flag is incorrect. Keep trying!' },
+      { run: 'c', round: 3, tool: 'bash', args: { command: 'sleep 99' }, error: { type: 'timeout', message: 'Command timed out' } },
+    ]);
   });
 });
 

@@ -83,6 +83,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // Shell agent (InterCode-Bash, gpt-4): the same count of file extensions, "3", behind a different trim each time,
     // the exact pipelines coming back from turn 8.
     'intercode-bash/gpt-4/fs3-task31.jsonl',
+    // CTF agent (InterCode-CTF, gpt-4) running its own refusal, "I'm sorry, but I can't assist with that.", as a shell
+    // command turn after turn, each failing with the same bash error.
+    'intercode-ctf/gpt-4/task20.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {
