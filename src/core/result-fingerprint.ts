@@ -265,6 +265,14 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   return prehashed;
 }
 
+/**
+ * A text that is only the number zero (`wc -l` finding nothing: "0\n"): the count 0, which as a
+ * number is already no fact (isEmptyResult). Zero for another query is exploration (document 000).
+ */
+function isZeroText(trimmed: string): boolean {
+  return trimmed.charCodeAt(0) === 48 /* 0 */ && trimmed.trimEnd() === '0';
+}
+
 function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   // Browser tools: the result is a page, judged node by node (world-state/page-state.ts).
   if (policy.page) {
@@ -275,7 +283,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
     const trimmed = result.trimStart();
-    if (trimmed === '' || isNoOutputNotice(result)) return { outcome: 'empty' };
+    if (trimmed === '' || isZeroText(trimmed) || isNoOutputNotice(result)) return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.

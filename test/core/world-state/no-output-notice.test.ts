@@ -37,4 +37,19 @@ describe('world-state: a harness saying a command printed nothing is an empty re
       withEmpty.map((round) => [round.after.action, round.decisions.map((decision) => decision.action)]),
     );
   });
+
+  // InterCode-Bash fs_1 task 41 (gpt-4, eval/WIDE.md): five reworded `find … -exec grep -c … | awk`
+  // counts print "0", the sixth prints "2", the answer. Read as text, "0" four times was a stale
+  // answer and the ladder switched `find` off before the answer came (a refusal that withheld it).
+  it('a text that is only the count zero ("0\n") is no fact, like the number 0: six reworded counts, then the answer, go on', () => {
+    expect(fingerprintResult('0\n', options.defaultTool, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(' 0 ', options.defaultTool, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    for (const data of ['00', '0.0', '0 files', '10']) expect(fingerprintResult(data, options.defaultTool, options.maxFingerprintBytes), data).to.have.property('resultHash');
+    const patterns = ["'\\w'", "'[[:alnum:]]'", "-E '\\w+'", "-P '\\w+'", "-e '[a-z0-9]'"];
+    const rounds: ScriptedCall[][] = patterns.map((pattern) => [{ tool: 'bash', args: { command: `find /testbed -type f -name "*.php" -exec grep -c ${pattern} {} + | awk '{s += $1} END {print s}'` }, outcome: { result: '0\n' } }]);
+    rounds.push([{ tool: 'bash', args: { command: "find /testbed -type f -name '*.php' -exec grep -E '\\w+' {} + | wc -l" }, outcome: { result: '2\n' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.flatMap((round) => round.decisions.map((decision) => decision.action))).to.deep.equal(Array(6).fill('allow'));
+    expect(log.at(-1)!.after.action).to.equal('continue');
+  });
 });
