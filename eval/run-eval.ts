@@ -236,6 +236,9 @@ function renderReport(manifest: ManifestEntry[], results: Map<Configuration, Run
     const stops = new Map<string, number>();
     for (const outcome of outcomes) if (outcome.stop !== undefined) stops.set(outcome.stop, (stops.get(outcome.stop) ?? 0) + 1);
     lines.push(`Stop reasons over all runs: ${[...stops].map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}.`);
+    const loopStops = new Map<string, number>();
+    for (const outcome of outcomes) if (outcome.entry.label === 'looping' && outcome.stop !== undefined) loopStops.set(outcome.stop, (loopStops.get(outcome.stop) ?? 0) + 1);
+    lines.push(`Loops stopped, by reason: ${[...loopStops].map(([reason, n]) => `${reason} ${n}`).join(', ') || 'none'}.`);
     lines.push('');
     if (t.healthyStopped.length > 0) {
       lines.push('Healthy runs stopped:');

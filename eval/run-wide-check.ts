@@ -191,6 +191,7 @@ async function main(): Promise<void> {
   const mirrors = mirrorsIndex >= 0 ? args[mirrorsIndex + 1]! : '/work/.mirror';
   const rows: string[] = [];
   const stops: string[] = [];
+  const withholdings: string[] = [];
   const summary: string[] = [];
   const census: string[] = [];
   for (const source of SOURCES) {
@@ -204,6 +205,7 @@ async function main(): Promise<void> {
           `${t.withheld.length} (${percent(t.withheld.length, t.healthyCalls)}) | ${t.healthyWithRefusals} / ${t.healthy} | ${t.failedStopped} / ${t.failedRuns} |`,
       );
       for (const outcome of t.healthyStopped) stops.push(`| ${source.name} | ${outcome.entry.task} | ${outcome.stop} | ${outcome.stopRound} of ${outcome.calls} calls |`);
+      for (const withheld of t.withheld.slice(0, 15)) withholdings.push(`| ${source.name} | ${withheld.outcome.entry.task} | call ${withheld.call} (${withheld.tool}) | ${withheld.reason} |`);
       if (commands.size > 0) census.push(...commandCensus(source, commands));
       summary.push(
         `${source.name}: healthy stopped ${t.healthyStopped.length}/${t.healthy}, loops stopped by a loop rule ${t.loopsStoppedByLoopRule}/${t.loops} ` +
@@ -230,6 +232,10 @@ async function main(): Promise<void> {
     '## Healthy runs stopped',
     '',
     ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at round |', '|---|---|---|---|', ...stops]),
+    '',
+    '## Refusals that withheld a new result (first 15 per source)',
+    '',
+    ...(withholdings.length === 0 ? ['None.'] : ['| source | run | call | reason |', '|---|---|---|---|', ...withholdings]),
     '',
     ...census,
   ];
