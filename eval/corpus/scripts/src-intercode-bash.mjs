@@ -27,15 +27,25 @@ export const resultPath = (model, fileSystem) => `data/results/bash/${model}/ic_
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
 export function convert(episode, run) {
+  return convertTurns(episode, run, (command) => ({ tool: 'bash', args: { command } }));
+}
+
+/**
+ * One InterCode episode → replay lines, one per turn, and the steps the loop rules read.
+ * `callOf` maps an action to its call (InterCode-CTF makes `submit <flag>` a `submit` call); a
+ * bash call the environment rejected with its own failure text becomes an error.
+ */
+export function convertTurns(episode, run, callOf) {
   const { actions, observations, valid_action: valid } = episode.turn_history;
   const lines = [];
   const steps = [];
-  actions.forEach((command, index) => {
+  actions.forEach((action, index) => {
     const text = observations[index];
-    const failure = valid[index] === false ? ENVIRONMENT_FAILURES[text] : undefined;
+    const call = callOf(action);
+    const failure = call.tool === 'bash' && valid[index] === false ? ENVIRONMENT_FAILURES[text] : undefined;
     const outcome = failure ? { error: { type: failure, message: text } } : { result: truncate(text) };
-    lines.push(JSON.stringify({ run, round: index + 1, tool: 'bash', args: { command }, ...outcome }));
-    steps.push({ action: command, observation: observations[index] });
+    lines.push(JSON.stringify({ run, round: index + 1, ...call, ...outcome }));
+    steps.push({ action, observation: text });
   });
   return { lines, steps };
 }

@@ -8,26 +8,17 @@
 // Written as loopguard JSONL like InterCode-Bash (src-intercode-bash.mjs): one line per turn; `submit <flag>` →
 // tool `submit` {flag}, any other action → tool `bash` {command}; result = the recorded observation; the bash
 // environment's own failure texts ("Command timed out", "Malformed command") → errors.
-import { gitShow, truncate, analyzeLoop, describeLoop } from './lib.mjs';
-import { ENVIRONMENT_FAILURES } from './src-intercode-bash.mjs';
+import { gitShow, analyzeLoop, describeLoop } from './lib.mjs';
+import { convertTurns } from './src-intercode-bash.mjs';
 
 export const SOURCE = { repo: 'princeton-nlp/intercode', licence: 'MIT (LICENSE.md)', path: 'data/results/ctf/ic_ctf_multiturn_gpt-4_10_turns.json' };
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
 export function convert(episode, run) {
-  const { actions, observations, valid_action: valid } = episode.turn_history;
-  const lines = [];
-  const steps = [];
-  actions.forEach((action, index) => {
-    const text = observations[index];
+  return convertTurns(episode, run, (action) => {
     const submit = /^submit\s+(.*)$/s.exec(action.trim());
-    const call = submit ? { tool: 'submit', args: { flag: submit[1] } } : { tool: 'bash', args: { command: action } };
-    const failure = !submit && valid[index] === false ? ENVIRONMENT_FAILURES[text] : undefined;
-    const outcome = failure ? { error: { type: failure, message: text } } : { result: truncate(text) };
-    lines.push(JSON.stringify({ run, round: index + 1, ...call, ...outcome }));
-    steps.push({ action, observation: text });
+    return submit ? { tool: 'submit', args: { flag: submit[1] } } : { tool: 'bash', args: { command: action } };
   });
-  return { lines, steps };
 }
 
 export function build({ gitDir, commit, write, select }) {
