@@ -554,6 +554,11 @@ export class RunGuard implements RunView, SharedReplica {
     const rejected = failed && prehashed.stepRejected === true && ledger.stepRejections < 2 * this.options.consecutiveFailures;
     ledger.stepRejections = failed && prehashed.stepRejected === true ? ledger.stepRejections + 1 : 0;
     if (rejected) return this.finishRejectedStep(ticket, record, tally, prehashed);
+    // Zero results for a new question is exploration (document 000), but not forever (document
+    // 002: "reformulates slightly, and tries again, forever"). Bounded like the failures that
+    // teach: past 2 × staleRounds rounds in a row whose only news was an empty answer, an empty
+    // answer is nothing new, and the stale-round stop follows staleRounds rounds later.
+    if (judged === 'new' && prehashed.outcome === 'empty' && this.profile === 'general' && ledger.emptyRoundStreak >= 2 * this.options.staleRounds) judged = 'seen';
     const novelty: Novelty = retryWithinBudget || teaches ? 'neutral' : judged;
     if (failed && !retryWithinBudget) this.countFailureStreaks(ticket.call, prehashed, record, transient);
 
@@ -631,7 +636,10 @@ export class RunGuard implements RunView, SharedReplica {
       const round = ledger.current;
       if (ticket.round === ledger.round) round.inFlight = Math.max(0, round.inFlight - 1);
       round.finished += 1;
-      if (novelty === 'new') round.newFacts += 1;
+      if (novelty === 'new') {
+        round.newFacts += 1;
+        if (prehashed.outcome === 'empty') round.emptyNewFacts += 1;
+      }
       else if (novelty === 'seen') round.seen += 1;
       else round.neutral += 1;
       // The ladder watches successful answers only: a failing retry is governed by the retry

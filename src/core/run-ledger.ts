@@ -47,6 +47,8 @@ export class RoundAccumulator {
   /** Calls of this round still running: the round is judged only once they are in. */
   inFlight = 0;
   newFacts = 0;
+  /** New facts of this round that were only an empty answer to a new question. */
+  emptyNewFacts = 0;
   seen = 0;
   neutral = 0;
   /** Calls refused because their tool is disabled by the escalation ladder. */
@@ -144,6 +146,8 @@ export class RunLedger {
   answeredAfterStop = false;
 
   staleRoundStreak = 0;
+  /** Rounds in a row whose only news was an empty answer to a new question (checks/round-verdict.ts). */
+  emptyRoundStreak = 0;
   refusedRoundStreak = 0;
   stalledRounds = 0;
   lastStateDigest: string | undefined = undefined;

@@ -6,6 +6,8 @@ import type { RoundVerdict } from '../types.js';
 export interface RoundProjection {
   verdict: RoundVerdict;
   staleRoundStreak: number;
+  /** Rounds in a row whose only new facts were empty answers (zero results for a new question). */
+  emptyRoundStreak: number;
   refusedRoundStreak: number;
   overloadedRounds: number;
   /** Tools that returned only already-seen results this round (for the nudge). */
@@ -34,6 +36,7 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
   const unchanged: RoundProjection = {
     verdict: 'empty',
     staleRoundStreak: ledger.staleRoundStreak,
+    emptyRoundStreak: ledger.emptyRoundStreak,
     refusedRoundStreak: ledger.refusedRoundStreak,
     overloadedRounds: ledger.overloadedRounds,
     repeatingTools: [],
@@ -55,6 +58,7 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
     projection.refusedRoundStreak = 0;
     projection.verdict = 'new';
     projection.staleRoundStreak = 0;
+    projection.emptyRoundStreak = round.emptyNewFacts === round.newFacts ? projection.emptyRoundStreak + 1 : 0;
   } else if (round.seen > 0) {
     projection.refusedRoundStreak = 0;
     projection.verdict = 'stale';
@@ -106,6 +110,7 @@ function isLastToolStanding(ledger: RunLedger, options: ResolvedOptions, tool: s
 /** Writes a projection into the ledger (closing the round). */
 export function applyRound(ledger: RunLedger, projection: RoundProjection): void {
   ledger.staleRoundStreak = projection.staleRoundStreak;
+  ledger.emptyRoundStreak = projection.emptyRoundStreak;
   ledger.refusedRoundStreak = projection.refusedRoundStreak;
   ledger.overloadedRounds = projection.overloadedRounds;
   // A zero streak is what a missing entry reads as (`get(key) ?? 0`, the only way it is read):
