@@ -1,6 +1,6 @@
 import { isAcknowledgement } from './world-state/is-acknowledgement.js';
 import { isStepRejection } from './world-state/is-step-rejection.js';
-import { isNoOutputNotice } from './world-state/is-no-output-notice.js';
+import { isEmptyResultNotice } from './world-state/is-empty-result-notice.js';
 import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import type { ResolvedToolPolicy } from './policy.js';
@@ -70,6 +70,15 @@ function unwrapToolResultEnvelope(value: unknown): unknown {
     texts.push(parseJsonText(typed.text));
   }
   return texts.length === 1 ? texts[0] : texts;
+}
+
+/** The value of an object's only member when it is a string (`{"content": "No matches found"}`). */
+function soleStringMember(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return undefined;
+  const member = (value as Record<string, unknown>)[keys[0]!];
+  return typeof member === 'string' ? member : undefined;
 }
 
 /**
@@ -283,7 +292,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
     const trimmed = result.trimStart();
-    if (trimmed === '' || isZeroText(trimmed) || isNoOutputNotice(result)) return { outcome: 'empty' };
+    if (trimmed === '' || isZeroText(trimmed) || isEmptyResultNotice(result)) return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
     if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
@@ -306,7 +315,9 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (unwrapped !== value) {
     if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
     value = unwrapped;
-    if (typeof value === 'string') return value.trim() === '' || isNoOutputNotice(value) ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
+    if (typeof value === 'string') return value.trim() === '' || isEmptyResultNotice(value) ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
+    // Structured content that only repeats the text (the MCP filesystem server's `{content: text}`).
+    if (isEmptyResultNotice(soleStringMember(value) ?? '')) return { outcome: 'empty' };
     if (isEmptyResult(value)) return { outcome: 'empty' };
   }
   let text: string | undefined;

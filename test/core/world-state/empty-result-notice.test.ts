@@ -1,21 +1,21 @@
 import { expect } from 'chai';
 import { resolveOptions } from '../../../src/core/policy.js';
 import { fingerprintResult } from '../../../src/core/result-fingerprint.js';
-import { isNoOutputNotice } from '../../../src/core/world-state/is-no-output-notice.js';
+import { isEmptyResultNotice } from '../../../src/core/world-state/is-empty-result-notice.js';
 import { newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const options = resolveOptions({});
 const swe = 'Your command ran successfully and did not produce any output.';
 
-describe('world-state: a harness saying a command printed nothing is an empty result (document 000)', () => {
+describe('world-state: a notice standing for an empty result is one (document 000)', () => {
   it('knows the notices of SWE-agent and of transcript formats that write one, and nothing that merely says more', () => {
     for (const notice of [swe, 'Your last command ran successfully and did not produce any output.', 'Tool ran without output or errors', '<system>Tool ran without output or errors</system>', `  ${swe}\n`]) {
-      expect(isNoOutputNotice(notice), notice).to.equal(true);
+      expect(isEmptyResultNotice(notice), notice).to.equal(true);
       expect(fingerprintResult(notice, options.defaultTool, options.maxFingerprintBytes), notice).to.deep.equal({ outcome: 'empty' });
     }
     // An MCP tool's text content carrying the notice is the same empty result.
     expect(fingerprintResult({ content: [{ type: 'text', text: swe }] }, options.defaultTool, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
-    for (const data of [`${swe}\n(Open file: /repo/a.py)`, 'Tool ran without output', 'ok', '']) expect(isNoOutputNotice(data), data).to.equal(false);
+    for (const data of [`${swe}\n(Open file: /repo/a.py)`, 'Tool ran without output', 'ok', '']) expect(isEmptyResultNotice(data), data).to.equal(false);
   });
 
   it('six different greps that find nothing, each answered with SWE-agent\'s notice, then one that finds the class: not stopped, nothing refused', () => {
@@ -26,6 +26,20 @@ describe('world-state: a harness saying a command printed nothing is an empty re
     const log = playRounds(newRun(), rounds);
     expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
     expect(log.flatMap((round) => round.decisions.map((decision) => decision.action))).to.deep.equal(Array(7).fill('allow'));
+  });
+
+  // @modelcontextprotocol/server-filesystem's search_files answers "No matches found" (its text
+  // content and structuredContent) when a glob matches nothing.
+  it('file searches by six new patterns answered "No matches found" (MCP filesystem server), then a match: not stopped', () => {
+    const none = { content: [{ type: 'text', text: 'No matches found' }], structuredContent: { content: 'No matches found' } };
+    const rounds: ScriptedCall[][] = ['**/*.proto', '**/*.pb', '**/schema*', '**/*.avsc', '**/*.thrift', '**/idl/**'].map((pattern) => [
+      { tool: 'search_files', args: { path: '/repo', pattern }, outcome: { result: none } },
+    ]);
+    rounds.push([{ tool: 'search_files', args: { path: '/repo', pattern: '**/*.graphql' }, outcome: { result: { content: [{ type: 'text', text: '/repo/api/schema.graphql' }] } } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+    expect(isEmptyResultNotice('No files found')).to.equal(true);
+    expect(isEmptyResultNotice('No matches found for pattern "x" in path "."')).to.equal(false);
   });
 
   it('the same silent command run again and again with nothing written is still a repeat, as with an empty output', () => {
