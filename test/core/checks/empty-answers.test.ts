@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { newRun, playRounds, type ScriptedCall } from '../play.js';
 
 /** One round per query, each a lookup nobody asked before, answered with nothing. */
@@ -28,5 +30,24 @@ describe('checks: empty answers to new questions (documents 000 and 002)', () =>
   it('in the researcher profile document 000 holds as written: every empty answer to a new query is a new fact', () => {
     const log = playRounds(newRun({ profile: 'researcher', maxToolCalls: Infinity, maxRounds: Infinity }), emptyLookups(60));
     expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+  });
+
+  it('two engines sharing the run through a store, taking turns, stop at the same round as one engine', async () => {
+    const store = createMemoryRunStore();
+    const quiet = { warn: () => undefined };
+    const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })];
+    const runs = [engines[0]!.startRun('lookups'), undefined] as Array<ReturnType<LoopGuard['startRun']> | undefined>;
+    await engines[0]!.flush();
+    runs[1] = await engines[1]!.resumeRun('lookups');
+    let stoppedAt = 0;
+    for (let i = 0; i < 40 && stoppedAt === 0; i++) {
+      const run = runs[i % 2]!;
+      run.beginRound();
+      const ticket = await run.claimCall({ tool: 'search_records', args: { query: `customer ${i}` } });
+      if (ticket.decision.action === 'allow') run.finishCall(ticket, { result: [] });
+      await engines[i % 2]!.flush();
+      if (run.shouldStop().action === 'stop') stoppedAt = i + 1;
+    }
+    expect(stoppedAt).to.equal(15);
   });
 });
