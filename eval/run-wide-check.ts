@@ -45,9 +45,10 @@ import * as intercodeCtf from './corpus/scripts/src-intercode-ctf.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
-/** The bash command of each line of a converted loopguard-jsonl run, for the classifier census. */
-const jsonlCommands = (text: string): string[] =>
-  text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { args: { command: string } }).args.command);
+/** The command of each `bash` call of a converted loopguard-jsonl run, for the classifier census (a CTF `submit` is not one). */
+const jsonlBashCommands = (text: string): string[] =>
+  text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { tool: string; args: { command?: string } })
+    .filter((call) => call.tool === 'bash').map((call) => call.args.command!);
 
 interface Entry {
   file: string;
@@ -113,7 +114,7 @@ const SOURCES: Source[] = [
     repo: 'princeton-nlp/intercode',
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => INTERCODE_BASH_MODELS.flatMap((model) => intercodeBash.build({ ...(options as object), model }).entries),
-    commandsOf: jsonlCommands,
+    commandsOf: jsonlBashCommands,
   },
   // All 93 CTF episodes of gpt-4 (the corpus takes 25).
   {
@@ -122,8 +123,7 @@ const SOURCES: Source[] = [
     repo: 'princeton-nlp/intercode',
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => intercodeCtf.build(options).entries,
-    commandsOf: (text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { tool: string; args: { command?: string } })
-      .filter((call) => call.tool === 'bash').map((call) => call.args.command!),
+    commandsOf: jsonlBashCommands,
   },
 ];
 
