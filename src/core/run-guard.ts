@@ -1087,8 +1087,12 @@ export class RunGuard implements RunView, SharedReplica {
         fingerprint = `unfingerprintable:${tool}`;
       } else if (effect === 'write' && !failClosed) {
         // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges
-        // itself: no fact about the world, and no sign of a loop either.
-        return 'neutral';
+        // itself: no fact about the world, and no sign of a loop either — the first time.
+        // The same write answering nothing again is a repeat, like any write answering the
+        // same again (below); finishCall makes it neutral when anything wrote in between.
+        const repeated = record !== undefined && record.outcomeTag === tag;
+        if (!repeated || policy.exempt || terminal || policy.approval || policy.page || policy.thought) return 'neutral';
+        return 'seen';
       } else if (facts.listingKey !== undefined && this.ledger.endedListings.has(facts.listingKey)) {
         // Another page of a listing that said it has no more (`has_more: false`, an empty
         // page): nothing past the end can be new (issue 24 #2).
