@@ -64,7 +64,10 @@ export function encodeRunEvent(event: RunEvent): string {
         // What the failure is about decides same-failure-across-tools and narrowing lookups
         // (issue 24 #3, issue 18 #3): a replica that lost it would count differently.
         (outcome.argumentIndependent === true ? 32 : 0) |
-        (outcome.aboutArguments === true ? 64 : 0);
+        (outcome.aboutArguments === true ? 64 : 0) |
+        // A step the harness rejected is no failure of the tool (issue 18): a replica that lost
+        // the flag counted twelve rejected BrowserGym steps as failures and stopped the run.
+        (outcome.stepRejected === true ? 128 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
@@ -228,6 +231,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 16) outcome.lastPage = true;
       if (flags & 32) outcome.argumentIndependent = true;
       if (flags & 64) outcome.aboutArguments = true;
+      if (flags & 128) outcome.stepRejected = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');
