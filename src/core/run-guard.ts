@@ -585,7 +585,9 @@ export class RunGuard implements RunView, SharedReplica {
       // call's previous execution, with nothing that may write finished in between.
       const epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
       const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === epoch;
-      record.confirmations = tag === 0 ? 0 : confirmed ? record.confirmations + 1 : 1;
+      // Nor does such an action, back to back, confirm that it changes nothing (judgeNovelty).
+      const unconfirmable = prehashed.describesAction === true && facts.page && isBackToBack(ledger, argsHash);
+      record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.changeSerial = ledger.changeSerial;
     }
@@ -1128,6 +1130,12 @@ export class RunGuard implements RunView, SharedReplica {
     // A window of a file whose every line was already shown, nothing written since: reading
     // it whole and then again in offset/limit windows learns nothing (issue 24 #6).
     if (outcome.window !== undefined && !failed && !policy.exempt && !terminal && isWindowCovered(this.ledger.readCoverage, outcome.window)) return 'seen';
+    // A browser action that answers with a line about itself, run again straight after itself:
+    // the same "More" click is the next page, the same scroll further down, and the answer
+    // cannot say (world-state/page-state.ts, describesAction). Neither new nor a repeat. Not
+    // back to back — WebShop's option clicks cycling "You have clicked red.", "… 3 foot." — it is
+    // judged as any answer, and the cycle is the loop it is.
+    if (outcome.describesAction === true && policy.page && !failed && isBackToBack(this.ledger, argsHash)) return 'neutral';
     if (!seen && !itemsAllSeen) return 'new';
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
@@ -1259,6 +1267,11 @@ export class RunGuard implements RunView, SharedReplica {
   private touch(): void {
     this.hooks.touched(this);
   }
+}
+
+/** Is the call being finished the same call as the one started just before it (the back-to-back streak)? */
+function isBackToBack(ledger: RunLedger, argsHash: string): boolean {
+  return ledger.lastArgsHash === argsHash && ledger.sameCallStreak >= 2;
 }
 
 /**

@@ -123,6 +123,12 @@ export interface PrehashedOutcome {
    * another call is no stale result (issue 24 #5, world-state/is-acknowledgement.ts).
    */
   acknowledgement?: boolean;
+  /**
+   * A browser action answered with one line about itself ("Clicked button with index 31:
+   * More", "Scrolled down the page by one page"), not with the page it led to: browser-use
+   * hands the page to the model in its next step instead (world-state/page-state.ts).
+   */
+  describesAction?: boolean;
   /** The listing says it has no further page (`has_more: false`, `next_cursor: null`): issue 24 #2. */
   lastPage?: boolean;
   /**

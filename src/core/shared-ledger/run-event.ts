@@ -67,7 +67,8 @@ export function encodeRunEvent(event: RunEvent): string {
         (outcome.aboutArguments === true ? 64 : 0) |
         // A step the harness rejected is no failure of the tool (issue 18): a replica that lost
         // the flag counted twelve rejected BrowserGym steps as failures and stopped the run.
-        (outcome.stepRejected === true ? 128 : 0);
+        (outcome.stepRejected === true ? 128 : 0) |
+        (outcome.describesAction === true ? 256 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
@@ -232,6 +233,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 32) outcome.argumentIndependent = true;
       if (flags & 64) outcome.aboutArguments = true;
       if (flags & 128) outcome.stepRejected = true;
+      if (flags & 256) outcome.describesAction = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

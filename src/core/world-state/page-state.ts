@@ -15,7 +15,8 @@ import type { PrehashedOutcome } from '../types.js';
  *   back to, a click that landed on the same page, the same few pages in a cycle.
  *
  * The whole-page fingerprint is over the nodes too, so a page seen whole costs no item work.
- * A result with no tree in it (a plain "clicked", a screenshot) is judged as any result is.
+ * A result with no tree in it (a screenshot, a text) is judged as any result is, except one
+ * line about the action itself run again straight after itself (describesAction, below).
  */
 
 /** Pages longer than this are judged whole (bounded per-call work), like long lists. */
@@ -92,6 +93,21 @@ export function fingerprintPage(result: unknown, maxBytes: number): PrehashedOut
     });
   }
   return prehashed;
+}
+
+/** Longer answers, or answers of more than one line, say something about the page. */
+const MAX_ACTION_LINE_LENGTH = 200;
+
+/**
+ * Is a browser action's answer one line about the action itself — browser-use's "🖱️  Clicked
+ * button with index 31: More", "🔍  Scrolled down the page by one page", WebShop's "You have
+ * clicked red." — rather than the page? Then where the page went is not in the answer: the
+ * same click on "More" is the next page of a list and the same scroll is further down, yet
+ * both answer as before. A string, or an MCP result whose text parts make one such line.
+ */
+export function describesAction(result: unknown): boolean {
+  const text = pageText(result)?.trim();
+  return text !== undefined && text.length <= MAX_ACTION_LINE_LENGTH && !text.includes('\n');
 }
 
 /** Actions that type or choose a value: the page may not show what they changed. */

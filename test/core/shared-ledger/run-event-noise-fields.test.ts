@@ -38,11 +38,13 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(older).to.deep.equal({ type: 'finish', key: 'k3', time: 7, outcome: { outcome: 'error', endTime: 7, resultHash: 'r', transient: false, errorType: 'Error' } });
   });
 
-  it('a step the harness rejected (issue 18)', () => {
+  it('a step the harness rejected (issue 18), and a browser action answered by a line about itself', () => {
     const rejected = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'error', resultHash: 'r', stepRejected: true } }), 'test:1');
     expect(rejected).to.nested.include({ 'outcome.stepRejected': true });
-    const ran = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'error', resultHash: 'r' } }), 'test:2');
-    expect(ran).not.to.have.nested.property('outcome.stepRejected');
+    expect(rejected).not.to.have.nested.property('outcome.describesAction');
+    const clicked = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 6, outcome: { outcome: 'success', resultHash: 'r', describesAction: true } }), 'test:2');
+    expect(clicked).to.nested.include({ 'outcome.describesAction': true });
+    expect(clicked).not.to.have.nested.property('outcome.stepRejected');
   });
 
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {

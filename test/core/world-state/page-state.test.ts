@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import type { CallDecision } from '../../../src/core/types.js';
 import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
 import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { newRun, playRounds, type ScriptedCall } from '../play.js';
 
 function kinds(decisions: CallDecision[]): string[] {
@@ -213,6 +215,71 @@ function expectAnswerTool(tool: string, args: Record<string, unknown>): void {
   const log = playRounds(run, [1, 2, 3].map(() => [{ tool, args, outcome: { result: 'ok' } }]));
   expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
 }
+
+// browser-use answers an action with a line saying what it did ("🖱️  Clicked button with index
+// 31: More", "🔍  Scrolled down the page by one page"); the page itself reaches the model in its
+// next step's browser state, which a guard of the tool calls never sees. The same click on
+// "More" is the next page every time, and the same scroll is further down the page.
+describe('browser actions answered by a line about themselves, not the page (browser-use)', () => {
+  const more = (): ScriptedCall => ({ tool: 'click_element_by_index', args: { index: 31 }, outcome: { result: '🖱️  Clicked button with index 31: More' } });
+  const scrollDown = (): ScriptedCall => ({ tool: 'scroll_down', args: { amount: null }, outcome: { result: '🔍  Scrolled down the page by one page' } });
+
+  it('paging through a list with the same "More" click, eight times in a row, is never refused nor stopped', () => {
+    const start: ScriptedCall = { tool: 'go_to_url', args: { url: 'https://news.ycombinator.com' }, outcome: { result: '🔗  Navigated to https://news.ycombinator.com' } };
+    const log = playRounds(newRun(), [[start], ...Array.from({ length: 8 }, () => [more()])]);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(9).fill('continue'));
+    expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+  });
+
+  it('scrolling down a long page one page at a time is never refused nor stopped', () => {
+    const log = playRounds(newRun(), Array.from({ length: 10 }, () => [scrollDown()]));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(10).fill('continue'));
+    expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+  });
+
+  it('the same, as an MCP tool\'s text content', () => {
+    const click = (): ScriptedCall => ({ tool: 'browser_click', args: { index: 31 }, outcome: { result: { content: [{ type: 'text', text: 'Clicked element 31' }] } } });
+    const log = playRounds(newRun(), Array.from({ length: 8 }, () => [click()]));
+    expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+  });
+
+  it('two engines sharing the run through a store, taking turns on the same paging, agree: nothing refused', async () => {
+    const store = createMemoryRunStore();
+    const quiet = { warn: () => undefined };
+    const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })];
+    const runs = [engines[0]!.startRun('paging'), undefined] as Array<ReturnType<LoopGuard['startRun']> | undefined>;
+    await engines[0]!.flush();
+    runs[1] = await engines[1]!.resumeRun('paging');
+    const actions: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const run = runs[i % 2]!;
+      run.beginRound();
+      const ticket = await run.claimCall({ tool: 'click_element_by_index', args: { index: 31 } });
+      if (ticket.decision.action === 'allow') run.finishCall(ticket, more().outcome!);
+      await engines[i % 2]!.flush();
+      actions.push(`${ticket.decision.action}/${run.shouldStop().action}`);
+    }
+    expect(actions).to.deep.equal(Array(8).fill('allow/continue'));
+  });
+
+  // ReAct on WebShop (eval/corpus/react-webshop): choosing an option answers "You have clicked
+  // red." and changes nothing the agent can see; cycling through the same options is the loop.
+  it('a cycle of such actions is still a loop: the same option clicks, one after another, stop', () => {
+    const option = (name: string): ScriptedCall => ({ tool: 'click', args: [name], outcome: { result: `You have clicked ${name}.` } });
+    const rounds: ScriptedCall[][] = [];
+    for (let cycle = 0; cycle < 8; cycle++) rounds.push([option('red')], [option('3 foot')]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after.action).to.equal('stop');
+    expect(log.length).to.be.below(16);
+  });
+
+  it('a page that comes back the same after the same click, back to back, is still a loop (the page is in the result)', () => {
+    const page = axtree('Orders | Shop', 'https://shop.example/orders', [`[50] table 'Orders'`, `\t[60] link 'Laptop'`]);
+    const click = (): ScriptedCall => ({ tool: 'click', args: { bid: '77' }, outcome: { result: page } });
+    const log = playRounds(newRun(), Array.from({ length: 4 }, () => [click()]));
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged', 'refuse:repeat.unchanged']);
+  });
+});
 
 describe("WebArena's own action names (issue 18 item 2)", () => {
   it('`type` and `close_tab` are browser actions: they change the page, never the workspace, so a file read is still a repeat', () => {
