@@ -7,6 +7,7 @@ import {
   WELL_KNOWN_BROWSER_TOOLS,
   WELL_KNOWN_EDITOR_TOOLS,
   WELL_KNOWN_LABEL_ARGUMENTS,
+  WELL_KNOWN_POLL_TOOLS,
   WELL_KNOWN_READ_TOOLS,
   WELL_KNOWN_SHELL_TOOLS,
   WELL_KNOWN_TERMINAL_TOOLS,
@@ -106,6 +107,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   const volatileResult = validated.volatileResult ?? DEFAULT_VOLATILE_RESULT;
   const bookkeepingArgs = validated.bookkeepingArgs ?? [];
   const tools = validated.tools ?? {};
+  const shellPollDeadlineMs = validated.shellPollDeadlineMs ?? DEFAULT_SHELL_POLL_DEADLINE_MS;
 
   const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
     const resultFields = new Set([...volatileResult, ...(policy.volatileResult ?? [])]);
@@ -116,7 +118,11 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       ...resolveEffectPolicy(policy, name, profile),
       exempt: policy.exempt ?? false,
       approval: policy.approval ?? false,
-      poll: policy.poll ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 } : undefined,
+      poll: policy.poll
+        ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 }
+        : general && name !== undefined && policy.exempt !== true && WELL_KNOWN_POLL_TOOLS.has(name)
+          ? { deadlineMs: shellPollDeadlineMs, minIntervalMs: 0 }
+          : undefined,
       cursorArg: policy.cursorArg,
       retries: policy.retries ?? threshold,
       retriesDeclared: policy.retries !== undefined,
@@ -205,7 +211,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     shellPolls: {
       // Built once: strings become RegExps here, not per call.
       rules: (validated.shellPolls ?? []).map((rule) => ({ pattern: typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern, deadlineMs: rule.deadlineMs })),
-      defaultDeadlineMs: validated.shellPollDeadlineMs ?? DEFAULT_SHELL_POLL_DEADLINE_MS,
+      defaultDeadlineMs: shellPollDeadlineMs,
     },
     now: validated.now ?? Date.now,
     tools,
@@ -262,6 +268,7 @@ function isWellKnownTool(name: string): boolean {
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
     WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
+    WELL_KNOWN_POLL_TOOLS.has(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }

@@ -7,6 +7,7 @@ import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, fingerprintPage } from './world-state/page-state.js';
+import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
@@ -271,6 +272,7 @@ function memberValueStart(text: string, start: number, keyToken: string): number
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   const prehashed = fingerprintResultValue(result, policy, maxBytes);
   if (prehashed.outcome === 'success' && isNotFoundAnswer(result)) prehashed.aboutArguments = true;
+  if (policy.shellArg !== undefined && prehashed.outcome === 'success' && saysCommandStillRunning(result)) prehashed.commandRunning = true;
   if (policy.page && prehashed.outcome === 'success' && prehashed.items === undefined && describesAction(jsonTextValue(result))) prehashed.describesAction = true;
   return prehashed;
 }

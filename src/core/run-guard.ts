@@ -623,6 +623,9 @@ export class RunGuard implements RunView, SharedReplica {
       }
     }
     if (record !== undefined) record.epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
+    // The command this shell tool started may still be running: an empty command to it waits (factsOf).
+    if (prehashed.commandRunning === true) ledger.commandRunningTool = tool;
+    else if (ledger.commandRunningTool === tool) ledger.commandRunningTool = undefined;
     // A write that timed out may have happened (document 001): its identical retry waits
     // until the run has looked (checks/unknown-outcome-write.ts). Any other outcome settles it.
     if (facts.effect === 'write' && prehashed.outcome === 'timeout') {
@@ -1238,7 +1241,8 @@ export class RunGuard implements RunView, SharedReplica {
     const effect = call.effect ?? (policy.shellArg !== undefined || policy.editor ? 'write' : policy.effect);
     const terminal = call.terminal ?? policy.terminal;
     const page = policy.page;
-    const pollDeadlineMs = call.pollDeadlineMs;
+    // An empty command waits on a command only while one runs; otherwise it is a read of nothing.
+    const pollDeadlineMs = call.waitsOnCommand === true && this.ledger.commandRunningTool !== call.tool ? undefined : call.pollDeadlineMs;
     const listingKey = call.listingKey;
     if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey };
     const ladderKey = `${call.tool}(${call.family})`;

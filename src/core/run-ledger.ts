@@ -105,6 +105,8 @@ export class RunLedger {
   teachingFailures = 0;
   /** Steps in a row the harness rejected before running them (world-state/is-step-rejection.ts). */
   stepRejections = 0;
+  /** The shell tool whose last answer said its command is still running: an empty command to it waits (a poll). */
+  commandRunningTool: string | undefined = undefined;
 
   /** Executed calls that count against maxToolCalls. */
   budgetedCalls = 0;

@@ -74,6 +74,11 @@ export interface PrehashedToolCall {
   terminal?: boolean;
   /** A shell poll (`sleep 30 && gh run view 123`): the poll rule applies with this deadline. */
   pollDeadlineMs?: number;
+  /**
+   * An empty shell command (OpenHands' wait on a running command): a poll with
+   * `pollDeadlineMs` only while the tool's last answer said its command is still running.
+   */
+  waitsOnCommand?: boolean;
   /** A paged call: the listing it reads, whatever the page (world-state/listing-key-of.ts). */
   listingKey?: string;
   /**
@@ -129,6 +134,8 @@ export interface PrehashedOutcome {
    * hands the page to the model in its next step instead (world-state/page-state.ts).
    */
   describesAction?: boolean;
+  /** A shell tool's answer saying its command is still running (world-state/says-command-still-running.ts). */
+  commandRunning?: boolean;
   /** The listing says it has no further page (`has_more: false`, `next_cursor: null`): issue 24 #2. */
   lastPage?: boolean;
   /**

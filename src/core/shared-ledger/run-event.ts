@@ -44,7 +44,7 @@ export function encodeRunEvent(event: RunEvent): string {
       break;
     case 'call': {
       const { call, decision } = event;
-      const flags = (call.terminal === true ? 1 : 0) | (call.observeOnly === true ? 2 : 0);
+      const flags = (call.terminal === true ? 1 : 0) | (call.observeOnly === true ? 2 : 0) | (call.waitsOnCommand === true ? 4 : 0);
       encoded = ['c', event.key, event.time, call.tool, call.argsHash, call.callId ?? 0, call.effect ?? 0, call.family ?? 0, flags];
       if (decision.action === 'allow') encoded.push('a', decision.kind);
       else encoded.push('x', decision.reason, decision.message, decision.previousCallId ?? 0, decision.previousRound ?? 0);
@@ -68,7 +68,8 @@ export function encodeRunEvent(event: RunEvent): string {
         // A step the harness rejected is no failure of the tool (issue 18): a replica that lost
         // the flag counted twelve rejected BrowserGym steps as failures and stopped the run.
         (outcome.stepRejected === true ? 128 : 0) |
-        (outcome.describesAction === true ? 256 : 0);
+        (outcome.describesAction === true ? 256 : 0) |
+        (outcome.commandRunning === true ? 512 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
@@ -190,6 +191,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       const flags = typeof v[8] === 'number' ? v[8] : 0;
       if (flags & 1) call.terminal = true;
       if (flags & 2) call.observeOnly = true;
+      if (flags & 4) call.waitsOnCommand = true;
       const time = number(v[2], 'time', where);
       call.startTime = time;
       let decision: CallDecision;
@@ -234,6 +236,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 64) outcome.aboutArguments = true;
       if (flags & 128) outcome.stepRejected = true;
       if (flags & 256) outcome.describesAction = true;
+      if (flags & 512) outcome.commandRunning = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

@@ -9,6 +9,8 @@ export interface CallEffectInfo {
   terminal: boolean;
   /** A shell poll (issue 24 #4): identical calls run until this deadline, counted from the first. */
   pollDeadlineMs?: number;
+  /** An empty command: a wait on the command still running, if one is (world-state/says-command-still-running.ts). */
+  waitsOnCommand?: boolean;
 }
 
 /** Shell polls as the options resolved them: the first matching pattern's deadline, else the default. */
@@ -51,6 +53,12 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
   if (policy.shellArg !== undefined) {
     const command = commandText(value, policy.shellArg);
     if (command === undefined) return { effect: 'write', terminal: policy.terminal };
+    // An empty command runs nothing: OpenHands' way to wait on the command still running ("You may
+    // wait longer to see additional output by sending empty command ''"). A poll of that command,
+    // with the default deadline, while one runs (run-guard.ts factsOf); otherwise a read of nothing.
+    if (command.trim() === '' && shellPolls !== undefined) {
+      return { effect: 'read', terminal: policy.terminal, pollDeadlineMs: shellPolls.defaultDeadlineMs, waitsOnCommand: true };
+    }
     const shell = classifyShellCommand(command);
     const info: CallEffectInfo = { effect: shell.effect, terminal: policy.terminal || shell.terminal };
     if (shell.family !== undefined) info.family = shell.family;

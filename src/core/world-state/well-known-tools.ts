@@ -29,8 +29,7 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
 /** Tools that read and cannot write. */
 export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   // Claude Code
-  // (Not BashOutput: it polls a background shell whose output grows, so an identical poll is
-  // not a repeat; it stays unknown and repeats until its own outcomes stop changing.)
+  // (Not BashOutput: it polls a background shell, WELL_KNOWN_POLL_TOOLS.)
   'Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead',
   // gemini-cli
   'read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'google_web_search', 'web_fetch',
@@ -42,6 +41,14 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   // SWE-agent's search tools, when a harness names each SWE-agent command as its own tool
   'search_dir', 'search_file', 'find_file', 'filemap',
 ]);
+
+/**
+ * Tools that read the output of a command still running: Claude Code's BashOutput (a shell
+ * started with `run_in_background`). Waiting on a build that prints nothing for a while is
+ * their job, so they are polls with the shell poll deadline (`shellPollDeadlineMs`, 10
+ * minutes): the same quiet answer is neutral until then, refused after. A policy wins.
+ */
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput']);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([

@@ -153,6 +153,68 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
   });
 });
 
+// The harness's own way to wait on a command still running is a poll, like a line that sleeps
+// then reads. OpenHands (CodeActAgent's execute_bash) answers a command quiet for 30 s with
+// "[The command has no new output after 30 seconds. You may wait longer to see additional
+// output by sending empty command '', …]"; Claude Code reads a background shell with BashOutput.
+describe('checks/polling: waiting on a running command, the harness\'s way', () => {
+  const quiet =
+    "\n[The command has no new output after 30 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, send keys to interrupt/kill the command, or use the timeout parameter in execute_bash for future commands.]";
+
+  it("OpenHands: an empty command waits on the running process; the same 'no new output' runs until the 10-minute deadline", () => {
+    const start: ScriptedCall = { tool: 'execute_bash', args: { command: 'pip install -e . && python -m pytest tests/ -x' }, at: 0, outcome: { result: `Installing build dependencies ... done${quiet}` } };
+    const wait = (at: number): ScriptedCall => ({ tool: 'execute_bash', args: { command: '', is_input: 'true' }, at, outcome: { result: quiet } });
+    const rounds = [[start], ...Array.from({ length: 21 }, (_, i) => [wait(31_000 * (i + 1))])];
+    const log = playRounds(newRun(), rounds);
+    const decisions = log.map((round) => round.decisions[0]!);
+    // The deadline counts from the first wait (31 s): the waits up to 620 s run, the one at 651 s is refused.
+    expect(decisions.slice(1, 21).every((decision) => decision.action === 'allow')).to.equal(true);
+    expect(decisions.slice(2, 21).every((decision) => decision.action === 'allow' && decision.kind === 'poll')).to.equal(true);
+    expect(log.slice(0, 21).every((round) => round.after.action === 'continue')).to.equal(true);
+    expect(decisions[21]).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+  });
+
+  it('Claude Code: BashOutput polling a quiet background build is a poll; the build finishing is news', () => {
+    const output = (at: number) => `<status>running</status>\n\n<stdout>\nCompiling project...\n</stdout>\n\n<timestamp>${new Date(at).toISOString()}</timestamp>`;
+    const rounds: ScriptedCall[][] = [[{ tool: 'Bash', args: { command: 'npm run build', run_in_background: true }, at: 0, outcome: { result: 'Command running in background with ID: bash_1' } }]];
+    for (let i = 1; i <= 8; i++) rounds.push([{ tool: 'BashOutput', args: { bash_id: 'bash_1' }, at: i * 15_000, outcome: { result: output(i * 15_000) } }]);
+    rounds.push([{ tool: 'BashOutput', args: { bash_id: 'bash_1' }, at: 140_000, outcome: { result: '<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\nCompiling project...\nDone in 120s\n</stdout>' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(10).fill('allow'));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(10).fill('continue'));
+  });
+
+  it('a policy for BashOutput wins over the well-known poll', () => {
+    const run = newRun({ tools: { BashOutput: { poll: { deadlineMs: 20_000 } } } });
+    const log = playRounds(run, Array.from({ length: 3 }, (_, i) => [{ tool: 'BashOutput', args: { bash_id: 'b' }, at: i * 15_000, outcome: { result: 'running' } }]));
+    expect(log[2]!.decisions[0]).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+  });
+
+  it('an empty command when no command runs waits on nothing: a read of nothing, refused when repeated (InterCode-Bash\'s empty actions)', () => {
+    const rounds: ScriptedCall[][] = [[{ tool: 'bash', args: { command: 'ls /testbed' }, at: 0, outcome: { result: 'dir1\ndir2' } }]];
+    for (let i = 1; i <= 4; i++) rounds.push([{ tool: 'bash', args: { command: '' }, at: i * 10_000, outcome: { result: '' } }]);
+    const decisions = playRounds(newRun(), rounds).map((round) => round.decisions[0]!);
+    expect(decisions.some((decision) => decision.action === 'allow' && decision.kind === 'poll')).to.equal(false);
+    expect(decisions.some((decision) => decision.action === 'refuse')).to.equal(true);
+  });
+
+  it('once the command completes, an empty command is no wait any more', () => {
+    const rounds: ScriptedCall[][] = [
+      [{ tool: 'execute_bash', args: { command: 'make test' }, at: 0, outcome: { result: `running...${quiet}` } }],
+      [{ tool: 'execute_bash', args: { command: '' }, at: 31_000, outcome: { result: 'ok\n[The command completed with exit code 0.]' } }],
+      [{ tool: 'execute_bash', args: { command: '' }, at: 40_000, outcome: { result: 'ERROR: No previous running command to retrieve logs from.' } }],
+    ];
+    const decisions = playRounds(newRun(), rounds).map((round) => round.decisions[0]!);
+    expect(decisions[1]).to.include({ action: 'allow' });
+    expect(decisions[2]).to.not.include({ kind: 'poll' });
+  });
+
+  it('a non-empty command is classified as before: `C-c` sent to the process is no poll', () => {
+    const log = playRounds(newRun(), [[{ tool: 'execute_bash', args: { command: 'C-c', is_input: 'true' }, at: 0, outcome: { result: '^C' } }]]);
+    expect(log[0]!.decisions[0]).to.not.include({ kind: 'poll' });
+  });
+});
+
 describe('checks/budgets', () => {
   it('refuses calls past maxToolCalls before they run, and stops the run', () => {
     const run = newRun({ maxToolCalls: 3 });

@@ -47,6 +47,14 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(clicked).not.to.have.nested.property('outcome.stepRejected');
   });
 
+  it('an empty command waiting on a running one, and an answer saying the command still runs', () => {
+    const call = { tool: 'execute_bash', argsHash: 'h1', effect: 'read' as const, pollDeadlineMs: 600_000, waitsOnCommand: true };
+    const waits = decodeRunEvent(encodeRunEvent({ type: 'call', key: 'k1', time: 5, call, decision: { action: 'allow', kind: 'poll', tool: 'execute_bash', argsHash: 'h1' } }), 'test:1');
+    expect(waits).to.nested.include({ 'call.waitsOnCommand': true, 'call.pollDeadlineMs': 600_000 });
+    const running = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 6, outcome: { outcome: 'success', resultHash: 'r', commandRunning: true } }), 'test:2');
+    expect(running).to.nested.include({ 'outcome.commandRunning': true });
+  });
+
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
     const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
     const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');
