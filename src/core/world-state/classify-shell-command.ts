@@ -76,7 +76,7 @@ export function classifyShellCommand(command: string): ShellCommandClass {
   }
 }
 
-function classifyUncached(command: string): ShellCommandClass {
+function classifyUncached(command: string, depth = 0): ShellCommandClass {
   if (command.length > MAX_PARSED_LENGTH) {
     const family = firstWordFamily(command);
     return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false };
@@ -88,6 +88,11 @@ function classifyUncached(command: string): ShellCommandClass {
     if (!(error instanceof Unparseable)) throw error;
     return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false };
   }
+  // `bash -lc '<script>'` runs the script: it is judged, not the shell that runs it. Codex and
+  // other harnesses wrap every command this way; judged as `bash`, every line was a write of
+  // one family, so no read was ever a repeat and the ladder could only switch the shell off.
+  const script = analysis.commands.length === 1 && !analysis.writesFile ? shellScriptOf(analysis.commands[0]!) : undefined;
+  if (script !== undefined && depth < MAX_SUBSTITUTION_DEPTH) return classifyUncached(script, depth + 1);
   const lead = leadingCommand(analysis.commands);
   return {
     effect: analysis.readOnly ? 'read' : 'write',
@@ -95,6 +100,25 @@ function classifyUncached(command: string): ShellCommandClass {
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
     sleepsThenRuns: !analysis.writesFile && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
   };
+}
+
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
+
+/**
+ * The script of `bash -c '<script>'` (`-lc`, `-c`, `-ec`; `--login -c`; behind `timeout 60` or
+ * `env X=1`): the word after the option cluster holding `c`. Words after it are the script's
+ * `$0`, `$1`…, not commands. undefined for anything else (`bash script.sh` runs a file).
+ */
+function shellScriptOf(words: string[]): string | undefined {
+  const effective = effectiveWords(words);
+  if (effective === 'none' || effective === 'write' || !SHELLS.has(programName(effective[0]))) return undefined;
+  for (let i = 1; i < effective.length; i += 1) {
+    const word = effective[i]!;
+    if (word === '--login' || word === '--noprofile' || word === '--norc') continue;
+    if (!/^-[a-z]+$/.test(word)) return undefined;
+    if (word.endsWith('c')) return effective[i + 1];
+  }
+  return undefined;
 }
 
 /** `sleep 30`, `sleep 0.5`, `sleep 2m`: a wait before the rest of the line. */

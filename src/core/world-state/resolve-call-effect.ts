@@ -104,8 +104,10 @@ function commandText(value: unknown, argument: string): string | undefined {
   for (const key of [argument, 'command', 'cmd']) {
     const text = value[key];
     if (typeof text === 'string') return text;
-    // Some tools take argv as a list (`["bash", "-lc", "grep x"]`): the last element is the line.
-    if (Array.isArray(text) && text.length > 0 && text.every((part) => typeof part === 'string')) return text.join(' ');
+    // Some tools take argv as a list (Codex's `["bash", "-lc", "grep x"]`): a shell's `-c` script
+    // is its last element, quoted whole so the classifier reads it as the script it is; any
+    // other argv is its words.
+    if (Array.isArray(text) && text.length > 0 && text.every((part) => typeof part === 'string')) return argvLine(text as string[]);
   }
   let only: string | undefined;
   for (const key in value) {
@@ -115,6 +117,11 @@ function commandText(value: unknown, argument: string): string | undefined {
     only = text;
   }
   return only;
+}
+
+/** An argv list as one command line: each word quoted for the shell, so `["bash","-lc","a | b"]` stays three words. */
+function argvLine(argv: string[]): string {
+  return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
