@@ -8,7 +8,7 @@ import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from 
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, fingerprintPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
-import { withoutExecHeaderNoise } from './world-state/exec-output-header.js';
+import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
@@ -295,9 +295,9 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   let value = result;
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
-    // Codex's exec header (world-state/exec-output-header.ts): a first-character test for every other text.
-    if (policy.shellArg !== undefined && (result.charCodeAt(0) === 67 /* C */ || result.charCodeAt(0) === 87) /* W */) {
-      const unwrapped = withoutExecHeaderNoise(result);
+    // Codex's and gemini-cli's per-call ids around a shell answer (world-state/shell-answer-envelope.ts).
+    if (policy.shellArg !== undefined) {
+      const unwrapped = withoutShellEnvelopeNoise(result);
       if (unwrapped === 'empty') return { outcome: 'empty' };
       if (unwrapped !== result) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(unwrapped, policy)) };
     }

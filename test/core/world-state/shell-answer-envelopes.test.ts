@@ -58,3 +58,37 @@ describe('world-state: Codex CLI shell tools', () => {
     expect(log[1]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.run_wide' });
   });
 });
+
+// gemini-cli's run_shell_command answers "Output: …" then "Process Group PGID: 42546" (the
+// longer form also "Command:", "Directory:", "Error:", "Exit Code:", "Signal:", "Background
+// PIDs:"): a new process group id on every call.
+describe('world-state: gemini-cli shell answers', () => {
+  const shellPolicy = options.tool('run_shell_command');
+  let pgid = 42_000;
+  const short = (output: string) => `Output: ${output || '(empty)'}\nProcess Group PGID: ${(pgid += 17)}`;
+  const long = (command: string, output: string, exit = 0) =>
+    `Command: ${command}\nDirectory: (root)\nOutput: ${output || '(empty)'}\nError: (none)\nExit Code: ${exit}\nSignal: (none)\nBackground PIDs: ${pgid + 3}\nProcess Group PGID: ${(pgid += 17)}`;
+
+  it('the same output under another process group fingerprints alike; another output does not', () => {
+    const a = fingerprintResult(short('12:    args = parse(argv)'), shellPolicy, options.maxFingerprintBytes);
+    expect(a.resultHash).to.be.a('string').and.equal(fingerprintResult(short('12:    args = parse(argv)'), shellPolicy, options.maxFingerprintBytes).resultHash);
+    expect(fingerprintResult(short('13:    args = parse(argv)'), shellPolicy, options.maxFingerprintBytes).resultHash).to.not.equal(a.resultHash);
+    const b = fingerprintResult(long('rg parse', 'x'), shellPolicy, options.maxFingerprintBytes);
+    expect(b.resultHash).to.equal(fingerprintResult(long('rg parse', 'x'), shellPolicy, options.maxFingerprintBytes).resultHash);
+    expect(fingerprintResult(long('rg parse', 'x', 1), shellPolicy, options.maxFingerprintBytes).resultHash).to.not.equal(b.resultHash);
+  });
+
+  it('"Output: (empty)" with no error is an empty result; with a failing exit code it is not', () => {
+    expect(fingerprintResult(short(''), shellPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(long('mkdir -p out', ''), shellPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(long('grep zzz f', '', 1), shellPolicy, options.maxFingerprintBytes).outcome).to.equal('success');
+  });
+
+  it('reworded searches answering the same stop on stale rounds', () => {
+    const rounds: ScriptedCall[][] = ['parse', 'parser', 'parse_args', 'Parse', 'parsing', 'parse(', 'def parse', 'parse_'].map((query) => [
+      { tool: 'run_shell_command', args: { command: `rg -n "${query}" src/core/cli.py` }, outcome: { result: short('12:    args = parse(argv)') } },
+    ]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+});
