@@ -43,12 +43,13 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Tools that read the output of a command still running: Claude Code's BashOutput (a shell
- * started with `run_in_background`). Waiting on a build that prints nothing for a while is
- * their job, so they are polls with the shell poll deadline (`shellPollDeadlineMs`, 10
+ * Tools that read the output of a command still running: Claude Code's `BashOutput` (a shell
+ * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
+ * `block: true` waits up to its `timeout`). Waiting on a build that prints nothing for a while
+ * is their job, so they are polls with the shell poll deadline (`shellPollDeadlineMs`, 10
  * minutes): the same quiet answer is neutral until then, refused after. A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput']);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput']);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([

@@ -184,6 +184,15 @@ describe('checks/polling: waiting on a running command, the harness\'s way', () 
     expect(log.map((round) => round.after.action)).to.deep.equal(Array(10).fill('continue'));
   });
 
+  it('Claude Code: TaskOutput, BashOutput\'s later name, waiting on a background task is a poll too', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [
+      { tool: 'TaskOutput', args: { task_id: 'bb7e208', block: true, timeout: 30_000 }, at: i * 31_000, outcome: { result: '<retrieval_status>timeout</retrieval_status>\n<task_id>bb7e208</task_id>\n<status>running</status>' } },
+    ]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(6).fill('allow'));
+    expect(log.slice(1).every((round) => round.decisions[0]!.action === 'allow' && round.decisions[0]!.kind === 'poll')).to.equal(true);
+  });
+
   it('a policy for BashOutput wins over the well-known poll', () => {
     const run = newRun({ tools: { BashOutput: { poll: { deadlineMs: 20_000 } } } });
     const log = playRounds(run, Array.from({ length: 3 }, (_, i) => [{ tool: 'BashOutput', args: { bash_id: 'b' }, at: i * 15_000, outcome: { result: 'running' } }]));
