@@ -48,7 +48,10 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
   if (policy.shellArg === undefined && !policy.editor) {
     // `browser_action {action: "scroll_down"}`: the action is the family the ladder may switch off.
     const action = isRecord(value) ? value[policy.pageActionArg!] : undefined;
-    return typeof action === 'string' && action !== '' ? { effect: policy.effect, terminal: policy.terminal, family: action } : { effect: policy.effect, terminal: policy.terminal };
+    if (typeof action !== 'string' || action === '') return { effect: policy.effect, terminal: policy.terminal };
+    // `computer {action: "wait"}` gives the screen time to change: a poll, like the browser waits (well-known-tools.ts).
+    if (action === 'wait' && shellPolls !== undefined) return { effect: policy.effect, terminal: policy.terminal, family: action, pollDeadlineMs: shellPolls.defaultDeadlineMs };
+    return { effect: policy.effect, terminal: policy.terminal, family: action };
   }
   if (policy.shellArg !== undefined) {
     const command = commandText(value, policy.shellArg);

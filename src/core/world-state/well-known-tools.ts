@@ -43,13 +43,17 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Tools that read the output of a command still running: Claude Code's `BashOutput` (a shell
+ * Tools that wait on something that changes by itself. Claude Code's `BashOutput` (a shell
  * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
- * `block: true` waits up to its `timeout`). Waiting on a build that prints nothing for a while
- * is their job, so they are polls with the shell poll deadline (`shellPollDeadlineMs`, 10
- * minutes): the same quiet answer is neutral until then, refused after. A policy wins.
+ * `block: true` waits up to its `timeout`), read the output of a command still running; a
+ * browser agent's wait gives a page time to change (Playwright MCP's `browser_wait_for`,
+ * BrowserGym's `noop(wait_ms)`, browser-use's `wait`; computer use's `wait` action is one by
+ * its action, resolve-call-effect.ts). Waiting on a build that prints nothing, or a CI page
+ * still "in progress", is their job, so they are polls with the shell poll deadline
+ * (`shellPollDeadlineMs`, 10 minutes): the same answer is neutral until then, refused after.
+ * A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput']);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'browser_wait_for', 'noop', 'wait']);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([

@@ -281,6 +281,39 @@ describe('browser actions answered by a line about themselves, not the page (bro
   });
 });
 
+// Waiting is what a wait is for: the page may change while the agent waits (a CI run page
+// turning green, a search still loading). Playwright MCP's `browser_wait_for {time}`,
+// BrowserGym's `noop(wait_ms)`, browser-use's `wait`, computer use's `wait` action.
+describe('waiting on a page is a poll, not a repeat', () => {
+  const runPage = (status: string) =>
+    playwrightResult('await new Promise(f => setTimeout(f, 5 * 1000));', 'https://ci.example/run/42', 'Run 42', ['- heading "Run 42" [level=1] [ref=e3]', `- text: "Status: ${status}" [ref=e4]`]);
+
+  it('Playwright MCP: six waits on an unchanged page, then the page changes: never refused, never stopped', () => {
+    const rounds: ScriptedCall[][] = [[{ tool: 'browser_navigate', args: { url: 'https://ci.example/run/42' }, at: 0, outcome: { result: runPage('in progress') } }]];
+    for (let i = 1; i <= 6; i++) rounds.push([{ tool: 'browser_wait_for', args: { time: 5 }, at: i * 6_000, outcome: { result: runPage('in progress') } }]);
+    rounds.push([{ tool: 'browser_wait_for', args: { time: 5 }, at: 42_000, outcome: { result: runPage('passed') } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(8).fill('allow'));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+  });
+
+  it('the same for BrowserGym\'s noop, browser-use\'s wait and computer use\'s wait action', () => {
+    const page = axtree('Run 42', 'https://ci.example/run/42', [`[12] heading 'Run 42'`, `StaticText 'Status: in progress'`]);
+    for (const [tool, args] of [['noop', { wait_ms: 5000 }], ['wait', { seconds: 5 }], ['computer', { action: 'wait', duration: 5 }]] as const) {
+      const rounds: ScriptedCall[][] = Array.from({ length: 7 }, (_, i) => [{ tool, args, at: i * 6_000, outcome: { result: page } }]);
+      const log = playRounds(newRun(), rounds);
+      expect(log.map((round) => round.decisions[0]!.action), tool).to.deep.equal(Array(7).fill('allow'));
+      expect(log.map((round) => round.after.action), tool).to.deep.equal(Array(7).fill('continue'));
+    }
+  });
+
+  it('past the 10-minute deadline the same wait is refused', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 12 }, (_, i) => [{ tool: 'browser_wait_for', args: { time: 60 }, at: i * 61_000, outcome: { result: runPage('in progress') } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]).some((decision) => decision?.action === 'refuse' && decision.reason === 'poll.deadline_passed')).to.equal(true);
+  });
+});
+
 describe("WebArena's own action names (issue 18 item 2)", () => {
   it('`type` and `close_tab` are browser actions: they change the page, never the workspace, so a file read is still a repeat', () => {
     const ls: ScriptedCall = { tool: 'bash', args: { command: 'ls' }, outcome: { result: 'notes.md\n' } };
