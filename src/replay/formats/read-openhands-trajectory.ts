@@ -45,7 +45,8 @@ interface Pending {
  *   fields) without OpenHands' bookkeeping fields (`thought`, `security_risk`, ...).
  * - round: one model response (`model_response.id`) is one round, so parallel tool calls share
  *   it; an action without a response id is a round of its own.
- * - outcome: the observation's `content` as the model saw it; an `error` observation is
+ * - outcome: the observation's `content` as the model saw it (a command's with what the shell
+ *   added around it, `extras.metadata`: commandOutputAsSeen); an `error` observation is
  *   `{"type": "error", "message": content}`. A command's exit code does not make an error: its
  *   output is still what the command taught the agent.
  * - ts / durationMs: the action's `timestamp` and the time to its observation's.
@@ -109,7 +110,8 @@ export function readOpenHandsTrajectory(document: unknown, source: TrajectorySou
       problems.push(new ReplayInputError({ file, line, field: `${path}.content`, problem: `${path}.content must be a string (what the tool returned), got ${describeJsonValue(content)}` }));
       return;
     }
-    const outcome: CallOutcome = event.observation === 'error' ? { error: { type: 'error', message: content } } : { result: content };
+    const seen = event.observation === 'run' ? commandOutputAsSeen(content, event.extras) : content;
+    const outcome: CallOutcome = event.observation === 'error' ? { error: { type: 'error', message: content } } : { result: seen };
     pending.call.outcome = outcome;
     const end = epochMs(event.timestamp);
     if (end !== undefined && pending.call.startTime !== undefined && end >= pending.call.startTime) pending.call.durationMs = end - pending.call.startTime;
@@ -118,6 +120,26 @@ export function readOpenHandsTrajectory(document: unknown, source: TrajectorySou
   // Observations can arrive out of order (parallel calls); calls keep the order they were asked in.
   calls.sort((a, b) => a.actionIndex - b.actionIndex);
   return { calls: calls.map((entry) => entry.call), problems };
+}
+
+/**
+ * A command's output as the model read it: OpenHands keeps what its shell added around the
+ * output in `extras.metadata` and writes it back for the model (CmdOutputObservation
+ * .to_agent_observation): the prefix, the output, the suffix ("[The command completed with exit
+ * code 0.]", or "[The command has no new output after 30 seconds. You may wait longer … by
+ * sending empty command '' …]"), the working directory, the interpreter and the exit code.
+ * Without it a failing and a passing run of the same command looked alike, and a wait on a
+ * quiet command was a read of nothing. Older runs without `metadata` are their content.
+ */
+function commandOutputAsSeen(content: string, extras: unknown): string {
+  const metadata = isPlainObject(extras) && isPlainObject(extras.metadata) ? extras.metadata : undefined;
+  if (metadata === undefined) return content;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  let seen = `${text(metadata.prefix)}${content}${text(metadata.suffix)}`;
+  if (text(metadata.working_dir) !== '') seen += `\n[Current working directory: ${text(metadata.working_dir)}]`;
+  if (text(metadata.py_interpreter_path) !== '') seen += `\n[Python interpreter: ${text(metadata.py_interpreter_path)}]`;
+  if (typeof metadata.exit_code === 'number' && metadata.exit_code !== -1) seen += `\n[Command finished with exit code ${metadata.exit_code}]`;
+  return seen;
 }
 
 /** The arguments the model wrote for this call, when OpenHands kept its response. */

@@ -118,4 +118,51 @@ describe('readOpenHandsTrajectory', () => {
     expect(runs[0]!.calls.map((call) => call.tool)).to.deep.equal(['execute_bash', 'execute_bash', 'execute_bash', 'execute_bash', 'str_replace_editor']);
     expect(runs[0]!.report.stop).to.equal(null);
   });
+
+  // OpenHands keeps what the harness added to a command's output in the observation's
+  // `extras.metadata` (CmdOutputObservation.to_agent_observation: prefix, content, suffix, the
+  // working directory, the exit code). The model read all of it: "[The command has no new output
+  // after 30 seconds. You may wait longer … by sending empty command '' …]" is what tells it to wait.
+  it('reads a command\'s output as the model saw it: prefix, content, suffix, working directory and exit code', () => {
+    const quiet =
+      "\n[The command has no new output after 30 seconds. You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, or send keys to interrupt/kill the command.]";
+    const run = (id: number, command: string, content: string, metadata: Record<string, unknown>, time: number) => [
+      { id, timestamp: new Date(time).toISOString(), source: 'agent', action: 'run', args: { command, is_input: false, thought: '' } },
+      { id: id + 1, timestamp: new Date(time + 30_500).toISOString(), source: 'agent', cause: id, observation: 'run', content, extras: { command, metadata, hidden: false } },
+    ];
+    const running = { exit_code: -1, pid: -1, working_dir: '/workspace/repo', py_interpreter_path: '', prefix: '', suffix: quiet };
+    const history = [...run(1, 'python -m pytest tests/ -x', 'collecting ...', running, 0)];
+    for (let i = 0; i < 6; i++) history.push(...run(3 + 2 * i, '', '', { ...running, prefix: '[Below is the output of the previous command.]\n' }, 31_000 * (i + 1)));
+    history.push(...run(20, '', '120 passed in 95.2s', { exit_code: 0, pid: -1, working_dir: '/workspace/repo', py_interpreter_path: '', prefix: '[Below is the output of the previous command.]\n', suffix: '\n[The command completed with exit code 0.]' }, 250_000));
+    const { calls, problems } = readOpenHandsTrajectory({ history }, source);
+    expect(problems).to.deep.equal([]);
+    expect((calls[0]!.outcome as { result: string }).result).to.equal(`collecting ...${quiet}\n[Current working directory: /workspace/repo]`);
+    expect((calls.at(-1)!.outcome as { result: string }).result).to.equal(
+      '[Below is the output of the previous command.]\n120 passed in 95.2s\n[The command completed with exit code 0.]\n[Current working directory: /workspace/repo]\n[Command finished with exit code 0]',
+    );
+  });
+
+  it('replays the six waits on a quiet test run without a refusal or a stop', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const quiet = "\n[The command has no new output after 30 seconds. You may wait longer to see additional output by sending empty command '', or send keys to interrupt/kill the command.]";
+    const history: unknown[] = [];
+    const metadata = (suffix: string, exit = -1) => ({ exit_code: exit, pid: -1, working_dir: '/workspace/repo', py_interpreter_path: '', prefix: '', suffix });
+    const add = (id: number, command: string, content: string, meta: unknown, time: number) =>
+      history.push(
+        { id, timestamp: new Date(time).toISOString(), source: 'agent', action: 'run', args: { command, is_input: false }, tool_call_metadata: { function_name: 'execute_bash', tool_call_id: `call_${id}` } },
+        { id: id + 1, timestamp: new Date(time + 30_500).toISOString(), source: 'agent', cause: id, observation: 'run', content, extras: { command, metadata: meta } },
+      );
+    add(1, 'python -m pytest tests/ -x', 'collecting ...', metadata(quiet), 0);
+    for (let i = 0; i < 6; i++) add(3 + 2 * i, '', '', metadata(quiet), 31_000 * (i + 1));
+    add(20, '', '120 passed in 95.2s', metadata('\n[The command completed with exit code 0.]', 0), 250_000);
+    const file = join(mkdtempSync(join(tmpdir(), 'loopguard-openhands-')), 'waits.json');
+    writeFileSync(file, JSON.stringify({ instance_id: 'waits', history }));
+    const runs = await evaluateFile(file, {});
+    expect(runs).to.have.length(1);
+    expect(runs[0]!.report.stop).to.equal(null);
+    expect(runs[0]!.calls).to.have.length(8);
+    expect(runs[0]!.report.refused).to.equal(0);
+  });
 });
