@@ -1,4 +1,5 @@
 import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 import type { RunGuard } from '../../src/core/run-guard.js';
 import type { CallDecision, CallOutcome, RunDecision } from '../../src/core/types.js';
 
@@ -43,3 +44,30 @@ export function newRun(options: LoopGuardEngineOptions = {}, id = 'run-1'): RunG
 }
 
 export const sameDocuments = { items: [{ id: 'doc-17', title: 'Refund policy' }, { id: 'doc-42', title: 'Returns FAQ' }] };
+
+/**
+ * Plays one call per round with two engines sharing the run through a memory store, taking
+ * turns, as two processes of one agent would: each step is decided by the next engine in turn,
+ * which has read every earlier step from the store. Stops at the first stop. Returns
+ * `decision/after` per step (`allow/continue`, `refuse/stop`, …).
+ */
+export async function playTakingTurns(id: string, steps: ScriptedCall[]): Promise<string[]> {
+  const store = createMemoryRunStore();
+  const quiet = { warn: () => undefined };
+  const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })] as const;
+  const first = engines[0].startRun(id);
+  await engines[0].flush();
+  const runs = [first, await engines[1].resumeRun(id)] as const;
+  const log: string[] = [];
+  for (const [i, step] of steps.entries()) {
+    const run = runs[i % 2]!;
+    run.beginRound();
+    const ticket = await run.claimCall({ tool: step.tool, args: step.args });
+    if (ticket.decision.action === 'allow') run.finishCall(ticket, step.outcome ?? { result: { ok: true } });
+    await engines[i % 2]!.flush();
+    const after = run.shouldStop().action;
+    log.push(`${ticket.decision.action}/${after}`);
+    if (after === 'stop') break;
+  }
+  return log;
+}

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 /** One round per query, each a lookup nobody asked before, answered with nothing. */
 const emptyLookups = (count: number, result: unknown = []): ScriptedCall[][] =>
@@ -33,21 +31,8 @@ describe('checks: empty answers to new questions (documents 000 and 002)', () =>
   });
 
   it('two engines sharing the run through a store, taking turns, stop at the same round as one engine', async () => {
-    const store = createMemoryRunStore();
-    const quiet = { warn: () => undefined };
-    const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })];
-    const runs = [engines[0]!.startRun('lookups'), undefined] as Array<ReturnType<LoopGuard['startRun']> | undefined>;
-    await engines[0]!.flush();
-    runs[1] = await engines[1]!.resumeRun('lookups');
-    let stoppedAt = 0;
-    for (let i = 0; i < 40 && stoppedAt === 0; i++) {
-      const run = runs[i % 2]!;
-      run.beginRound();
-      const ticket = await run.claimCall({ tool: 'search_records', args: { query: `customer ${i}` } });
-      if (ticket.decision.action === 'allow') run.finishCall(ticket, { result: [] });
-      await engines[i % 2]!.flush();
-      if (run.shouldStop().action === 'stop') stoppedAt = i + 1;
-    }
-    expect(stoppedAt).to.equal(15);
+    const log = await playTakingTurns('lookups', emptyLookups(40).map((round) => round[0]!));
+    expect(log).to.have.length(15);
+    expect(log.at(-1)).to.equal('allow/stop');
   });
 });

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 import { isStepRejection } from '../../../src/core/world-state/is-step-rejection.js';
 import { fingerprintError } from '../../../src/core/result-fingerprint.js';
-import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 
 // BrowserGym's own texts (browsergym/core/action/highlevel.py, to_python_code), as the
 // WorkArena runs in eval/corpus/browsergym-workarena record them: the page follows the error.
@@ -87,24 +85,9 @@ describe('checks: step rejections (BrowserGym rejected the step before running i
 
 describe('checks: step rejections, with the run shared through a store', () => {
   it('two engines taking turns on the order-developer-laptop shape agree with one engine: not stopped', async () => {
-    const store = createMemoryRunStore();
-    const quiet = { warn: () => undefined };
-    const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })];
-    const runs = [engines[0]!.startRun('laptop'), undefined] as Array<ReturnType<LoopGuard['startRun']> | undefined>;
-    await engines[0]!.flush();
-    runs[1] = await engines[1]!.resumeRun('laptop');
-    const steps: Array<{ tool: string; args: unknown; outcome: { result: unknown } | { error: unknown } }> = [{ tool: 'goto', args: { args: ['catalog'] }, outcome: catalog }];
+    const steps: ScriptedCall[] = [{ tool: 'goto', args: { args: ['catalog'] }, outcome: catalog }];
     for (let i = 0; i < 12; i++) steps.push({ tool: 'click', args: { args: ['252'] }, outcome: multiAction });
     steps.push({ tool: 'fill', args: { args: ['a85', 'Developer Laptop (Mac)'] }, outcome: { result: `${page}\n\tStaticText 'Developer Laptop (Mac)'` } });
-    const actions: string[] = [];
-    for (const [i, step] of steps.entries()) {
-      const run = runs[i % 2]!;
-      run.beginRound();
-      const ticket = await run.claimCall({ tool: step.tool, args: step.args });
-      if (ticket.decision.action === 'allow') run.finishCall(ticket, step.outcome);
-      await engines[i % 2]!.flush();
-      actions.push(`${ticket.decision.action}/${run.shouldStop().action}`);
-    }
-    expect(actions).to.deep.equal(Array(steps.length).fill('allow/continue'));
+    expect(await playTakingTurns('laptop', steps)).to.deep.equal(Array(steps.length).fill('allow/continue'));
   });
 });

@@ -7,9 +7,7 @@ import { expect } from 'chai';
 import type { CallDecision } from '../../../src/core/types.js';
 import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
 import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
-import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 function kinds(decisions: CallDecision[]): string[] {
   return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
@@ -244,22 +242,7 @@ describe('browser actions answered by a line about themselves, not the page (bro
   });
 
   it('two engines sharing the run through a store, taking turns on the same paging, agree: nothing refused', async () => {
-    const store = createMemoryRunStore();
-    const quiet = { warn: () => undefined };
-    const engines = [new LoopGuard({ store, logger: quiet }), new LoopGuard({ store, logger: quiet })];
-    const runs = [engines[0]!.startRun('paging'), undefined] as Array<ReturnType<LoopGuard['startRun']> | undefined>;
-    await engines[0]!.flush();
-    runs[1] = await engines[1]!.resumeRun('paging');
-    const actions: string[] = [];
-    for (let i = 0; i < 8; i++) {
-      const run = runs[i % 2]!;
-      run.beginRound();
-      const ticket = await run.claimCall({ tool: 'click_element_by_index', args: { index: 31 } });
-      if (ticket.decision.action === 'allow') run.finishCall(ticket, more().outcome!);
-      await engines[i % 2]!.flush();
-      actions.push(`${ticket.decision.action}/${run.shouldStop().action}`);
-    }
-    expect(actions).to.deep.equal(Array(8).fill('allow/continue'));
+    expect(await playTakingTurns('paging', Array.from({ length: 8 }, more))).to.deep.equal(Array(8).fill('allow/continue'));
   });
 
   // ReAct on WebShop (eval/corpus/react-webshop): choosing an option answers "You have clicked
