@@ -112,7 +112,8 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
   const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
     const resultFields = new Set([...volatileResult, ...(policy.volatileResult ?? [])]);
     // `think(thought)`: the thought is the call, not a note about it; it stays in identity.
-    const thoughtArguments = general && name !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(name) : undefined;
+    // By the tool's own name: Claude Code calls an MCP server's tool `mcp__<server>__<tool>`.
+    const thoughtArguments = general && name !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(mcpToolName(name)) : undefined;
     const isBookkeeping = (argument: string) => thoughtArguments === undefined || !thoughtArguments.includes(argument);
     return {
       ...resolveEffectPolicy(policy, name, profile),
@@ -267,7 +268,7 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
-    WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
+    WELL_KNOWN_THOUGHT_TOOLS.has(mcpToolName(name)) ||
     WELL_KNOWN_POLL_TOOLS.has(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );

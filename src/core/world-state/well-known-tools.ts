@@ -92,7 +92,8 @@ export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> 
 
 /**
  * Tools the model calls to think out loud: OpenHands' `think` (CodeActAgent; it answers "Your
- * thought has been logged."), Anthropic's think tool. They read nothing and write nothing, and
+ * thought has been logged."), Anthropic's think tool, the MCP sequential-thinking server (matched
+ * by the tool's own name, as Claude Code's `mcp__<server>__` prefix is dropped). They read nothing and write nothing, and
  * their answer is the same acknowledgement whatever the thought: a new thought is no stale
  * result, the same thought again is a repeat (run-guard.ts judgeNovelty). For these the
  * `thought` argument is what the call does, so it stays in the call's identity although it is
@@ -100,6 +101,10 @@ export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> 
  */
 export const WELL_KNOWN_THOUGHT_TOOLS: ReadonlyMap<string, readonly string[]> = new Map([
   ['think', ['thought', 'thoughts']],
+  // The MCP reference server's sequential thinking answers each thought with its own counters
+  // (`{"thoughtNumber": 3, "thoughtHistoryLength": 3, …}`): new every time, no fact about the world.
+  ['sequentialthinking', ['thought']],
+  ['sequential_thinking', ['thought']],
 ]);
 
 /** Tools that submit or finish the task; some protocols call them twice by design. */

@@ -55,4 +55,25 @@ describe('world state: the think tool', () => {
     const log = playRounds(newRun({ bookkeepingArgs: ['thought'] }), [[think('first idea')], [think('second idea')]]);
     expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:new']);
   });
+
+  // The MCP reference server's sequential thinking (@modelcontextprotocol/server-sequential-thinking)
+  // answers each thought with its own counters ({"thoughtNumber": 3, "thoughtHistoryLength": 3, …}):
+  // a new answer every time, but no fact about the world. Counted as news, one thought per round
+  // hid a reworded search answering the same documents for as long as the model kept thinking.
+  it('sequential thinking is a thought tool: thinking in every round does not hide a stale search (its own name, and as Claude Code names it)', () => {
+    const documents = { results: [{ id: 'doc-17', title: 'Refund policy' }, { id: 'doc-42', title: 'Returns FAQ' }] };
+    for (const tool of ['sequentialthinking', 'mcp__sequential-thinking__sequentialthinking']) {
+      const rounds: ScriptedCall[][] = [];
+      for (let i = 1; i <= 12; i++) {
+        const counters = { thoughtNumber: i, totalThoughts: 12, nextThoughtNeeded: true, branches: [], thoughtHistoryLength: i };
+        rounds.push([
+          { tool, args: { thought: `maybe wording ${i} helps`, thoughtNumber: i, totalThoughts: 12, nextThoughtNeeded: true }, outcome: { result: { content: [{ type: 'text', text: JSON.stringify(counters, null, 2) }] } } },
+          { tool: 'search_docs', args: { query: `refund window ${i}` }, outcome: { result: documents } },
+        ]);
+      }
+      const log = playRounds(newRun(), rounds);
+      expect(log.at(-1)!.after, tool).to.include({ action: 'stop', reason: 'stale_rounds' });
+      expect(log.length, tool).to.equal(6);
+    }
+  });
 });
