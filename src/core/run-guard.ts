@@ -516,7 +516,14 @@ export class RunGuard implements RunView, SharedReplica {
     const tag = outcomeTagOf(prehashed, argsHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
     if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
-    if (prehashed.window !== undefined && !failed) recordWindow(ledger.readCoverage, prehashed.window);
+    if (prehashed.window !== undefined && !failed) {
+      recordWindow(ledger.readCoverage, prehashed.window);
+      if (prehashed.window.lastLine !== undefined) ledger.fileEnds.set(prehashed.window.resource, prehashed.window.lastLine);
+    }
+    // A window past the known end of its file, nothing written since, can only come back empty:
+    // the same nothing again, not a new question (world-state/windows past the end of a file).
+    const askedFrom = prehashed.askedFrom;
+    if (judged === 'new' && askedFrom !== undefined && askedFrom.line > (ledger.fileEnds.get(askedFrom.resource) ?? Infinity)) judged = 'seen';
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -618,6 +625,7 @@ export class RunGuard implements RunView, SharedReplica {
           // The file may have changed: its lines are news again. A window read that counts as
           // a write (SWE-agent's `open`/`goto` move the viewer's state) changes no file.
           if (ledger.readCoverage.size > 0 && prehashed.window === undefined) ledger.readCoverage.clear();
+          if (ledger.fileEnds.size > 0 && prehashed.window === undefined) ledger.fileEnds.clear();
         }
         ledger.pageEpoch += 1;
       }
@@ -1320,6 +1328,11 @@ function fingerprintCallOutcome(call: PrehashedToolCall, outcome: CallOutcome, p
   if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
     const window = returnedWindowOf(call.readWindow, jsonTextValue(outcome.result));
     if (window !== undefined) prehashed.window = window;
+  }
+  // Where an empty window read started, so a page past the file's known end is judged as one.
+  const asked = call.readWindow?.ranges;
+  if (prehashed.outcome === 'empty' && call.readWindow?.resource !== undefined && asked !== undefined && asked.length === 1) {
+    prehashed.askedFrom = { resource: call.readWindow.resource, line: asked[0]![0] };
   }
   return prehashed;
 }

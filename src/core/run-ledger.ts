@@ -83,6 +83,8 @@ export class RunLedger {
    * except a window read itself (SWE-agent's `goto` moves its viewer, not the file).
    */
   readonly readCoverage: ReadCoverage = new Map();
+  /** The last line of each file whose end a read showed since anything was last written (windows past it are empty). */
+  readonly fileEnds = new Map<string, number>();
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;

@@ -143,7 +143,18 @@ export interface PrehashedOutcome {
    * a window already covered by earlier reads of the same file, with nothing written since,
    * teaches nothing. `numbered`: the lines came with their numbers.
    */
-  window?: { resource: string; numbered: boolean; ranges: Array<[number, number]> };
+  window?: {
+    resource: string;
+    numbered: boolean;
+    ranges: Array<[number, number]>;
+    /** The file ends at this line: the read asked for more than it had (world-state/returned-window-of.ts). */
+    lastLine?: number;
+  };
+  /**
+   * An empty answer to a window read: the file and the first line it asked for. Past the file's
+   * known end, with nothing written since, it is the same nothing again (run-guard.ts finishCall).
+   */
+  askedFrom?: { resource: string; line: number };
   /**
    * Item fingerprints when the result is a list of items (a top-level array, the one array
    * of an envelope object, JSON inside MCP text content): novelty is judged item by item, so

@@ -89,6 +89,12 @@ export function encodeRunEvent(event: RunEvent): string {
       if (window !== undefined) {
         if (!hasItems) encoded.push(0);
         encoded.push([window.resource, window.numbered ? 1 : 0, ...window.ranges.flat()]);
+        // Where the file ends, and where an empty window read started (windows past the end of a
+        // file): after the window (0 when there is none), so older entries decode.
+        if (window.lastLine !== undefined) encoded.push(window.lastLine);
+      } else if (outcome.askedFrom !== undefined) {
+        if (!hasItems) encoded.push(0);
+        encoded.push(0, 0, [outcome.askedFrom.resource, outcome.askedFrom.line]);
       }
       break;
     }
@@ -241,7 +247,12 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');
       const window = windowOf(v[8]);
-      if (window !== undefined) outcome.window = window;
+      if (window !== undefined) {
+        outcome.window = window;
+        if (typeof v[9] === 'number' && v[9] > 0) window.lastLine = v[9];
+      }
+      const asked = v[10];
+      if (Array.isArray(asked) && typeof asked[0] === 'string' && typeof asked[1] === 'number') outcome.askedFrom = { resource: asked[0], line: asked[1] };
       return { type: 'finish', key: text(v[1], 'key', where), time, outcome };
     }
     case 's':

@@ -35,10 +35,12 @@ export function returnedWindowOf(request: ReadWindowRequest, result: unknown): R
   if (request.resource === undefined || CUT_MARKER.test(text)) return undefined;
   const count = lineCount(text);
   const asked = request.ranges;
-  if (asked === undefined) return { resource: request.resource, numbered: false, ranges: [[1, count]] };
+  // The whole file, or a window that came back shorter than it asked: the file ends there.
+  if (asked === undefined) return { resource: request.resource, numbered: false, ranges: [[1, count]], lastLine: count };
   if (asked.length > 1) return { resource: request.resource, numbered: false, ranges: asked.map(([from, to]) => [from, to]) };
   const [from, to] = asked[0]!;
-  return { resource: request.resource, numbered: false, ranges: [[from, Math.min(to, from + count - 1)]] };
+  const last = from + count - 1;
+  return last < to ? { resource: request.resource, numbered: false, ranges: [[from, last]], lastLine: last } : { resource: request.resource, numbered: false, ranges: [[from, to]] };
 }
 
 /** Runs of consecutive line numbers at the start of lines; undefined when there are none. */

@@ -64,9 +64,9 @@ describe('window re-reads (issue 24 #6)', () => {
       expect(returnedWindowOf({ resource: 'f', numbered: true }, '     7→const a = 1;\n     8→')).to.deep.equal({ resource: 'f', numbered: true, ranges: [[7, 8]] });
     });
 
-    it('plain output covers the lines asked for, clamped to the lines it has; a cut or empty output, or a failed command, is no window', () => {
-      expect(returnedWindowOf({ resource: 'f', numbered: false }, 'a\nb\nc\n')).to.deep.equal({ resource: 'f', numbered: false, ranges: [[1, 3]] });
-      expect(returnedWindowOf({ resource: 'f', numbered: false, ranges: [[5, END]] }, 'a\nb')).to.deep.equal({ resource: 'f', numbered: false, ranges: [[5, 6]] });
+    it('plain output covers the lines asked for, clamped to the lines it has (the file ends there); a cut or empty output, or a failed command, is no window', () => {
+      expect(returnedWindowOf({ resource: 'f', numbered: false }, 'a\nb\nc\n')).to.deep.equal({ resource: 'f', numbered: false, ranges: [[1, 3]], lastLine: 3 });
+      expect(returnedWindowOf({ resource: 'f', numbered: false, ranges: [[5, END]] }, 'a\nb')).to.deep.equal({ resource: 'f', numbered: false, ranges: [[5, 6]], lastLine: 6 });
       expect(returnedWindowOf({ resource: 'f', numbered: false }, 'a\n[123 characters elided]\nz')).to.equal(undefined);
       expect(returnedWindowOf({ resource: 'f', numbered: false }, '')).to.equal(undefined);
       expect(returnedWindowOf({ resource: 'f', numbered: false }, { returncode: 1, output: 'cat: f: No such file or directory' })).to.equal(undefined);
