@@ -295,8 +295,9 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   let value = result;
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
-    // Codex's and gemini-cli's per-call ids around a shell answer (world-state/shell-answer-envelope.ts).
-    if (policy.shellArg !== undefined) {
+    // Codex's and gemini-cli's per-call ids around a shell answer (world-state/shell-answer-envelope.ts),
+    // also on a poll of a running command (Codex's write_stdin answers with the same header).
+    if (policy.shellArg !== undefined || policy.poll !== undefined) {
       const unwrapped = withoutShellEnvelopeNoise(result);
       if (unwrapped === 'empty') return { outcome: 'empty' };
       if (unwrapped !== result) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(unwrapped, policy)) };

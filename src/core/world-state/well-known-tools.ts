@@ -45,7 +45,9 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
 /**
  * Tools that wait on something that changes by itself. Claude Code's `BashOutput` (a shell
  * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
- * `block: true` waits up to its `timeout`), read the output of a command still running; a
+ * `block: true` waits up to its `timeout`), Codex CLI's `write_stdin` (`chars: ""` waits on a
+ * session `exec_command` left running) and Windsurf's `command_status` read the output of a
+ * command still running; a
  * browser agent's wait gives a page time to change (Playwright MCP's `browser_wait_for`,
  * BrowserGym's `noop(wait_ms)`, browser-use's `wait`; computer use's `wait` action is one by
  * its action, resolve-call-effect.ts). Waiting on a build that prints nothing, or a CI page
@@ -53,7 +55,7 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
  * (`shellPollDeadlineMs`, 10 minutes): the same answer is neutral until then, refused after.
  * A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'browser_wait_for', 'noop', 'wait']);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'browser_wait_for', 'noop', 'wait']);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([

@@ -193,6 +193,29 @@ describe('checks/polling: waiting on a running command, the harness\'s way', () 
     expect(log.slice(1).every((round) => round.decisions[0]!.action === 'allow' && round.decisions[0]!.kind === 'poll')).to.equal(true);
   });
 
+  // Codex CLI starts a long command with exec_command ("Process running with session ID 7") and
+  // waits on it with write_stdin {session_id, chars: ""}; each answer opens with a fresh Chunk ID.
+  it('Codex: write_stdin waiting on a running session is a poll, its chunk ids noise: allowed until the deadline, refused after', () => {
+    let chunk = 0xa1b2c3;
+    const answer = (status: string, output: string) => `Chunk ID: ${(chunk += 7).toString(16)}\nWall time: 30.0021 seconds\n${status}\nOriginal token count: 0\nOutput:\n${output}`;
+    const rounds: ScriptedCall[][] = [[{ tool: 'exec_command', args: { cmd: 'cargo build --release' }, at: 0, outcome: { result: answer('Process running with session ID 7', '   Compiling foo v0.1.0') } }]];
+    for (let i = 1; i <= 25; i++) rounds.push([{ tool: 'write_stdin', args: { session_id: 7, chars: '' }, at: i * 31_000, outcome: { result: answer('Process running with session ID 7', '') } }]);
+    const log = playRounds(newRun(), rounds);
+    const decisions = log.map((round) => round.decisions[0]!);
+    expect(decisions.slice(0, 21).every((decision) => decision.action === 'allow')).to.equal(true);
+    expect(log.slice(0, 21).every((round) => round.after.action === 'continue')).to.equal(true);
+    expect(decisions.some((decision) => decision.action === 'refuse' && decision.reason === 'poll.deadline_passed')).to.equal(true);
+  });
+
+  it('Windsurf: command_status waiting on a background command is a poll', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [
+      { tool: 'command_status', args: { CommandId: 'c-12', OutputCharacterCount: 500, WaitDurationSeconds: 30 }, at: i * 31_000, outcome: { result: 'Status: RUNNING\nOutput:\nCompiling...' } },
+    ]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(6).fill('allow'));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(6).fill('continue'));
+  });
+
   it('a policy for BashOutput wins over the well-known poll', () => {
     const run = newRun({ tools: { BashOutput: { poll: { deadlineMs: 20_000 } } } });
     const log = playRounds(run, Array.from({ length: 3 }, (_, i) => [{ tool: 'BashOutput', args: { bash_id: 'b' }, at: i * 15_000, outcome: { result: 'running' } }]));
