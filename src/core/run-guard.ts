@@ -518,12 +518,12 @@ export class RunGuard implements RunView, SharedReplica {
     if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
     if (prehashed.window !== undefined && !failed) {
       recordWindow(ledger.readCoverage, prehashed.window);
-      if (prehashed.window.lastLine !== undefined) ledger.fileEnds.set(prehashed.window.resource, prehashed.window.lastLine);
+      if (prehashed.window.lastLine !== undefined) (ledger.fileEnds ??= new Map()).set(prehashed.window.resource, prehashed.window.lastLine);
     }
     // A window past the known end of its file, nothing written since, can only come back empty:
     // the same nothing again, not a new question (world-state/windows past the end of a file).
     const askedFrom = prehashed.askedFrom;
-    if (judged === 'new' && askedFrom !== undefined && askedFrom.line > (ledger.fileEnds.get(askedFrom.resource) ?? Infinity)) judged = 'seen';
+    if (judged === 'new' && askedFrom !== undefined && askedFrom.line > (ledger.fileEnds?.get(askedFrom.resource) ?? Infinity)) judged = 'seen';
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(tool, ticket.call.family)) judged = 'neutral';
@@ -625,7 +625,7 @@ export class RunGuard implements RunView, SharedReplica {
           // The file may have changed: its lines are news again. A window read that counts as
           // a write (SWE-agent's `open`/`goto` move the viewer's state) changes no file.
           if (ledger.readCoverage.size > 0 && prehashed.window === undefined) ledger.readCoverage.clear();
-          if (ledger.fileEnds.size > 0 && prehashed.window === undefined) ledger.fileEnds.clear();
+          if (ledger.fileEnds !== undefined && prehashed.window === undefined) ledger.fileEnds = undefined;
         }
         ledger.pageEpoch += 1;
       }

@@ -83,8 +83,12 @@ export class RunLedger {
    * except a window read itself (SWE-agent's `goto` moves its viewer, not the file).
    */
   readonly readCoverage: ReadCoverage = new Map();
-  /** The last line of each file whose end a read showed since anything was last written (windows past it are empty). */
-  readonly fileEnds = new Map<string, number>();
+  /**
+   * The last line of each file whose end a read showed since anything was last written (windows
+   * past it are empty). Made on first use: most runs never page past a file's end, and an empty
+   * Map is ~100 B on every open run (issue 20, memory per run).
+   */
+  fileEnds: Map<string, number> | undefined = undefined;
 
   /** Back-to-back check: the last call's identity and how many times in a row it came. */
   lastArgsHash: string | undefined = undefined;
