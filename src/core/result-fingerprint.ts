@@ -271,10 +271,24 @@ function memberValueStart(text: string, start: number, keyToken: string): number
  * An MCP `CallToolResult` is judged by what it carries, not by its envelope.
  */
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
-  const prehashed = fingerprintResultValue(result, policy, maxBytes);
+  const prehashed = policy.page ? fingerprintBrowserResult(result, policy, maxBytes) : fingerprintResultValue(result, policy, maxBytes);
   if (prehashed.outcome === 'success' && isNotFoundAnswer(result)) prehashed.aboutArguments = true;
   if (policy.shellArg !== undefined && prehashed.outcome === 'success' && saysCommandStillRunning(result)) prehashed.commandRunning = true;
-  if (policy.page && prehashed.outcome === 'success' && prehashed.items === undefined && describesAction(jsonTextValue(result))) prehashed.describesAction = true;
+  return prehashed;
+}
+
+/**
+ * A browser tool's result: the page it leads to, judged node by node (world-state/page-state.ts),
+ * else judged as any result is, marked when it is one line about the action itself. The JSON text
+ * is read once for both. A page is not asked for its items here: they are computed on first read,
+ * and a page seen whole never needs them.
+ */
+function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
+  const value = jsonTextValue(result);
+  const page = fingerprintPage(value, maxBytes);
+  if (page !== undefined) return page;
+  const prehashed = fingerprintResultValue(result, policy, maxBytes);
+  if (prehashed.outcome === 'success' && describesAction(value) && prehashed.items === undefined) prehashed.describesAction = true;
   return prehashed;
 }
 
@@ -287,11 +301,6 @@ function isZeroText(trimmed: string): boolean {
 }
 
 function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
-  // Browser tools: the result is a page, judged node by node (world-state/page-state.ts).
-  if (policy.page) {
-    const page = fingerprintPage(jsonTextValue(result), maxBytes);
-    if (page !== undefined) return page;
-  }
   let value = result;
   if (typeof result === 'string') {
     if (result.length > maxBytes) return { outcome: 'success', unfingerprintable: true };
