@@ -50,15 +50,27 @@ describe('loop reasons (eval/corpus/scripts/lib.mjs)', () => {
   });
 });
 
-describe('InterCode-Bash episodes (intercode-bash source)', () => {
-  const episode = {
+/** An InterCode episode as its logs keep it (`turn_history`: one entry per turn in each list), from its turns. */
+function interCodeEpisode(turns: Array<[action: string, observation: string, valid: boolean]>, reward: number) {
+  return {
     turn_history: {
-      actions: ['ls /testbed', 'find / -name x', 'echo $('],
-      observations: ['a\nb\n', 'Command timed out', 'Malformed command'],
-      rewards: [0.3, 0.3, 0.3],
-      valid_action: [true, false, false],
+      actions: turns.map(([action]) => action),
+      observations: turns.map(([, observation]) => observation),
+      rewards: turns.map(() => reward),
+      valid_action: turns.map(([, , valid]) => valid),
     },
   };
+}
+
+describe('InterCode-Bash episodes (intercode-bash source)', () => {
+  const episode = interCodeEpisode(
+    [
+      ['ls /testbed', 'a\nb\n', true],
+      ['find / -name x', 'Command timed out', false],
+      ['echo $(', 'Malformed command', false],
+    ],
+    0.3,
+  );
   it('writes one bash call per turn; the environment\'s own failure texts become errors, other output stays a result', () => {
     const { lines, steps: read } = convertInterCode(episode, 'run-1');
     expect(lines.map((line: string) => JSON.parse(line))).to.deep.equal([
@@ -70,21 +82,21 @@ describe('InterCode-Bash episodes (intercode-bash source)', () => {
   });
 
   it('keeps a failed command\'s output as the result when it is not the environment\'s failure text', () => {
-    const failed = { turn_history: { actions: ['cat nope'], observations: ['cat: nope: No such file'], rewards: [0], valid_action: [false] } };
+    const failed = interCodeEpisode([['cat nope', 'cat: nope: No such file', false]], 0);
     expect(JSON.parse(convertInterCode(failed, 'r').lines[0]).result).to.equal('cat: nope: No such file');
   });
 });
 
 describe('InterCode-CTF episodes (intercode-ctf source)', () => {
   it('makes `submit <flag>` a submit call and every other action a bash call', () => {
-    const episode = {
-      turn_history: {
-        actions: ['cat flag.enc', 'submit picoCTF{wrong}', 'sleep 99'],
-        observations: ['xyz', 'Submitted flag is incorrect. Keep trying!', 'Command timed out'],
-        rewards: [0, 0, 0],
-        valid_action: [true, true, false],
-      },
-    };
+    const episode = interCodeEpisode(
+      [
+        ['cat flag.enc', 'xyz', true],
+        ['submit picoCTF{wrong}', 'Submitted flag is incorrect. Keep trying!', true],
+        ['sleep 99', 'Command timed out', false],
+      ],
+      0,
+    );
     expect(convertInterCodeCtf(episode, 'c').lines.map((line: string) => JSON.parse(line))).to.deep.equal([
       { run: 'c', round: 1, tool: 'bash', args: { command: 'cat flag.enc' }, result: 'xyz' },
       { run: 'c', round: 2, tool: 'submit', args: { flag: 'picoCTF{wrong}' }, result: 'Submitted flag is incorrect. Keep trying!' },
