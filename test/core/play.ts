@@ -1,7 +1,7 @@
 import { LoopGuard, type LoopGuardEngineOptions } from '../../src/core/loop-guard.js';
 import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 import type { RunGuard } from '../../src/core/run-guard.js';
-import type { CallDecision, CallOutcome, RunDecision } from '../../src/core/types.js';
+import type { CallDecision, CallOutcome, Novelty, RunDecision } from '../../src/core/types.js';
 
 /** One call in a scripted round: tool, args and what it returns (omit outcome when it must be refused). */
 export interface ScriptedCall {
@@ -37,6 +37,23 @@ export function playRounds(run: RunGuard, rounds: ScriptedCall[][]): RoundLog[] 
     if (after.action === 'stop') break;
   }
   return log;
+}
+
+/**
+ * Plays one call per round through a fresh run and says how each result was judged (`new`,
+ * `seen`, `neutral`; `refused:<reason>` for a call not run), stopping at the first stop.
+ */
+export function judgeEachCall(steps: ScriptedCall[], options: LoopGuardEngineOptions = {}): { judged: Array<Novelty | string>; stop: RunDecision | undefined } {
+  const run = newRun(options);
+  const judged: Array<Novelty | string> = [];
+  for (const step of steps) {
+    run.beginRound();
+    const ticket = run.startCall({ tool: step.tool, args: step.args, startTime: step.at });
+    judged.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, step.outcome ?? { result: { ok: true } }) : `refused:${ticket.decision.reason}`);
+    const after = run.shouldStop();
+    if (after.action === 'stop') return { judged, stop: after };
+  }
+  return { judged, stop: undefined };
 }
 
 export function newRun(options: LoopGuardEngineOptions = {}, id = 'run-1'): RunGuard {

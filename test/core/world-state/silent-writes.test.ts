@@ -5,24 +5,13 @@
 // gpt-4 on fs_2 task 9 ran the same silent `find … -execdir bash -c 'mv …'` seven times in ten
 // turns; every run was neutral, so nothing ever counted toward a stop.
 import { expect } from 'chai';
-import type { Novelty, RunDecision } from '../../../src/core/types.js';
-import { newRun } from '../play.js';
+import type { Novelty } from '../../../src/core/types.js';
+import { judgeEachCall, newRun } from '../play.js';
 
 const rename = `find /system/folder1 -type f -name '*special*' -execdir bash -c 'mv "$1" "\${1//special/regular}"' _ {} \\;`;
 
-/** One bash call per round; what each result was judged, and the stop if one came. */
-function play(commands: string[]): { judged: Array<Novelty | string>; stop: RunDecision | undefined } {
-  const run = newRun();
-  const judged: Array<Novelty | string> = [];
-  for (const command of commands) {
-    run.beginRound();
-    const ticket = run.startCall({ tool: 'bash', args: { command } });
-    judged.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, { result: '' }) : `refused:${ticket.decision.reason}`);
-    const after = run.shouldStop();
-    if (after.action === 'stop') return { judged, stop: after };
-  }
-  return { judged, stop: undefined };
-}
+/** One silent bash call per round: what each result was judged, and the stop if one came. */
+const play = (commands: string[]) => judgeEachCall(commands.map((command) => ({ tool: 'bash', args: { command }, outcome: { result: '' } })));
 
 describe('world-state: the same silent write again is a repeat (document 003)', () => {
   it('the first run of a silent write is neutral; the same write answering nothing again is seen', () => {

@@ -8,28 +8,14 @@ import { decodeRunEvent, encodeRunEvent } from '../../../src/core/shared-ledger/
 import { resolveOptions } from '../../../src/core/policy.js';
 import { readWindowRequestOf } from '../../../src/core/world-state/read-window-request-of.js';
 import { returnedWindowOf } from '../../../src/core/world-state/returned-window-of.js';
-import type { Novelty } from '../../../src/core/types.js';
-import { newRun, playTakingTurns, type ScriptedCall } from '../play.js';
+import { judgeEachCall, playTakingTurns, type ScriptedCall } from '../play.js';
 
 const options = resolveOptions({});
 const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`).join('\n');
 const sed = (from: number, to: number, output: string): ScriptedCall => ({ tool: 'bash', args: { command: `sed -n '${from},${to}p' src/app.py` }, outcome: { result: output } });
 
 /** The novelty of each call, one per round, until a stop. */
-function judged(steps: ScriptedCall[]): Array<Novelty | string> {
-  const run = newRun();
-  const out: Array<Novelty | string> = [];
-  for (const step of steps) {
-    run.beginRound();
-    const ticket = run.startCall({ tool: step.tool, args: step.args });
-    out.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, step.outcome!) : `refused:${ticket.decision.reason}`);
-    if (run.shouldStop().action === 'stop') {
-      out.push('stop');
-      break;
-    }
-  }
-  return out;
-}
+const judged = (steps: ScriptedCall[]) => judgeEachCall(steps).judged;
 
 describe('world-state: windows past the end of a file', () => {
   it('a window that came back shorter than asked knows where the file ends', () => {
@@ -43,10 +29,11 @@ describe('world-state: windows past the end of a file', () => {
   it('paging on past the end with sed -n: the pages past it are seen, and the run stops', () => {
     const steps = [sed(1, 100, lines(1, 100)), sed(101, 200, lines(101, 140))];
     for (let page = 2; page < 14; page++) steps.push(sed(page * 100 + 1, page * 100 + 100, ''));
-    const out = judged(steps);
+    const { judged: out, stop } = judgeEachCall(steps);
     expect(out.slice(0, 3)).to.deep.equal(['new', 'new', 'seen']);
-    expect(out.at(-1)).to.equal('stop');
-    expect(out.length).to.be.at.most(8);
+    expect(stop?.action).to.equal('stop');
+    // At most seven calls ran (eight entries, with the stop).
+    expect(out.length).to.be.at.most(7);
   });
 
   it('a window inside the file that prints nothing (blank lines) is not judged past the end; a write in between forgets the end', () => {
