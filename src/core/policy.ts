@@ -111,17 +111,20 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
 
   const build = (policy: ToolPolicy, name: string | undefined): ResolvedToolPolicy => {
     const resultFields = new Set([...volatileResult, ...(policy.volatileResult ?? [])]);
+    // Every well-known table is looked up by the tool's own name: Claude Code calls an MCP
+    // server's tool `mcp__<server>__<tool>` (the filesystem server's `read_text_file`,
+    // Playwright MCP's `browser_wait_for`).
+    const own = name === undefined ? undefined : mcpToolName(name);
     // `think(thought)`: the thought is the call, not a note about it; it stays in identity.
-    // By the tool's own name: Claude Code calls an MCP server's tool `mcp__<server>__<tool>`.
-    const thoughtArguments = general && name !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(mcpToolName(name)) : undefined;
+    const thoughtArguments = general && own !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(own) : undefined;
     const isBookkeeping = (argument: string) => thoughtArguments === undefined || !thoughtArguments.includes(argument);
     return {
-      ...resolveEffectPolicy(policy, name, profile),
+      ...resolveEffectPolicy(policy, own, profile),
       exempt: policy.exempt ?? false,
       approval: policy.approval ?? false,
       poll: policy.poll
         ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 }
-        : general && name !== undefined && policy.exempt !== true && WELL_KNOWN_POLL_TOOLS.has(name)
+        : general && own !== undefined && policy.exempt !== true && WELL_KNOWN_POLL_TOOLS.has(own)
           ? { deadlineMs: shellPollDeadlineMs, minIntervalMs: 0 }
           : undefined,
       cursorArg: policy.cursorArg,
@@ -131,9 +134,9 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       volatileArgs: new Set([
         ...volatileArgs,
         ...(policy.volatileArgs ?? []),
-        ...((name !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(name)) || []),
+        ...((own !== undefined && WELL_KNOWN_LABEL_ARGUMENTS.get(own)) || []),
         // Bookkeeping arguments (noise/bookkeeping-arguments.ts): the harness's, for its own tools; the user's, for every tool.
-        ...(name !== undefined && isWellKnownTool(name) ? WELL_KNOWN_BOOKKEEPING_ARGUMENTS.filter(isBookkeeping) : []),
+        ...(own !== undefined && isWellKnownTool(own) ? WELL_KNOWN_BOOKKEEPING_ARGUMENTS.filter(isBookkeeping) : []),
         ...bookkeepingArgs.filter(isBookkeeping),
       ]),
       volatileResult: resultFields,
@@ -169,7 +172,8 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     let resolved = defaultTool;
     // A write verb names the effect only (not bookkeeping arguments: `description` is content
     // for `update_ticket`, so isWellKnownTool stays false for it).
-    if (general ? isWellKnownTool(name) || namesAWrite(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(name) || isAnswerToolName(name)) {
+    const own = mcpToolName(name);
+    if (general ? isWellKnownTool(own) || namesAWrite(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(own) || isAnswerToolName(name)) {
       resolved = wellKnown.get(name) ?? build({}, name);
       wellKnown.set(name, resolved);
     }
@@ -251,8 +255,8 @@ function browserActionArgOf(name: string): string | undefined {
 }
 
 /**
- * Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the answer and browser
- * tables know the tool's own name (`mcp__playwright__browser_click` is `browser_click`).
+ * Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the well-known tables know
+ * the tool's own name (`mcp__playwright__browser_click` is `browser_click`).
  */
 function mcpToolName(name: string): string {
   if (!name.startsWith('mcp__')) return name;
@@ -260,6 +264,7 @@ function mcpToolName(name: string): string {
   return end < 0 ? name : name.slice(end + 2);
 }
 
+/** `name`: the tool's own name (mcpToolName). */
 function isWellKnownTool(name: string): boolean {
   return (
     WELL_KNOWN_SHELL_TOOLS.has(name) ||
@@ -268,7 +273,7 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
-    WELL_KNOWN_THOUGHT_TOOLS.has(mcpToolName(name)) ||
+    WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
     WELL_KNOWN_POLL_TOOLS.has(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
@@ -298,6 +303,7 @@ function namesAWrite(name: string): boolean {
  * chat keep document 000's assumption that a tool nobody marked is a lookup ("researchers only
  * get tools that need no approval"); general leaves it unknown.
  */
+/** `name`: the tool's own name (mcpToolName). */
 function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
   const general = profile === 'general';
   const known = general && name !== undefined;
