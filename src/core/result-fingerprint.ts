@@ -272,9 +272,23 @@ function memberValueStart(text: string, start: number, keyToken: string): number
  */
 export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   const prehashed = policy.page ? fingerprintBrowserResult(result, policy, maxBytes) : fingerprintResultValue(result, policy, maxBytes);
-  if (prehashed.outcome === 'success' && isNotFoundAnswer(result)) prehashed.aboutArguments = true;
-  if (policy.shellArg !== undefined && prehashed.outcome === 'success' && saysCommandStillRunning(result)) prehashed.commandRunning = true;
+  if (prehashed.outcome !== 'success') return prehashed;
+  // What the text says is read the same whether the tool returned it plainly or as an MCP text part.
+  const said = typeof result === 'string' ? result : soleTextPart(result);
+  if (isNotFoundAnswer(said ?? result)) prehashed.aboutArguments = true;
+  if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
   return prehashed;
+}
+
+/** The text of an MCP `CallToolResult` with one text part and no structured content, else undefined. */
+function soleTextPart(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const record = result as { content?: unknown; structuredContent?: unknown; isError?: unknown };
+  const content = record.content;
+  if (!Array.isArray(content) || content.length !== 1 || record.isError === true) return undefined;
+  if (record.structuredContent !== undefined && record.structuredContent !== null) return undefined;
+  const part = content[0] as { type?: unknown; text?: unknown } | null;
+  return part !== null && typeof part === 'object' && part.type === 'text' && typeof part.text === 'string' ? part.text : undefined;
 }
 
 /**
@@ -335,7 +349,9 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (unwrapped !== value) {
     if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
     value = unwrapped;
-    if (typeof value === 'string') return value.trim() === '' || isEmptyResultNotice(value) ? { outcome: 'empty' } : { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(value, policy)) };
+    // One text part is the text a plain tool would return: the same door (the count zero, the
+    // shell harnesses' ids). unwrapToolResultEnvelope already tried it as JSON, so this ends in the text checks.
+    if (typeof value === 'string') return fingerprintResultValue(value, policy, maxBytes);
     // Structured content that only repeats the text (the MCP filesystem server's `{content: text}`).
     if (isEmptyResultNotice(soleStringMember(value) ?? '')) return { outcome: 'empty' };
     if (isEmptyResult(value)) return { outcome: 'empty' };

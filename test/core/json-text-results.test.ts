@@ -59,3 +59,43 @@ describe('a result as JSON text is judged as the value it stands for', () => {
     for (const text of ['"quoted"', '42', 'plain', '[a12] button "Submit"', '{not json']) expect(jsonTextValue(text)).to.equal(text);
   });
 });
+
+// One door for text: an MCP tool's answer is a `CallToolResult` whose one text part is the text
+// a plain tool would return. The MCP path once had its own shorter check, without the count
+// zero ("0\n") or the shell harnesses' per-call ids (world-state/shell-answer-envelope.ts).
+describe("an MCP tool's one text part is judged as the same text returned plainly", () => {
+  const options = resolveOptions();
+  const codex = (chunk: string, body: string) => `Chunk ID: ${chunk}\nWall time: 0.2${chunk.length} seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n${body}`;
+  const gemini = (pgid: number, body: string) => `Command: ls\nDirectory: (root)\nOutput: ${body}\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: ${pgid}`;
+  const samples = [
+    '0',
+    '0\n',
+    '',
+    'No matches found',
+    'src/a.py:10:def parse(x):\n',
+    codex('3a41f0', ''),
+    codex('3a5d2b', 'src/a.py:10:def parse(x):\n'),
+    gemini(4242, '(empty)'),
+    gemini(4243, 'README.md\nsrc'),
+    'Error: user not found',
+    'total 0\n\n[The command has no new output after 30 seconds. You may wait longer to see additional output by sending empty command \'\', send other commands to interact with the current process, or send keys to interrupt/kill the command.]',
+    '{"items":[]}',
+    '[{"id":"doc-17"},{"id":"doc-42"}]',
+    // A text that is itself a CallToolResult is not unwrapped twice: left out.
+    ...texts(300, 11).filter((text) => !Array.isArray((jsonTextValue(text) as { content?: unknown } | undefined)?.content)),
+  ];
+
+  it('for a plain, a shell, a Codex, a gemini-cli and a browser tool', () => {
+    for (const tool of ['search', 'bash', 'exec_command', 'run_shell_command', 'browser_click']) {
+      const policy = options.tool(tool);
+      for (const text of samples) {
+        const asMcp = fingerprintResult({ content: [{ type: 'text', text }] }, policy, 1 << 24);
+        expect(snapshot(asMcp), `${tool}: ${JSON.stringify(text)}`).to.deep.equal(snapshot(fingerprintResult(text, policy, 1 << 24)));
+      }
+    }
+  });
+
+  it("the count zero through MCP is an empty answer, as plain text is (a shell server's `wc -l` finding nothing)", () => {
+    expect(fingerprintResult({ content: [{ type: 'text', text: '0\n' }] }, options.tool('run_command'), 1 << 24)).to.deep.equal({ outcome: 'empty' });
+  });
+});

@@ -107,7 +107,18 @@ const MAX_ACTION_LINE_LENGTH = 200;
  */
 export function describesAction(result: unknown): boolean {
   const text = pageText(result)?.trim();
-  return text !== undefined && text.length <= MAX_ACTION_LINE_LENGTH && !text.includes('\n');
+  return text !== undefined && text.length <= MAX_ACTION_LINE_LENGTH && !text.includes('\n') && !isJsonText(text);
+}
+
+/** A JSON object or array as text is data (judged as the value it stands for), not a line about the action. */
+function isJsonText(text: string): boolean {
+  if (!(text.startsWith('{') || text.startsWith('['))) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Actions that type or choose a value: the page may not show what they changed. */
