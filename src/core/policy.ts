@@ -114,7 +114,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     // Every well-known table is looked up by the tool's own name: Claude Code calls an MCP
     // server's tool `mcp__<server>__<tool>` (the filesystem server's `read_text_file`,
     // Playwright MCP's `browser_wait_for`).
-    const own = name === undefined ? undefined : mcpToolName(name);
+    const own = name === undefined ? undefined : ownToolName(name);
     // `think(thought)`: the thought is the call, not a note about it; it stays in identity.
     const thoughtArguments = general && own !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(own) : undefined;
     const isBookkeeping = (argument: string) => thoughtArguments === undefined || !thoughtArguments.includes(argument);
@@ -172,7 +172,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     let resolved = defaultTool;
     // A write verb names the effect only (not bookkeeping arguments: `description` is content
     // for `update_ticket`, so isWellKnownTool stays false for it).
-    const own = mcpToolName(name);
+    const own = ownToolName(name);
     if (general ? isWellKnownTool(own) || namesAWrite(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(own) || isAnswerToolName(name)) {
       resolved = wellKnown.get(name) ?? build({}, name);
       wellKnown.set(name, resolved);
@@ -242,29 +242,31 @@ const FOLDED_ANSWER_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_TERMINAL
 const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([...WELL_KNOWN_BROWSER_TOOLS].map(([name, actionArg]) => [foldToolName(name), actionArg]));
 
 function isAnswerToolName(name: string): boolean {
-  return FOLDED_ANSWER_TOOLS.has(foldToolName(mcpToolName(name)));
+  return FOLDED_ANSWER_TOOLS.has(foldToolName(ownToolName(name)));
 }
 
 function isBrowserToolName(name: string): boolean {
-  return FOLDED_BROWSER_TOOLS.has(foldToolName(mcpToolName(name)));
+  return FOLDED_BROWSER_TOOLS.has(foldToolName(ownToolName(name)));
 }
 
 /** The argument naming a browser tool's action (`browser_action`'s `action`). */
 function browserActionArgOf(name: string): string | undefined {
-  return FOLDED_BROWSER_TOOLS.get(foldToolName(mcpToolName(name)));
+  return FOLDED_BROWSER_TOOLS.get(foldToolName(ownToolName(name)));
 }
 
 /**
- * Claude Code names an MCP server's tools `mcp__<server>__<tool>`; the well-known tables know
- * the tool's own name (`mcp__playwright__browser_click` is `browser_click`).
+ * The tool's own name, as the well-known tables know it. Claude Code names an MCP server's
+ * tools `mcp__<server>__<tool>` (`mcp__playwright__browser_click` is `browser_click`); Goose
+ * names an extension's tools `<extension>__<tool>` (`developer__shell` is `shell`). A name
+ * with nothing before or after its `__` (`__proto__`) is its own.
  */
-function mcpToolName(name: string): string {
-  if (!name.startsWith('mcp__')) return name;
-  const end = name.indexOf('__', 5);
-  return end < 0 ? name : name.slice(end + 2);
+function ownToolName(name: string): string {
+  const from = name.startsWith('mcp__') ? 5 : 1;
+  const end = name.indexOf('__', from);
+  return end < 0 || end + 2 >= name.length ? name : name.slice(end + 2);
 }
 
-/** `name`: the tool's own name (mcpToolName). */
+/** `name`: the tool's own name (ownToolName). */
 function isWellKnownTool(name: string): boolean {
   return (
     WELL_KNOWN_SHELL_TOOLS.has(name) ||
@@ -293,7 +295,7 @@ const WRITE_VERB_NAME =
   /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer)(?:[_\-A-Z0-9]|$)/;
 
 function namesAWrite(name: string): boolean {
-  return WRITE_VERB_NAME.test(mcpToolName(name));
+  return WRITE_VERB_NAME.test(ownToolName(name));
 }
 
 /**
@@ -303,7 +305,7 @@ function namesAWrite(name: string): boolean {
  * chat keep document 000's assumption that a tool nobody marked is a lookup ("researchers only
  * get tools that need no approval"); general leaves it unknown.
  */
-/** `name`: the tool's own name (mcpToolName). */
+/** `name`: the tool's own name (ownToolName). */
 function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
   const general = profile === 'general';
   const known = general && name !== undefined;
@@ -334,7 +336,7 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;
-  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg };
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name };
 }
 
 function escapeRegExp(text: string): string {

@@ -21,7 +21,7 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
   const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: signatures.argsHash };
   if (signatures.listingKey !== undefined) prehashed.listingKey = signatures.listingKey;
   // A read of part of a file (issue 24 #6): what it returned is read from its output at finish.
-  const readWindow = readWindowRequestOf(call.tool, policy, call.args);
+  const readWindow = readWindowRequestOf(policy.ownName ?? call.tool, policy, call.args);
   if (readWindow !== undefined) prehashed.readWindow = readWindow;
   if (call.callId !== undefined) prehashed.callId = call.callId;
   if (call.startTime !== undefined) prehashed.startTime = call.startTime;

@@ -31,6 +31,12 @@ export interface EffectPolicy {
   readonly page: boolean;
   /** A browser tool whose argument names the action (`browser_action`'s `action`): the call's family. */
   readonly pageActionArg: string | undefined;
+  /**
+   * The tool's own name as the well-known tables know it, without a harness's prefix
+   * (`mcp__playwright__browser_type` is `browser_type`, Goose's `developer__shell` is `shell`);
+   * undefined for the policy of tools nobody named.
+   */
+  readonly ownName: string | undefined;
 }
 
 /** Argument text larger than this is not parsed to find a command (bounded time). */
