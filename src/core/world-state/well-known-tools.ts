@@ -126,6 +126,8 @@ export const WELL_KNOWN_TERMINAL_TOOLS: ReadonlySet<string> = new Set([
 export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
   'send_msg_to_user', 'report_infeasible', 'respond', 'transfer_to_human_agents', 'transfer_to_human', 'done',
   'final_result', 'submit_answer', 'answer', 'ask_followup_question', 'AskUserQuestion', 'CompleteOrEscalate',
+  // a plan handed to the user for approval: Claude Code's ExitPlanMode, Cline's plan_mode_respond
+  'ExitPlanMode', 'plan_mode_respond',
   // WebArena's own action space ends a task with `stop [answer]`
   'stop',
 ]);

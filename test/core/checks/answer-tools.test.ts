@@ -12,7 +12,9 @@ const answer = (text: string): ScriptedCall => ({ tool: 'send_msg_to_user', args
 
 describe('answer tools are sacred (issue 18 item 1)', () => {
   it('never refuses an answer tool repeated with the same arguments and the same acknowledgement', () => {
-    for (const tool of ['send_msg_to_user', 'respond', 'transfer_to_human_agents', 'final_answer', 'attempt_completion', 'done']) {
+    // Claude Code's ExitPlanMode and Cline's plan_mode_respond hand a plan to the user: a revised
+    // plan after the user's "no" is the same tool again, and refusing it would swallow the plan.
+    for (const tool of ['send_msg_to_user', 'respond', 'transfer_to_human_agents', 'final_answer', 'attempt_completion', 'done', 'ExitPlanMode', 'plan_mode_respond']) {
       const log = playRounds(newRun(), [1, 2, 3, 4].map(() => [{ tool, args: { text: 'The order total is $42' }, outcome: { result: 'ok' } }]));
       expect(kinds(log.flatMap((round) => round.decisions)), tool).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal', 'allow:terminal']);
       expect(log.at(-1)!.after.action, tool).to.equal('continue');
