@@ -107,6 +107,8 @@ export function printStoredRun(report: StoredRunReport, format: 'text' | 'json')
   for (const round of shownRounds) {
     const usage = round.usage === undefined ? '' : `  tokens in ${round.usage.inputTokens ?? 0}, out ${round.usage.outputTokens ?? 0}`;
     out.push(`  ${round.round === 0 ? 'before round 1' : `round ${round.round}`}${round.time === undefined ? '' : `  ${runsIsoTime(round.time)}`}${usage}`);
+    // Before the calls: a compaction comes between model responses (the round's calls came after it).
+    for (const time of round.compactions) out.push(`    context compacted  ${runsIsoTime(time)}`);
     for (const call of round.calls) out.push(`    ${callLine(call, showProcess)}`);
     for (const digest of round.states) out.push(`    state reported ${escapeControl(digest.slice(0, 12))}`);
     if (round.stop !== undefined) out.push(`  STOP ${escapeControl(round.stop.reason)} at round ${round.stop.round}: ${escapeControl(round.stop.detail)}`);
@@ -173,6 +175,7 @@ function roundJson(round: TimelineRound): unknown {
             },
     })),
     states: round.states,
+    compactions: round.compactions.map(runsIsoTime),
     stop: round.stop ?? null,
     ended: round.endedAt === undefined ? null : runsIsoTime(round.endedAt),
   };

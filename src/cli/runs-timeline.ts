@@ -38,6 +38,8 @@ export interface TimelineRound {
   readonly calls: TimelineCall[];
   /** Progress-state digests reported in this round. */
   readonly states: string[];
+  /** When the model's context was compacted in this round (RunGuard.contextCompacted). */
+  readonly compactions: number[];
   stop: { reason: string; detail: string; round: number } | undefined;
   /** When the run was ended, if in this round. */
   endedAt: number | undefined;
@@ -63,7 +65,7 @@ export function buildRunTimeline(entries: readonly string[], runId: string): Run
   const openCalls = new Map<string, { call: TimelineCall; round: number }>();
   let ended = false;
   const push = (number: number, time: number | undefined): TimelineRound => {
-    const round: TimelineRound = { round: number, time, usage: undefined, calls: [], states: [], stop: undefined, endedAt: undefined };
+    const round: TimelineRound = { round: number, time, usage: undefined, calls: [], states: [], compactions: [], stop: undefined, endedAt: undefined };
     rounds.push(round);
     return round;
   };
@@ -132,6 +134,9 @@ export function buildRunTimeline(entries: readonly string[], runId: string): Run
       }
       case 'state':
         current().states.push(event.digest);
+        break;
+      case 'compacted':
+        current().compactions.push(event.time);
         break;
       case 'stop': {
         const round = current();

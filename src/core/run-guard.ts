@@ -747,6 +747,21 @@ export class RunGuard implements RunView, SharedReplica {
     this.applyState(digest);
   }
 
+  /**
+   * The model's context was compacted, summarised or trimmed (Claude Code's auto-compact and
+   * `/compact`, an OpenHands condenser, a LangGraph `trim_messages`): the results it saw before
+   * are no longer in the conversation, so a refusal saying "its result is in the conversation
+   * above" would withhold what the model needs. From here, each earlier call may run once more
+   * (as after a write), and an answer seen only before is learned again: neither new nor stale.
+   * Loop streaks and budgets carry on (a loop does not end by forgetting), and a result the run
+   * never saw is new as ever. Logged, so every process sharing the run applies it too.
+   */
+  contextCompacted(): void {
+    if (this.ended) return;
+    if (this.shared !== undefined && !this.replaying) this.shared.record({ type: 'compacted', time: this.options.now() });
+    this.ledger.forgetConversation();
+  }
+
   private applyState(digest: string): void {
     if (digest === this.ledger.lastStateDigest) this.ledger.stalledRounds += 1;
     else {
@@ -906,6 +921,9 @@ export class RunGuard implements RunView, SharedReplica {
         }
         case 'state':
           this.applyState(event.digest);
+          return undefined;
+        case 'compacted':
+          if (!this.ended) this.ledger.forgetConversation();
           return undefined;
         case 'stop':
           this.stopDecision ??= event.decision;
@@ -1116,20 +1134,28 @@ export class RunGuard implements RunView, SharedReplica {
         fingerprint = failClosed ? `empty:${tool}` : `empty:${argsHash}`;
       }
     }
+    const ledger = this.ledger;
     const seen = fingerprints.has(fingerprint);
-    if (!seen) fingerprints.add(fingerprint);
+    // Seen only before the model's context was compacted (contextCompacted): learned again.
+    let relearned = false;
+    if (!seen) {
+      fingerprints.add(fingerprint);
+      relearned = ledger.forgotten !== undefined && ledger.wasForgotten(fingerprint);
+    }
     // Item-level novelty: the same documents in another order or subset are already seen.
     let itemsAllSeen = false;
+    let itemsRelearned = false;
     // A result seen whole had its items added when it was first seen: nothing to look up
     // (and, items being computed on first read, nothing to hash).
-    const items = seen ? undefined : outcome.items;
+    const items = seen || relearned ? undefined : outcome.items;
     if (items !== undefined && items.length > 0) {
-      const seenItems = this.ledger.seenItems;
+      const seenItems = ledger.seenItems;
       itemsAllSeen = true;
       for (const item of items) {
         if (seenItems.has(item)) continue;
-        itemsAllSeen = false;
         seenItems.add(item);
+        if (ledger.forgotten !== undefined && ledger.wasForgottenItem(item)) itemsRelearned = true;
+        else itemsAllSeen = false;
       }
     }
     // A thought's answer ("Your thought has been logged.") is the same for every thought: a new
@@ -1147,7 +1173,10 @@ export class RunGuard implements RunView, SharedReplica {
     // back to back — WebShop's option clicks cycling "You have clicked red.", "… 3 foot." — it is
     // judged as any answer, and the cycle is the loop it is.
     if (outcome.describesAction === true && policy.page && !failed && isBackToBack(this.ledger, argsHash)) return 'neutral';
-    if (!seen && !itemsAllSeen) return 'new';
+    if (!seen && !itemsAllSeen && !relearned) return 'new';
+    // What the model saw before its context was compacted, and sees again: it had forgotten it,
+    // so reading it again is no loop, and it is nothing new either (contextCompacted).
+    if (!seen && (relearned || itemsRelearned)) return 'neutral';
     // An answer tool's acknowledgement ("message sent") repeating is no sign of a loop: the
     // answer is the run's output, not a lookup (checks/terminal-tools.ts).
     if (policy.exempt || terminal) return 'neutral';

@@ -67,10 +67,19 @@ export class RunLedger {
   round = 0;
   /** One record per distinct call identity (a packed Map<string, SignatureRecord>, see below). */
   readonly signatures = new SignatureTable();
-  /** Fingerprints of every result seen in the run; kept until the run ends (document 000). A packed Set<string>. */
-  readonly fingerprints = new FingerprintSet();
-  /** Item fingerprints of list results seen in the run (53-bit hashes: result-fingerprint.ts). */
-  readonly seenItems = new Set<number>();
+  /**
+   * Fingerprints of every result seen in the run since its context was last compacted (all of
+   * them when it never was); kept until the run ends (document 000). A packed Set<string>.
+   */
+  fingerprints = new FingerprintSet();
+  /** Item fingerprints of list results seen since the last compaction (53-bit hashes: result-fingerprint.ts). */
+  seenItems = new Set<number>();
+  /**
+   * What the model saw before each compaction of its context (RunGuard.contextCompacted), oldest
+   * first: still facts of the run, no longer in the conversation. A result found only here is
+   * learned again, neither new nor stale. Made on the first compaction: most runs have none.
+   */
+  forgotten: Array<{ readonly fingerprints: FingerprintSet; readonly items: Set<number> }> | undefined = undefined;
   /**
    * Listings (world-state/listing-key-of.ts) that said they have no further page (issue 24 #2),
    * with the tool that lists them: a call that may write forgets them (the list may have
@@ -186,6 +195,42 @@ export class RunLedger {
   startTime: number | undefined = undefined;
   /** Latest time observed on a recorded call (replay feeds recorded times). */
   lastObservedTime: number | undefined = undefined;
+
+  /**
+   * The model's context was compacted (RunGuard.contextCompacted): what it saw moves to
+   * {@link forgotten}, and every earlier call may run once more, as after a write (its record
+   * is of an older epoch). Loop streaks and the run's counters carry on.
+   */
+  forgetConversation(): void {
+    (this.forgotten ??= []).push({ fingerprints: this.fingerprints, items: this.seenItems });
+    this.fingerprints = new FingerprintSet();
+    this.seenItems = new Set();
+    this.writeEpoch += 1;
+    this.pageEpoch += 1;
+    // Lines shown, a file's end, a listing's last page, the call just made: all were facts of
+    // the conversation, and their checks say "it is in the conversation above".
+    this.readCoverage.clear();
+    this.fileEnds = undefined;
+    this.endedListings.clear();
+    this.lastArgsHash = undefined;
+    this.sameCallStreak = 0;
+    // The ladder switched tools off for answering what the conversation held: reading again needs them.
+    this.disabledTools.clear();
+    this.staleStreakByTool.clear();
+  }
+
+  /** Was this result, or this item, seen before a compaction of the model's context? */
+  wasForgotten(fingerprint: string): boolean {
+    if (this.forgotten === undefined) return false;
+    for (const generation of this.forgotten) if (generation.fingerprints.has(fingerprint)) return true;
+    return false;
+  }
+
+  wasForgottenItem(item: number): boolean {
+    if (this.forgotten === undefined) return false;
+    for (const generation of this.forgotten) if (generation.items.has(item)) return true;
+    return false;
+  }
 
   tally(tool: string): ToolTally {
     let tally = this.tallies.get(tool);

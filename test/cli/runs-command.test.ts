@@ -261,6 +261,27 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
     expect(stdout).to.match(/\n {2}ENDED \d{4}-\d\d-\d\dT[\d:.]+Z\n$/);
   });
 
+  it('prints where the model\'s context was compacted (RunGuard.contextCompacted), in text and JSON', async () => {
+    const compactedStore = createRedisRunStore({ client, keyPrefix: 'runscli-compacted', timeoutMs: 2000 });
+    const engine = new LoopGuard({ store: compactedStore, logger: { warn: () => undefined } });
+    const run = engine.startRun('compacted');
+    const readme = { call: { tool: 'Read', args: { file_path: '/work/README.md' } }, outcome: { result: '# app' } };
+    const decisions: Decisions = [];
+    await play(run, [[readme]], decisions);
+    run.beginRound();
+    run.contextCompacted();
+    const again = await run.claimCall(readme.call);
+    decisions.push([again.decision.action === 'allow' ? `allow:${again.decision.kind}` : `refuse:${again.decision.reason}`]);
+    run.finishCall(again, readme.outcome);
+    await engine.flush();
+    expect(decisions).to.deep.equal([['allow:new'], ['allow:reread']]);
+    const body = await json({ keyPrefix: 'runscli-compacted', run: 'compacted' });
+    expect(body.rounds.map((round: { compactions: string[] }) => round.compactions.length)).to.deep.equal([0, 1]);
+    expect(body.rounds[1].compactions[0]).to.match(/Z$/);
+    const { stdout } = await text({ keyPrefix: 'runscli-compacted', run: 'compacted' });
+    expect(stdout).to.match(/\n {2}round 2 .*\n {4}context compacted {2}\d{4}-\d\d-\d\dT[\d:.]+Z\n {4}Read {2}allowed reread/);
+  });
+
   it('--limit with a run prints only its last rounds, and says how many were left out', async () => {
     const { stdout } = await text({ run: 'looping', limit: 2 });
     expect(stdout).to.include('Timeline (6 rounds)\n  … 4 earlier rounds not shown (--limit)\n  round 5  ');

@@ -10,6 +10,8 @@ export interface ScriptedCall {
   outcome?: CallOutcome;
   callId?: string;
   at?: number;
+  /** The model's context was compacted just before this call (RunGuard.contextCompacted). */
+  compactedBefore?: boolean;
 }
 
 export interface RoundLog {
@@ -28,6 +30,7 @@ export function playRounds(run: RunGuard, rounds: ScriptedCall[][]): RoundLog[] 
     run.beginRound();
     const decisions: CallDecision[] = [];
     for (const call of calls) {
+      if (call.compactedBefore === true) run.contextCompacted();
       const ticket = run.startCall({ tool: call.tool, args: call.args, callId: call.callId, startTime: call.at });
       decisions.push(ticket.decision);
       if (ticket.decision.action === 'allow') run.finishCall(ticket, call.outcome ?? { result: { ok: true } });
@@ -48,6 +51,7 @@ export function judgeEachCall(steps: ScriptedCall[], options: LoopGuardEngineOpt
   const judged: Array<Novelty | string> = [];
   for (const step of steps) {
     run.beginRound();
+    if (step.compactedBefore === true) run.contextCompacted();
     const ticket = run.startCall({ tool: step.tool, args: step.args, startTime: step.at });
     judged.push(ticket.decision.action === 'allow' ? run.finishCall(ticket, step.outcome ?? { result: { ok: true } }) : `refused:${ticket.decision.reason}`);
     const after = run.shouldStop();
@@ -79,6 +83,7 @@ export async function playTakingTurns(id: string, steps: ScriptedCall[]): Promis
   for (const [i, step] of steps.entries()) {
     const run = runs[i % 2]!;
     run.beginRound();
+    if (step.compactedBefore === true) run.contextCompacted();
     const ticket = await run.claimCall({ tool: step.tool, args: step.args });
     if (ticket.decision.action === 'allow') run.finishCall(ticket, step.outcome ?? { result: { ok: true } });
     await engines[i % 2]!.flush();

@@ -23,6 +23,8 @@ export type RunEvent =
       readonly resultSeenBefore?: boolean;
     }
   | { readonly type: 'state'; readonly digest: string }
+  /** The model's context was compacted (RunGuard.contextCompacted). */
+  | { readonly type: 'compacted'; readonly time: number }
   | { readonly type: 'stop'; readonly decision: StopDecision }
   | { readonly type: 'end'; readonly time: number };
 
@@ -101,6 +103,9 @@ export function encodeRunEvent(event: RunEvent): string {
     case 'state':
       encoded = ['s', event.digest];
       break;
+    case 'compacted':
+      encoded = ['k', event.time];
+      break;
     case 'stop':
       encoded = ['t', event.decision];
       break;
@@ -112,7 +117,7 @@ export function encodeRunEvent(event: RunEvent): string {
 }
 
 /**
- * The time recorded in an entry's JSON text (rounds, calls, outcomes and ends have one), or
+ * The time recorded in an entry's JSON text (rounds, calls, outcomes, compactions and ends have one), or
  * undefined (usage, world state, a stop, or text that is not an entry). For `loopguard runs`'
  * "last change": cheaper than decoding, and it never throws on an entry it cannot read.
  */
@@ -124,7 +129,7 @@ export function runEventTime(json: string): number | undefined {
     return undefined;
   }
   if (!Array.isArray(value)) return undefined;
-  const time = value[0] === 'r' || value[0] === 'e' ? value[1] : value[0] === 'c' || value[0] === 'f' ? value[2] : undefined;
+  const time = value[0] === 'r' || value[0] === 'e' || value[0] === 'k' ? value[1] : value[0] === 'c' || value[0] === 'f' ? value[2] : undefined;
   return typeof time === 'number' && Number.isFinite(time) ? time : undefined;
 }
 
@@ -257,6 +262,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
     }
     case 's':
       return { type: 'state', digest: text(v[1], 'digest', where) };
+    case 'k':
+      return { type: 'compacted', time: number(v[1], 'time', where) };
     case 't': {
       const decision = v[1] as StopDecision;
       if (decision === null || typeof decision !== 'object' || decision.action !== 'stop') throw new RunEventDecodeError(`run log entry ${where}: not a stop decision`);

@@ -85,6 +85,8 @@ export interface LoopGuardHooks {
  *   resolved and before the next model request, closes loopguard's round, judges the run, and
  *   adds the nudge or the stop message to the model's context (`additionalContext`).
  * - A subagent's calls (`agent_id`) are a run of their own, ended at SubagentStop.
+ * - PreCompact tells the run the model's context is being compacted (RunGuard.contextCompacted):
+ *   files read before may be read again.
  */
 export function createLoopGuardHooks(options: CreateLoopGuardHooksOptions): LoopGuardHooks {
   validateOptions(options);
@@ -201,6 +203,15 @@ export function createLoopGuardHooks(options: CreateLoopGuardHooksOptions): Loop
       }),
       Stop: matcher('Stop', async () => {
         main.roundOpen = false;
+        return {};
+      }),
+      // Claude Code is about to compact the conversation (auto-compact, or `/compact`): what
+      // the model read is about to leave its context, so reading it again must not be refused
+      // as "in the conversation above" (RunGuard.contextCompacted). PreCompact, not PostCompact:
+      // every Claude Code that has hooks fires it, and a compaction that then fails only makes
+      // the next re-read allowed once.
+      PreCompact: matcher('PreCompact', async (input) => {
+        if (input.hook_event_name === 'PreCompact') failOpen('PreCompact', () => stateFor(input.agent_id).run.contextCompacted(), undefined);
         return {};
       }),
       SubagentStop: matcher('SubagentStop', async (input) => {

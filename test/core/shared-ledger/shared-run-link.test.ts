@@ -36,6 +36,7 @@ describe('shared run ledger (issue 12)', () => {
         { type: 'finish', key: 'ab.3', time: 1005, outcome: { outcome: 'error', errorType: 'HTTP 503', transient: true, endTime: 1005 } },
         { type: 'finish', key: 'ab.4', time: 1006, outcome: { outcome: 'error', transient: false, unfingerprintable: true, endTime: 1006 } },
         { type: 'state', digest: 'd1' },
+        { type: 'compacted', time: 1006 },
         { type: 'stop', decision: { action: 'stop', reason: 'stale_rounds', detail: 'x', message: 'y', round: 3, partial: {} as never } },
         { type: 'end', time: 1007 },
       ];

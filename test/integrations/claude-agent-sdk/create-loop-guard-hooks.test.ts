@@ -10,6 +10,7 @@ import type {
   PostToolBatchHookInput,
   PostToolUseFailureHookInput,
   PostToolUseHookInput,
+  PreCompactHookInput,
   PreToolUseHookInput,
   SubagentStopHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
@@ -118,7 +119,7 @@ describe('createLoopGuardHooks (Claude Agent SDK hooks)', () => {
   it('is what Options.hooks takes, one matcher per event it needs, none restricted to a tool', () => {
     const guarded = createLoopGuardHooks({ guard: new LoopGuard() });
     const options: Options = { hooks: guarded.hooks, permissionMode: 'default' };
-    expect(Object.keys(options.hooks!).sort()).to.deep.equal(['PostToolBatch', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'Stop', 'SubagentStop', 'UserPromptSubmit']);
+    expect(Object.keys(options.hooks!).sort()).to.deep.equal(['PostToolBatch', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'Stop', 'SubagentStop', 'UserPromptSubmit']);
     for (const matchers of Object.values(guarded.hooks)) {
       expect(matchers).to.have.length(1);
       expect(matchers[0]!.matcher).to.equal(undefined);
@@ -277,6 +278,24 @@ describe('createLoopGuardHooks (Claude Agent SDK hooks)', () => {
     expect(guard.isEnded).to.equal(false);
     const outcome = guarded.end();
     expect(outcome.subagents.a1b2c3d4!.partial.executed).to.equal(1);
+  });
+
+  it('after Claude Code compacts the conversation (PreCompact), the files read before are read again; without it they are denied', async () => {
+    const readme: Call = { tool: 'Read', input: { file_path: '/work/app/README.md' }, response: { type: 'text', file: { filePath: '/work/app/README.md', content: '# app' } } };
+    const compactThenRead = async (compact: boolean): Promise<boolean> => {
+      const guarded = createLoopGuardHooks({ guard: new LoopGuard(), runId: SESSION });
+      const session = new ClaudeCodeSession(guarded);
+      expect((await session.response(readme))[0]!.denied).to.equal(false);
+      if (compact) {
+        const outputs = await fireHooks(guarded.hooks, { ...base(undefined), hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: null } satisfies PreCompactHookInput);
+        expect(outputs).to.deep.equal([{}]);
+      }
+      const [again] = await session.response(readme);
+      guarded.end();
+      return again!.denied;
+    };
+    expect(await compactThenRead(false), 'the result is still in the conversation').to.equal(true);
+    expect(await compactThenRead(true), 'the model no longer has it').to.equal(false);
   });
 
   it('WebSearch answers are compared without their per-call stamps', () => {
