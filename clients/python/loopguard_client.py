@@ -171,6 +171,10 @@ class GuardedRun:
         """Optional: a digest of what the task moves (files changed, facts gathered), once per round."""
         self.client.request("POST", self._path + "/state", {"state": state})
 
+    def context_compacted(self) -> None:
+        """The model's context was compacted, summarised or trimmed: what it read before may be read again."""
+        self.client.request("POST", self._path + "/compacted", {})
+
     def end(self) -> None:
         """The run is over. Idempotent."""
         self.client.request("POST", self._path + "/end", {})

@@ -84,6 +84,10 @@ export function parseTranscriptLine(text: string, file: string, line: number): R
   if (record.usage !== undefined && record.usage !== null) {
     call.usage = parseUsageField(record.usage, fail);
   }
+  if (record.compactedBefore !== undefined && record.compactedBefore !== null) {
+    if (typeof record.compactedBefore !== 'boolean') fail(`"compactedBefore" must be true or false, got ${describeJsonValue(record.compactedBefore)}`, 'compactedBefore');
+    if (record.compactedBefore === true) call.compactedBefore = true;
+  }
   return call;
 }
 

@@ -33,6 +33,11 @@ export interface ReplayCall {
   outcome: CallOutcome | PrehashedOutcome;
   /** Usage of this round's model call, when the input recorded it. */
   usage?: ModelUsage;
+  /**
+   * The model's context was compacted before this call (a Claude Code `compact_boundary`, an
+   * OpenHands condensation, `"compactedBefore": true` in JSONL): RunGuard.contextCompacted.
+   */
+  compactedBefore?: boolean;
 }
 
 export function isPrehashedOutcome(outcome: CallOutcome | PrehashedOutcome): outcome is PrehashedOutcome {

@@ -140,6 +140,7 @@ export class ReplaySession {
       state.guard.recordUsage(call.usage);
       state.usageRecordedForRound = true;
     }
+    if (call.compactedBefore === true) state.guard.contextCompacted();
 
     const ticket = state.guard.startCall(toEngineCall(call));
     if (ticket.decision.action === 'refuse') {

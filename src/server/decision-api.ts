@@ -19,7 +19,7 @@ type Json = Record<string, unknown>;
  * The decision API: the engine's run methods over JSON, for agents in any language. Each
  * handler is one engine call: `claim` is `run.claimCall` (the same store-aware door every
  * integration uses), `outcome` is `run.finishCall`, then `beginRound`, `shouldStop`,
- * `reportState`, `end`.
+ * `reportState`, `contextCompacted`, `end`.
  *
  * A claim's ticket is an opaque string. Without a shared store it names the ticket this
  * process holds. With one (`--redis`) it carries the call's key in the run's shared log and
@@ -126,6 +126,14 @@ export class DecisionApi {
     if (!Object.hasOwn(body, 'state')) throw badField('state', 'give the progress state as "state" (a digest string, or any JSON to be hashed)');
     const run = await this.openRun(runId);
     run.reportState(body.state);
+    await settled(run);
+    return { recorded: true };
+  }
+
+  /** POST /v1/runs/{runId}/compacted: the model's context was compacted (RunGuard.contextCompacted). */
+  async contextCompacted(runId: string): Promise<Json> {
+    const run = await this.openRun(runId);
+    run.contextCompacted();
     await settled(run);
     return { recorded: true };
   }

@@ -213,7 +213,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
         if (method !== 'POST') throw methodNotAllowed(method, 'POST');
         return sendJson(response, 200, await handleLedgerRequest(ledgerStore, operation, await readJsonBody(request, maxBodyBytes)));
       }
-      const match = /^\/v1\/runs\/([^/]+)(?:\/(calls|rounds|should-stop|state|end)(?:\/([^/]+)\/(outcome))?)?$/.exec(path);
+      const match = /^\/v1\/runs\/([^/]+)(?:\/(calls|rounds|should-stop|state|compacted|end)(?:\/([^/]+)\/(outcome))?)?$/.exec(path);
       if (match === null) throw new ServerRequestError({ status: 404, code: 'not_found', message: `no route ${method} ${path}; see docs/serve-openapi.yaml` });
       const runId = requireRunId(decodePathPart(match[1]!, 'runId'));
       const action = match[2];
@@ -239,6 +239,8 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
           return sendJson(response, 200, await api.shouldStop(runId));
         case 'state':
           return sendJson(response, 200, await api.reportState(runId, body));
+        case 'compacted':
+          return sendJson(response, 200, await api.contextCompacted(runId));
         default:
           return sendJson(response, 200, await api.end(runId));
       }

@@ -38,6 +38,12 @@ describe('parseTranscriptLine', () => {
     expect(call.outcome).to.deep.equal({ error: { type: 'overloaded', message: '429' } });
   });
 
+  it('reads "compactedBefore": true (the model\'s context was compacted before this call); false and absent are the same', () => {
+    expect(parseTranscriptLine(JSON.stringify({ ...good, compactedBefore: true }), 'f', 1).compactedBefore).to.equal(true);
+    expect(parseTranscriptLine(JSON.stringify({ ...good, compactedBefore: false }), 'f', 1)).to.not.have.property('compactedBefore');
+    expect(parseTranscriptLine(JSON.stringify(good), 'f', 1)).to.not.have.property('compactedBefore');
+  });
+
   it('accepts a null result (a recorded null is a result)', () => {
     expect(parseTranscriptLine(JSON.stringify({ ...good, result: null }), 'f', 1).outcome).to.deep.equal({ result: null });
   });
@@ -61,6 +67,7 @@ describe('parseTranscriptLine', () => {
     ['durationMs text', { ...good, durationMs: 'fast' }, 'durationMs', /"durationMs" must be a non-negative number/],
     ['usage tokens text', { ...good, usage: { inputTokens: '12' } }, 'usage.inputTokens', /"usage.inputTokens" must be a non-negative integer/],
     ['callId number', { ...good, callId: 7 }, 'callId', /"callId" must be a string/],
+    ['compactedBefore text', { ...good, compactedBefore: 'yes' }, 'compactedBefore', /"compactedBefore" must be true or false, got "yes"/],
   ];
   for (const [name, line, field, message] of cases) {
     it(`rejects ${name} as file:line naming the field`, () => {

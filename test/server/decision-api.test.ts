@@ -48,6 +48,17 @@ describe('loopguard serve: decision API', function () {
     expect(other.body.decision).to.equal('allow');
   });
 
+  it('after POST /compacted (a Python agent trimmed its messages) the file read before is read again; before it, refused', async () => {
+    const read = () => postJson(`${server.url}/v1/runs/trimmed/calls`, { tool: 'read_file', arguments: { path: 'src/app.py' }, effect: 'read' });
+    const first = await read();
+    expect(first.body.decision).to.equal('allow');
+    await postJson(`${server.url}/v1/runs/trimmed/calls/${encodeURIComponent(first.body.ticket)}/outcome`, { result: 'PORT = 8080\n' });
+    expect((await read()).body.decision).to.equal('refuse');
+    expect((await postJson(`${server.url}/v1/runs/trimmed/compacted`)).body).to.deep.equal({ recorded: true });
+    const again = await read();
+    expect(again.body.decision).to.equal('allow');
+  });
+
   it('answers every path, method and status of docs/serve-openapi.yaml, and each response matches its schema', async () => {
     const doc = parse(readFileSync(new URL('../../docs/serve-openapi.yaml', import.meta.url), 'utf8')) as OpenApi;
     const allowed = await postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'search', arguments: { q: 'x' } });
@@ -70,6 +81,7 @@ describe('loopguard serve: decision API', function () {
       'post /v1/runs/{runId}/should-stop 401': () => postJson(`${secured.url}/v1/runs/oa/should-stop`),
       'post /v1/runs/{runId}/state 200': () => postJson(`${server.url}/v1/runs/oa/state`, { state: { files: ['a.ts'] } }),
       'post /v1/runs/{runId}/state 400': () => postJson(`${server.url}/v1/runs/oa/state`, {}),
+      'post /v1/runs/{runId}/compacted 200': () => postJson(`${server.url}/v1/runs/oa/compacted`),
       'post /v1/runs/{runId}/end 200': () => postJson(`${server.url}/v1/runs/oa-ended/end`),
       'get /v1/runs/{runId} 200': () => getJson(`${server.url}/v1/runs/oa`),
       'get /v1/runs/{runId} 404': () => getJson(`${server.url}/v1/runs/never-seen`),

@@ -37,6 +37,27 @@ describe('Python client (clients/python, standard library only) against a runnin
     expect(lines[stopped + 1]).to.match(/^message for the model: \S/);
   });
 
+  it('context_compacted(): after the agent trims its messages, a file read before is read again (refused before it)', () => {
+    const script = [
+      'import sys',
+      `sys.path.insert(0, ${JSON.stringify(CLIENT_DIR)})`,
+      'from loopguard_client import LoopGuardClient',
+      `run = LoopGuardClient(sys.argv[1], token="python-test-token-0123456789").run("python-compacted")`,
+      'run.begin_round()',
+      'first = run.claim("read_file", {"path": "app.py"}, effect="read")',
+      'run.outcome(first, result="PORT = 8080")',
+      'run.begin_round()',
+      'print(run.claim("read_file", {"path": "app.py"}, effect="read").decision)',
+      'run.context_compacted()',
+      'run.begin_round()',
+      'print(run.claim("read_file", {"path": "app.py"}, effect="read").decision)',
+      'run.end()',
+    ].join('\n');
+    const result = spawnSync('python3', ['-c', script, server.url], { encoding: 'utf8' });
+    expect(result.stderr).to.equal('');
+    expect(result.stdout.trim().split('\n')).to.deep.equal(['refuse', 'allow']);
+  });
+
   it('the client module type-checks as typed Python (compiles, and every public function is annotated)', () => {
     const check = spawnSync(
       'python3',

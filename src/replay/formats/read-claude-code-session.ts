@@ -31,6 +31,8 @@ interface RunState {
   roundInfo: RoundInfo;
   /** Tool uses of the current round in the order asked, until the round closes. */
   queue: PendingUse[];
+  /** A compact_boundary came after the run's last tool use: the next one is after a compaction. */
+  compacted: boolean;
 }
 
 /**
@@ -57,6 +59,8 @@ interface RunState {
  * - usage: the response's `message.usage` on its last line (input including cache reads and
  *   writes, output), once per round.
  * - a tool_use id read before (a resumed session repeating its history) is not a new call.
+ * - a `compact_boundary` system line (auto-compact, `/compact`) marks the run's next call
+ *   `compactedBefore`: the model no longer has what it read before it.
  *
  * A round's calls are handed out when the round is over (the run's next response starts, or
  * the file ends), in the order they were asked for, whatever order the results came in:
@@ -66,6 +70,12 @@ interface RunState {
  * silently: nothing was recorded for the guard to judge, and a session killed mid-call is
  * not a bad input line.
  */
+/** The run a line belongs to: its session, or one of the session's subagents. */
+function runOf(event: Record<string, unknown>, sessionId: string): string {
+  if (event.isSidechain !== true) return sessionId;
+  return typeof event.agentId === 'string' && event.agentId.length > 0 ? `${sessionId}/sidechain/${event.agentId}` : `${sessionId}/sidechain`;
+}
+
 export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
   const runs = new Map<string, RunState>();
   /**
@@ -79,7 +89,7 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
   const runState = (run: string): RunState => {
     let state = runs.get(run);
     if (!state) {
-      state = { round: 0, responseKey: undefined, roundInfo: {}, queue: [] };
+      state = { round: 0, responseKey: undefined, roundInfo: {}, queue: [], compacted: false };
       runs.set(run, state);
     }
     return state;
@@ -109,6 +119,13 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
       }
       if (!isPlainObject(value)) fail(`expected a Claude Code session event (a JSON object with "type"), got ${describeJsonValue(value)}`);
       const event = value as Record<string, unknown>;
+      if (event.type === 'system' && event.subtype === 'compact_boundary') {
+        // Claude Code compacted the conversation: the model no longer has what it read before.
+        // A boundary without a session names none: every run of the file is compacted.
+        if (typeof event.sessionId === 'string' && event.sessionId.length > 0) runState(runOf(event, event.sessionId)).compacted = true;
+        else for (const state of runs.values()) state.compacted = true;
+        return [];
+      }
       if (event.type !== 'assistant' && event.type !== 'user') return [];
 
       const message = event.message;
@@ -126,8 +143,7 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
         if (typeof sessionId !== 'string' || sessionId.length === 0) {
           fail(`"sessionId" must be a non-empty string, got ${describeJsonValue(sessionId)}`, 'sessionId');
         }
-        let run = sessionId as string;
-        if (event.isSidechain === true) run += typeof event.agentId === 'string' && event.agentId.length > 0 ? `/sidechain/${event.agentId}` : '/sidechain';
+        const run = runOf(event, sessionId as string);
         const uses: Array<{ id: string; name: string; input: unknown }> = [];
         blocks.forEach((block, index) => {
           if (!isPlainObject(block) || block.type !== 'tool_use') return;
@@ -163,6 +179,8 @@ export function readClaudeCodeSession(file: string): ClaudeCodeSessionReader {
             outcome: { result: null },
           };
           if (time !== undefined) call.startTime = time;
+          if (state.compacted) call.compactedBefore = true;
+          state.compacted = false;
           const pending: PendingUse = { call, round: state.roundInfo, resolved: false };
           state.queue.push(pending);
           open.set(use.id, pending);

@@ -50,6 +50,8 @@ interface Pending {
  *   `{"type": "error", "message": content}`. A command's exit code does not make an error: its
  *   output is still what the command taught the agent.
  * - ts / durationMs: the action's `timestamp` and the time to its observation's.
+ * - compactedBefore: a `condensation` event (a condenser replaced earlier events with a
+ *   summary) came before the call: the model no longer has what those events showed.
  */
 export function readOpenHandsTrajectory(document: unknown, source: TrajectorySource): TrajectoryCalls {
   const { file, line, run } = source;
@@ -68,6 +70,8 @@ export function readOpenHandsTrajectory(document: unknown, source: TrajectorySou
   let lastUnpaired: Pending | undefined;
   let round = 0;
   let lastResponseId: string | undefined;
+  /** A condenser forgot events since the last call: the next call comes after a compaction. */
+  let condensed = false;
 
   events.forEach((event: unknown, index) => {
     const path = Array.isArray(document) ? `[${index}]` : `history[${index}]`;
@@ -76,6 +80,8 @@ export function readOpenHandsTrajectory(document: unknown, source: TrajectorySou
       return;
     }
     if (typeof event.action === 'string') {
+      // A condenser replaced earlier events with a summary: the model no longer has them.
+      if (event.action === 'condensation') condensed = true;
       if (NOT_TOOL_CALLS.has(event.action) || event.source === 'user' || event.source === 'environment') return;
       const metadata = isPlainObject(event.tool_call_metadata) ? event.tool_call_metadata : undefined;
       const responseId = metadata && isPlainObject(metadata.model_response) && typeof metadata.model_response.id === 'string' ? metadata.model_response.id : undefined;
@@ -90,6 +96,8 @@ export function readOpenHandsTrajectory(document: unknown, source: TrajectorySou
         outcome: { result: '' },
       };
       if (metadata && typeof metadata.tool_call_id === 'string') call.callId = metadata.tool_call_id;
+      if (condensed) call.compactedBefore = true;
+      condensed = false;
       const startTime = epochMs(event.timestamp);
       if (startTime !== undefined) call.startTime = startTime;
       const pending = { call, actionIndex: index };

@@ -6,7 +6,7 @@
 // then one PostToolBatch. Responses are grouped by `message.id` and runs by session and
 // sidechain agent exactly as `loopguard replay` groups them (read-claude-code-session.ts), so
 // the hooks and replay see the same rounds; a tool use without a result is left out, as replay
-// leaves it out.
+// leaves it out. A `compact_boundary` line is the PreCompact Claude Code fired before it wrote it.
 import { readFileSync } from 'node:fs';
 import type {
   HookCallbackMatcher,
@@ -16,6 +16,7 @@ import type {
   PostToolBatchHookInput,
   PostToolUseFailureHookInput,
   PostToolUseHookInput,
+  PreCompactHookInput,
   PreToolUseHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
 
@@ -54,6 +55,22 @@ export function claudeCodeSessionHookInputs(path: string): RecordedRound[] {
   for (const text of readFileSync(path, 'utf8').split('\n')) {
     if (text.trim() === '') continue;
     const event = JSON.parse(text) as Record<string, any>;
+    if (event.type === 'system' && event.subtype === 'compact_boundary') {
+      const agentId: string | undefined = event.isSidechain === true ? (event.agentId ?? 'sidechain') : undefined;
+      close(`${event.sessionId}/${agentId ?? ''}`);
+      const compact: PreCompactHookInput = {
+        session_id: event.sessionId,
+        transcript_path: `/home/user/.claude/projects/app/${event.sessionId}.jsonl`,
+        cwd: event.cwd ?? '/',
+        permission_mode: 'default',
+        ...(agentId !== undefined ? { agent_id: agentId, agent_type: 'general-purpose' } : {}),
+        hook_event_name: 'PreCompact',
+        trigger: event.compactMetadata?.trigger ?? 'auto',
+        custom_instructions: null,
+      };
+      rounds.push({ agentId, inputs: [compact] });
+      continue;
+    }
     if (event.type !== 'assistant' && event.type !== 'user') continue;
     const content = event.message?.content;
     if (!Array.isArray(content)) continue;

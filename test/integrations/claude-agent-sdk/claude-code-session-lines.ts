@@ -16,6 +16,8 @@ export interface ScriptedResponse {
   uses: ScriptedUse[];
   /** A subagent's response (`isSidechain`, `agentId`). */
   agentId?: string;
+  /** Claude Code compacted the conversation just before this response (a `compact_boundary` line and its summary). */
+  compactedBefore?: boolean;
 }
 
 export function claudeCodeSessionLines(sessionId: string, prompt: string, responses: ScriptedResponse[], finalText: string): string[] {
@@ -49,6 +51,10 @@ export function claudeCodeSessionLines(sessionId: string, prompt: string, respon
   responses.forEach((response, index) => {
     const messageId = `msg_01${String(index + 1).padStart(22, '0')}`;
     const ids = response.uses.map(() => `toolu_01${String(++toolId).padStart(20, '0')}`);
+    if (response.compactedBefore === true) {
+      push({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info', compactMetadata: { trigger: 'auto', preTokens: 155025 } }, response.agentId);
+      push({ type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. …' } }, response.agentId);
+    }
     response.uses.forEach((use, useIndex) => {
       push(
         {

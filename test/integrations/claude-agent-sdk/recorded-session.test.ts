@@ -124,7 +124,39 @@ function honestSession(sessionId: string): string {
   return path;
 }
 
+/**
+ * A long session that outlives its context: the agent reads the code, Claude Code compacts the
+ * conversation, and the agent reads the same files again to pick the work back up.
+ */
+function compactedSession(sessionId: string, compacted: boolean): string {
+  const parser = 'export function parseDate(text: string) {\n  return new Date(text);\n}';
+  const test = "import { parseDate } from '../src/parse';\nexpect(parseDate('2026-03-01')).toEqual(new Date('2026-03-01'));";
+  const orientation: ScriptedResponse[] = [
+    { uses: [read('/work/app/src/parse.ts', parser)] },
+    { uses: [read('/work/app/test/parse.test.ts', test)] },
+    { uses: [grep('parseDate', 'src', ['src/parse.ts'], 41)] },
+  ];
+  const responses: ScriptedResponse[] = [...orientation, ...orientation.map((response, index) => ({ ...response, compactedBefore: compacted && index === 0 }))];
+  const path = join(tempDir(), `claude-code-compacted-${sessionId}-${compacted}.jsonl`);
+  writeFileSync(path, claudeCodeSessionLines(sessionId, 'fix test/parse.test.ts', responses, 'Picked up where I left off.').join('\n') + '\n');
+  return path;
+}
+
 describe('Claude Agent SDK hooks on recorded Claude Code sessions agree with loopguard replay', () => {
+  it('a session compacted mid-way: the files read again after the compact_boundary are allowed, through the hooks (PreCompact) as in replay', async () => {
+    const sessionId = 'a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d';
+    const path = compactedSession(sessionId, true);
+    const hooks = await decisionsThroughHooks(path, sessionId);
+    const replay = await decisionsThroughReplay(path);
+    expect(hooks.runs.get(sessionId)).to.deep.equal(replay.get(sessionId));
+    expect(replay.get(sessionId)!.decisions).to.deep.equal(['Read:allow', 'Read:allow', 'Grep:allow', 'Read:allow', 'Read:allow', 'Grep:allow']);
+    // The same session without the compaction: the re-reads are refused, in both.
+    const uncompacted = compactedSession(sessionId, false);
+    const refused = await decisionsThroughReplay(uncompacted);
+    expect(refused.get(sessionId)!.decisions.slice(3)).to.deep.equal(['Read:refuse repeat.run_wide', 'Read:refuse repeat.run_wide', 'Grep:refuse repeat.run_wide']);
+    expect((await decisionsThroughHooks(uncompacted, sessionId)).runs.get(sessionId)).to.deep.equal(refused.get(sessionId));
+  });
+
   it('the recorded fixture session (main thread, a Task subagent, an MCP tool, a failing build)', async () => {
     const sessionId = '0b4e8c52-7f1d-4a55-9d1e-3c2a1f6e9b10';
     const hooks = await decisionsThroughHooks(RECORDED_FIXTURE, sessionId);

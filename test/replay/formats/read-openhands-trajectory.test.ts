@@ -165,4 +165,39 @@ describe('readOpenHandsTrajectory', () => {
     expect(runs[0]!.calls).to.have.length(8);
     expect(runs[0]!.report.refused).to.equal(0);
   });
+
+  // OpenHands' condensers (LLMSummarizingCondenser and the like) replace earlier events with a
+  // summary, written as a `condensation` action: the model no longer has what those events
+  // showed, so it reads its files again (RunGuard.contextCompacted).
+  it('a condensation before a call marks it compactedBefore, and the re-reads after it replay without a refusal', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const history: unknown[] = [];
+    let id = 0;
+    const view = (path: string, content: string) => {
+      id += 2;
+      history.push(
+        { id, source: 'agent', action: 'read', args: { path }, tool_call_metadata: { function_name: 'str_replace_editor', tool_call_id: `call_${id}`, model_response: { id: `resp_${id}`, choices: [{ message: { tool_calls: [{ id: `call_${id}`, function: { arguments: JSON.stringify({ command: 'view', path }) } }] } }] } } },
+        { id: id + 1, source: 'agent', cause: id, observation: 'read', content, extras: { path } },
+      );
+    };
+    const files = ['/workspace/repo/a.py', '/workspace/repo/b.py', '/workspace/repo/c.py'];
+    for (const path of files) view(path, `Here's the result of running \`cat -n\` on ${path}:\n     1\tx = 1\n`);
+    history.push({ id: 100, source: 'agent', action: 'condensation', args: { forgotten_event_ids: [2, 3, 4, 5, 6, 7], summary: 'Read a.py, b.py, c.py' } });
+    for (const path of files) view(path, `Here's the result of running \`cat -n\` on ${path}:\n     1\tx = 1\n`);
+    const { calls, problems } = readOpenHandsTrajectory({ history }, source);
+    expect(problems).to.deep.equal([]);
+    expect(calls.map((call) => call.compactedBefore === true)).to.deep.equal([false, false, false, true, false, false]);
+    const write = (name: string, events: unknown[]) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'loopguard-openhands-')), name);
+      writeFileSync(file, JSON.stringify({ instance_id: name, history: events }));
+      return file;
+    };
+    const condensed = (await evaluateFile(write('condensed.json', history), {}))[0]!.report;
+    expect(condensed.refused).to.equal(0);
+    // The same run without the condensation: the re-reads are refused, the result is "above".
+    const uncondensed = (await evaluateFile(write('uncondensed.json', history.filter((event) => (event as { action?: string }).action !== 'condensation')), {}))[0]!.report;
+    expect(uncondensed.refused).to.equal(3);
+  });
 });
