@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { query, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createLoopGuardHooks } from '../../../src/integrations/claude-agent-sdk/index.js';
@@ -21,6 +21,9 @@ class ScriptedModelServer {
   readonly requests: Array<{ messages: Array<{ role: string; content: unknown }> }> = [];
   private server: Server | undefined;
   private next = 0;
+
+  /** Requests the agent loop sent without tools (titles, summaries: a compaction's summary request among them). */
+  readonly sideRequests: Array<{ system?: unknown; messages: unknown[] }> = [];
 
   constructor(private readonly plan: (turn: number) => Block[]) {}
 
@@ -35,7 +38,13 @@ class ScriptedModelServer {
           return;
         }
         // Side requests (titles, summaries) come without tools; only the agent loop's turns follow the plan.
-        const content = (parsed.tools?.length ?? 0) > 0 ? (this.requests.push(parsed), this.plan(++this.next)) : [{ type: 'text' as const, text: 'ok' }];
+        // A compaction asks for a summary, tools attached: a side request all the same.
+        const summary = /summar/i.test(JSON.stringify(parsed.system ?? '')) || /summary of the conversation/i.test(JSON.stringify(parsed.messages?.at(-1) ?? ''));
+        const agentTurn = (parsed.tools?.length ?? 0) > 0 && !summary;
+        if (!agentTurn) this.sideRequests.push(parsed);
+        const content = agentTurn
+          ? (this.requests.push(parsed), this.plan(++this.next))
+          : [{ type: 'text' as const, text: summary ? '<summary>The user asked what notes.txt says; it says alpha.</summary>' : 'ok' }];
         const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
         const message = { id: `msg_${this.next}_${Date.now()}`, type: 'message', role: 'assistant', model: parsed.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } };
         if (!parsed.stream) {
@@ -85,14 +94,25 @@ function cliInstalled(): boolean {
   }
 }
 
-async function runQuery(plan: (turn: number) => Block[], guarded: ReturnType<typeof createLoopGuardHooks>) {
+/**
+ * Runs one query. `prompts`: the user's messages, sent one after another once the previous turn
+ * ended (streaming input, as an interactive session types them; `/compact` among them).
+ */
+async function runQuery(plan: (turn: number) => Block[], guarded: ReturnType<typeof createLoopGuardHooks>, prompts?: string[]) {
   const model = new ScriptedModelServer(plan);
   const baseUrl = await model.start();
   const cwd = mkdtempSync(join(tmpdir(), 'loopguard-claude-code-'));
   const messages: Array<{ type: string; subtype?: string }> = [];
+  let turnEnded: () => void = () => undefined;
+  async function* typed(): AsyncGenerator<SDKUserMessage> {
+    for (const text of prompts!) {
+      yield { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null };
+      await new Promise<void>((resolve) => (turnEnded = resolve));
+    }
+  }
   try {
-    for await (const message of query({
-      prompt: 'Why does the build fail?',
+    const session = query({
+      prompt: prompts === undefined ? 'Why does the build fail?' : typed(),
       options: {
         cwd,
         hooks: guarded.hooks,
@@ -103,8 +123,10 @@ async function runQuery(plan: (turn: number) => Block[], guarded: ReturnType<typ
         settingSources: [],
         env: { ...process.env, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: cwd },
       },
-    })) {
+    });
+    for await (const message of session) {
       messages.push(message as { type: string; subtype?: string });
+      if (message.type === 'result') turnEnded();
     }
   } finally {
     model.close();
@@ -150,5 +172,22 @@ describe('Claude Agent SDK hooks in a real Claude Code session (local scripted m
     expect(model.requests).to.have.length(6);
     expect(model.lastUserText(4)).to.include('2');
     for (let index = 1; index < model.requests.length; index++) expect(model.lastUserText(index)).to.not.include('Not run');
+  });
+
+  it('the user compacts the conversation (/compact), then the model reads its file again: allowed (PreCompact); denied without the compaction', async () => {
+    // Turns 1-2 write and read notes.txt, turn 3 answers; after the next prompt, turn 4 reads it again.
+    const plan = (turn: number): Block[] =>
+      turn === 1 ? bash(1, 'echo alpha > notes.txt') : turn === 2 || turn === 4 ? bash(turn, 'cat notes.txt') : [{ type: 'text', text: 'notes.txt says alpha.' }];
+    const compacted = createLoopGuardHooks({ guard: new LoopGuard(), runId: 'e2e-compacted' });
+    const { model, messages } = await runQuery(plan, compacted, ['What does notes.txt say?', '/compact', 'Check notes.txt again.']);
+    const outcome = compacted.end();
+    expect(messages.some((message) => message.type === 'system' && message.subtype === 'compact_boundary'), 'Claude Code compacted').to.equal(true);
+    expect(model.sideRequests.length, 'the summary request').to.be.greaterThan(0);
+    expect(outcome.refusals).to.deep.equal([]);
+    expect(outcome.partial.executed).to.equal(3);
+
+    const kept = createLoopGuardHooks({ guard: new LoopGuard(), runId: 'e2e-not-compacted' });
+    await runQuery(plan, kept, ['What does notes.txt say?', 'Check notes.txt again.']);
+    expect(kept.end().refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
   });
 });
