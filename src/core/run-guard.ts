@@ -1135,12 +1135,17 @@ export class RunGuard implements RunView, SharedReplica {
       }
     }
     const ledger = this.ledger;
-    const seen = fingerprints.has(fingerprint);
-    // Seen only before the model's context was compacted (contextCompacted): learned again.
+    let seen = fingerprints.has(fingerprint);
+    // Seen only before the model's context was compacted (contextCompacted): learned again,
+    // once; a second time it is seen.
     let relearned = false;
     if (!seen) {
       fingerprints.add(fingerprint);
-      relearned = ledger.forgotten !== undefined && ledger.wasForgotten(fingerprint);
+      if (ledger.forgotten !== undefined) {
+        const recalled = ledger.recall(fingerprint);
+        relearned = recalled === 'first';
+        seen = recalled === 'again';
+      }
     }
     // Item-level novelty: the same documents in another order or subset are already seen.
     let itemsAllSeen = false;
@@ -1154,8 +1159,9 @@ export class RunGuard implements RunView, SharedReplica {
       for (const item of items) {
         if (seenItems.has(item)) continue;
         seenItems.add(item);
-        if (ledger.forgotten !== undefined && ledger.wasForgottenItem(item)) itemsRelearned = true;
-        else itemsAllSeen = false;
+        const recalled = ledger.forgotten === undefined ? 'never' : ledger.recallItem(item);
+        if (recalled === 'first') itemsRelearned = true;
+        else if (recalled === 'never') itemsAllSeen = false;
       }
     }
     // A thought's answer ("Your thought has been logged.") is the same for every thought: a new

@@ -81,6 +81,12 @@ export class RunLedger {
    */
   forgotten: Array<{ readonly fingerprints: FingerprintSet; readonly items: Set<number> }> | undefined = undefined;
   /**
+   * Results and items already learned again once after a compaction: a second time they are
+   * seen, so a host that reports a compaction every round (a sliding message window) cannot
+   * keep a loop neutral forever.
+   */
+  relearned: { readonly fingerprints: Set<string>; readonly items: Set<number> } | undefined = undefined;
+  /**
    * Listings (world-state/listing-key-of.ts) that said they have no further page (issue 24 #2),
    * with the tool that lists them: a call that may write forgets them (the list may have
    * grown), except a call of unknown effect of that same tool, which is its own paging.
@@ -219,17 +225,19 @@ export class RunLedger {
     this.staleStreakByTool.clear();
   }
 
-  /** Was this result, or this item, seen before a compaction of the model's context? */
-  wasForgotten(fingerprint: string): boolean {
-    if (this.forgotten === undefined) return false;
-    for (const generation of this.forgotten) if (generation.fingerprints.has(fingerprint)) return true;
-    return false;
+  /**
+   * What the run knows of a result it has not seen since the last compaction of the model's
+   * context: `first`, seen before a compaction and learned again now for the first time;
+   * `again`, learned again once already (seen: a host reporting a compaction every round, a
+   * sliding message window, cannot keep a loop neutral forever); `never`, a new result.
+   */
+  recall(fingerprint: string): 'first' | 'again' | 'never' {
+    return recallIn(this, fingerprint, (generation) => generation.fingerprints.has(fingerprint), 'fingerprints');
   }
 
-  wasForgottenItem(item: number): boolean {
-    if (this.forgotten === undefined) return false;
-    for (const generation of this.forgotten) if (generation.items.has(item)) return true;
-    return false;
+  /** The same for one item of a listed result. */
+  recallItem(item: number): 'first' | 'again' | 'never' {
+    return recallIn(this, item, (generation) => generation.items.has(item), 'items');
   }
 
   tally(tool: string): ToolTally {
@@ -240,6 +248,20 @@ export class RunLedger {
     }
     return tally;
   }
+}
+
+function recallIn<Key extends string | number>(
+  ledger: RunLedger,
+  key: Key,
+  inGeneration: (generation: { readonly fingerprints: FingerprintSet; readonly items: Set<number> }) => boolean,
+  kind: 'fingerprints' | 'items',
+): 'first' | 'again' | 'never' {
+  if (ledger.forgotten === undefined || !ledger.forgotten.some(inGeneration)) return 'never';
+  const relearned = (ledger.relearned ??= { fingerprints: new Set(), items: new Set() });
+  const set = relearned[kind] as Set<Key>;
+  if (set.has(key)) return 'again';
+  set.add(key);
+  return 'first';
 }
 
 // ---------------------------------------------------------------------------------------

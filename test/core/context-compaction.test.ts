@@ -40,6 +40,14 @@ describe('context compaction: what the model forgot may be read again (RunGuard.
     expect(compacted.length).to.equal(plain.length + 1);
   });
 
+  it('a host that reports a compaction every round (a sliding message window) cannot hide a loop: a result is learned again once', () => {
+    const documents = { items: [{ id: 'doc-17', title: 'Refund policy' }, { id: 'doc-42', title: 'Returns FAQ' }] };
+    const queries = Array.from({ length: 16 }, (_, index) => `refund policy, take ${index + 1}`);
+    const log = playRounds(newRun(), queries.map((query) => [{ tool: 'WebSearch', args: { query }, outcome: { result: documents }, compactedBefore: true }]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.at.most(8);
+  });
+
   it('a result the run never saw is new after it; a list holding only documents seen before is learned again', () => {
     const list = (ids: string[], compactedBefore = false): ScriptedCall => ({
       tool: 'search_docs',
