@@ -752,9 +752,11 @@ export class RunGuard implements RunView, SharedReplica {
    * `/compact`, an OpenHands condenser, a LangGraph `trim_messages`): the results it saw before
    * are no longer in the conversation, so a refusal saying "its result is in the conversation
    * above" would withhold what the model needs. From here, each earlier call may run once more
-   * (as after a write), and an answer seen only before is learned again: neither new nor stale.
-   * Loop streaks and budgets carry on (a loop does not end by forgetting), and a result the run
-   * never saw is new as ever. Logged, so every process sharing the run applies it too.
+   * (as after a write), and an answer seen only before is learned again: neither new nor stale,
+   * once (learned again after a later compaction too, it is seen: a host reporting a compaction
+   * every round cannot keep a loop neutral). Loop streaks and budgets carry on (a loop does not
+   * end by forgetting), and a result the run never saw is new as ever. Logged, so every process
+   * sharing the run applies it too.
    */
   contextCompacted(): void {
     if (this.ended) return;
