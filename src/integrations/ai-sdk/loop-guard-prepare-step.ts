@@ -56,6 +56,9 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
         // can name the tools that repeated), then open the round of the coming model call.
         const decision = run.shouldStop();
         run.beginRound();
+        // Your prepareStep dropped tool results from this call's messages (pruneMessages, a
+        // sliding window): the model no longer has them, so reading them again is no repeat.
+        if (base.messages !== undefined && dropsToolResults(step.messages, base.messages)) run.contextCompacted();
         return decision;
       },
       undefined,
@@ -121,4 +124,18 @@ function withLoopGuardRefusals(messages: ModelMessage[], refusals: ReadonlyMap<s
     return { ...message, content };
   });
   return changed ? result : messages;
+}
+
+/** Does `kept` lack a tool result that `given` holds (messages pruned, summarised or trimmed)? */
+function dropsToolResults(given: ModelMessage[], kept: ModelMessage[]): boolean {
+  const keptIds = new Set<string>();
+  for (const message of kept) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') keptIds.add(part.toolCallId);
+  }
+  for (const message of given) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result' && !keptIds.has(part.toolCallId)) return true;
+  }
+  return false;
 }

@@ -16,6 +16,8 @@ export interface LangChainRunState {
   roundKey: unknown;
   /** AI messages whose token usage is already recorded (a message is recorded once, however it is seen). */
   readonly usageRecorded: WeakSet<object>;
+  /** The tool results the last model call was sent, by tool call id (see forgotToolResults). */
+  toolResults: Map<string, unknown> | undefined;
 }
 
 const states = new WeakMap<RunGuard, LangChainRunState>();
@@ -24,8 +26,29 @@ const states = new WeakMap<RunGuard, LangChainRunState>();
 export function getLangChainRunState(run: RunGuard): LangChainRunState {
   let state = states.get(run);
   if (state === undefined) {
-    state = { decision: undefined, finalAnswerOffered: undefined, roundKey: undefined, usageRecorded: new WeakSet() };
+    state = { decision: undefined, finalAnswerOffered: undefined, roundKey: undefined, usageRecorded: new WeakSet(), toolResults: undefined };
     states.set(run, state);
   }
   return state;
+}
+
+/**
+ * Were tool results the model was sent at its last call dropped or rewritten for this one
+ * (summarizationMiddleware, contextEditingMiddleware's ClearToolUsesEdit, a trimmed history)?
+ * Then the model no longer has them: RunGuard.contextCompacted. Compared by reference: the
+ * graph keeps its messages, so an untouched result is the same content object or string.
+ */
+export function forgotToolResults(state: LangChainRunState, messages: readonly unknown[]): boolean {
+  const current = new Map<string, unknown>();
+  for (const message of messages) {
+    const candidate = message as { type?: unknown; _getType?: () => string; tool_call_id?: unknown; content?: unknown } | null;
+    if (candidate === null || typeof candidate !== 'object' || typeof candidate.tool_call_id !== 'string') continue;
+    const type = typeof candidate._getType === 'function' ? candidate._getType() : candidate.type;
+    if (type === 'tool') current.set(candidate.tool_call_id, candidate.content);
+  }
+  const previous = state.toolResults;
+  state.toolResults = current;
+  if (previous === undefined) return false;
+  for (const [id, content] of previous) if (!current.has(id) || current.get(id) !== content) return true;
+  return false;
 }

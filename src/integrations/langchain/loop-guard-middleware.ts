@@ -7,7 +7,7 @@ import { failOpen, failOpenAsync } from '../fail-open.js';
 import { applyLoopGuardDecision, toolName } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
 import { GUARDED_TOOL_RUN } from './guard-lang-chain-tools.js';
-import { getLangChainRunState } from './lang-chain-run-state.js';
+import { forgotToolResults, getLangChainRunState } from './lang-chain-run-state.js';
 import { recordLangChainUsage } from './record-lang-chain-usage.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
@@ -127,6 +127,8 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
       if (roundKey === undefined || roundKey !== state.roundKey) {
         state.roundKey = roundKey;
         failOpen('beginRound', () => beginLangChainRound(run), undefined);
+        // A middleware before this one dropped or cleared tool results the model saw last time.
+        failOpen('contextCompacted', () => forgotToolResults(state, request.messages) && run.contextCompacted(), undefined);
       }
       const decision = state.decision;
       const prepared = failOpen(

@@ -4,7 +4,7 @@ import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
 import { applyLoopGuardDecision, toolName, type LoopGuardModelInput } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
-import { getLangChainRunState } from './lang-chain-run-state.js';
+import { forgotToolResults, getLangChainRunState } from './lang-chain-run-state.js';
 import { recordLangChainUsage } from './record-lang-chain-usage.js';
 
 /** A model call prepared by loopguard, and the decision behind it (undefined if the guard failed open). */
@@ -36,6 +36,8 @@ export function prepareLoopGuardModelCall<TOOL>(run: RunGuard, input: { messages
       const lastReply = [...input.messages].reverse().find((message) => message.type === 'ai');
       if (lastReply !== undefined) recordLangChainUsage(run, lastReply);
       const decision = beginLangChainRound(run);
+      // Messages trimmed or summarised since the last model call: the model no longer has those results.
+      if (forgotToolResults(getLangChainRunState(run), input.messages)) run.contextCompacted();
       if (decision.action === 'stop') getLangChainRunState(run).finalAnswerOffered = decision;
       const answerTools = decision.action === 'stop' ? run.toolsOfferedAfterStop(input.tools.map((tool) => toolName(tool) ?? '')) : [];
       return { ...applyLoopGuardDecision(decision, input, answerTools), decision };

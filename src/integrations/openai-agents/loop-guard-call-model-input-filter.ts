@@ -31,6 +31,9 @@ export function loopGuardCallModelInputFilter(
         const decision = beginAgentRound(run, undefined);
         // This model call's turn is complete: the next isEnabled belongs to the next turn.
         state.roundPendingFilter = false;
+        // Your filter dropped tool results from this call's input (a trimmed or summarised
+        // history): the model no longer has them, so reading them again is no repeat.
+        if (filter !== undefined && dropsToolResults(args.modelData.input, modelData.input)) run.contextCompacted();
         return decision;
       },
       undefined,
@@ -46,4 +49,12 @@ export function loopGuardCallModelInputFilter(
       instructions: [modelData.instructions, ...additions].filter(Boolean).join('\n\n'),
     };
   };
+}
+
+/** Does `kept` lack a function call result that `given` holds? */
+function dropsToolResults(given: ModelInputData['input'], kept: ModelInputData['input']): boolean {
+  const keptIds = new Set<string>();
+  for (const item of kept) if (item.type === 'function_call_result') keptIds.add(item.callId);
+  for (const item of given) if (item.type === 'function_call_result' && !keptIds.has(item.callId)) return true;
+  return false;
 }

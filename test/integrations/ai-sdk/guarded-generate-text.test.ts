@@ -2,7 +2,7 @@
 // (scripted), real tool functions, the real engine. Assertions are on what the model was
 // told (tool results and messages in the prompt it received) and what it was offered.
 import { expect } from 'chai';
-import { generateText, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
+import { generateText, pruneMessages, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
@@ -32,6 +32,40 @@ function searchTool(executions: string[]) {
 }
 
 describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
+  // A loop that keeps its prompt short with the SDK's own pruneMessages (old tool calls and
+  // results dropped before each model call): the model no longer has what it read two steps
+  // ago, so reading it again must not be refused as "in the conversation above".
+  it('a prepareStep that prunes old tool results (pruneMessages) is a compaction: the file read before is read again', async () => {
+    const reads: string[] = [];
+    const readFile = tool({
+      description: 'Read a file',
+      inputSchema: z.object({ path: z.string() }),
+      execute: async ({ path }) => {
+        reads.push(path);
+        return `contents of ${path}`;
+      },
+    });
+    const turns: ScriptedTurn[] = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts'].map((path, index) => ({ calls: [{ tool: 'read_file', args: { path }, id: `read-${index + 1}` }] }));
+    const play = async (prune: boolean) => {
+      reads.length = 0;
+      const guarded = createGuardedAgentSettings({
+        guard: new LoopGuard(),
+        tools: { read_file: readFile },
+        prepareStep: prune ? ({ messages }) => ({ messages: pruneMessages({ messages, toolCalls: 'before-last-2-messages' }) }) : undefined,
+      });
+      const model = scriptedLanguageModel(turns, 'a.ts, b.ts and c.ts read.');
+      await generateText({ model, prompt: 'Read the sources.', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(10)] });
+      return { model, outcome: guarded.end() };
+    };
+    const pruned = await play(true);
+    // The model's prompt for the last read no longer held the first one's result.
+    expect([...toolResultsIn(pruned.model.doGenerateCalls[3]!.prompt).keys()]).to.not.include('read-1');
+    expect(reads).to.deep.equal(['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']);
+    expect(pruned.outcome.refusals).to.deep.equal([]);
+    const kept = await play(false);
+    expect(kept.outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
+  });
+
   it('refuses an exact repeat without running it and gives the model the reason as the result', async () => {
     const executions: string[] = [];
     // Document 000's researcher: an exact repeat is refused at the first repeat.

@@ -4,8 +4,8 @@
 // model call offered, what the tools actually ran, and the final state of the graph.
 import { expect } from 'chai';
 import { tool } from '@langchain/core/tools';
-import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
-import { createAgent } from 'langchain';
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
@@ -29,6 +29,47 @@ const question = (text: string) => ({ messages: [new HumanMessage(text)] });
 const lastText = (messages: BaseMessage[]) => messages.at(-1)?.text;
 
 describe('LangChain createAgent + loopguard middleware (real graph, scripted model)', () => {
+  // A middleware before loopguard's that keeps the prompt short — only the latest tool result
+  // goes to the model, as summarizationMiddleware or contextEditingMiddleware's ClearToolUsesEdit
+  // do once the context is long: the model no longer has what it read, so reading it again is allowed.
+  it('a middleware that drops or clears old tool results is a compaction: the file read before is read again', async () => {
+    const reads: string[] = [];
+    const readFile = tool(
+      async ({ path }) => {
+        reads.push(path);
+        return `contents of ${path}`;
+      },
+      { name: 'read_file', description: 'Read a file', schema: z.object({ path: z.string() }) },
+    );
+    const paths = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts'];
+    const latestResultOnly = (clear: boolean) =>
+      createMiddleware({
+        name: 'latest-result-only',
+        wrapModelCall: async (request, handler) => {
+          const results = request.messages.filter((message) => ToolMessage.isInstance(message));
+          const latest = results.at(-1);
+          const messages = clear
+            ? request.messages.map((message) => (ToolMessage.isInstance(message) && message !== latest ? new ToolMessage({ content: '[cleared]', tool_call_id: message.tool_call_id }) : message))
+            : request.messages.filter((message) => !ToolMessage.isInstance(message) || message === latest);
+          return handler({ ...request, messages });
+        },
+      });
+    const play = async (trim: 'drop' | 'clear' | undefined) => {
+      reads.length = 0;
+      const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [readFile] });
+      const model = new ScriptedChatModel(({ turn }) => (turn <= paths.length ? { calls: [{ tool: 'read_file', args: { path: paths[turn - 1]! } }] } : { text: 'read' }));
+      const middleware = trim === undefined ? [guarded.middleware] : [latestResultOnly(trim === 'clear'), guarded.middleware];
+      await createAgent({ model, tools: guarded.tools, middleware }).invoke(question('Read the sources.'));
+      return guarded.end();
+    };
+    for (const trim of ['drop', 'clear'] as const) {
+      const outcome = await play(trim);
+      expect(reads, trim).to.deep.equal(paths);
+      expect(outcome.refusals, trim).to.deep.equal([]);
+    }
+    expect((await play(undefined)).refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
+  });
+
   it('refuses the same search as tool messages, then stops: the model answers without tools from the stop message', async () => {
     const executions: string[] = [];
     const guarded = createGuardedAgentRun({ guard: new LoopGuard(policy), tools: [searchDocs(executions)] });

@@ -2,7 +2,7 @@
 // prepareLoopGuardModelCall in the model node and loopGuardToolsCondition as the edge.
 import { expect } from 'chai';
 import { tool } from '@langchain/core/tools';
-import { HumanMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
@@ -100,5 +100,20 @@ describe('LangGraph StateGraph + ToolNode with guarded tools', () => {
     expect(result.messages.at(-1)?.text).to.equal('answer');
     expect(getLoopGuardOutcome(run).refusals).to.deep.equal([]);
     expect(run.shouldStop().action).to.equal('continue');
+  });
+
+  it('prepareLoopGuardModelCall: messages trimmed since the last model call (trim_messages, a summary) are a compaction', () => {
+    const run = new LoopGuard().startRun('trimmed');
+    const read = { tool: 'read_file', args: { path: 'src/a.ts' } };
+    const question = new HumanMessage('What is in src/a.ts?');
+    const asked = new AIMessage({ content: '', tool_calls: [{ id: 'call_1', name: 'read_file', args: read.args }] });
+    const answered = new ToolMessage({ content: 'export const a = 1;', tool_call_id: 'call_1' });
+    prepareLoopGuardModelCall(run, { messages: [question], tools: [] });
+    run.finishCall(run.startCall(read), { result: 'export const a = 1;' });
+    prepareLoopGuardModelCall(run, { messages: [question, asked, answered], tools: [] });
+    expect(run.shouldRefuse(read).action, 'its result is in the messages').to.equal('refuse');
+    // The graph's history was summarised: the tool result is gone from what the model is sent.
+    prepareLoopGuardModelCall(run, { messages: [new SystemMessage('Summary: the user asked about src/a.ts.'), question], tools: [] });
+    expect(run.shouldRefuse(read).action, 'the model no longer has it').to.equal('allow');
   });
 });

@@ -27,6 +27,45 @@ function searchTool(executions: string[]) {
 const offered = (model: ScriptedAgentsModel) => model.requests.map((request) => request.tools.map((t) => t.name));
 
 describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
+  // A run whose callModelInputFilter keeps the history short (only the latest tool result goes
+  // to the model): the model no longer has what it read before, so reading it again is allowed.
+  it('a callModelInputFilter that drops old tool results is a compaction: the file read before is read again', async () => {
+    const reads: string[] = [];
+    const readFile = tool({
+      name: 'read_file',
+      description: 'Read a file',
+      parameters: z.object({ path: z.string() }),
+      execute: async ({ path }) => {
+        reads.push(path);
+        return `contents of ${path}`;
+      },
+    });
+    const turns: ScriptedAgentTurn[] = [...['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts'].map((path, index) => ({ calls: [{ tool: 'read_file', args: { path }, id: `read-${index + 1}` }] })), { text: 'read' }];
+    const play = async (trim: boolean) => {
+      reads.length = 0;
+      const guarded = createGuardedAgentRun({
+        guard: new LoopGuard(),
+        tools: [readFile],
+        callModelInputFilter: trim
+          ? ({ modelData }) => {
+              const results = modelData.input.filter((item) => item.type === 'function_call_result');
+              const latest = results.at(-1);
+              return { ...modelData, input: modelData.input.filter((item) => item.type !== 'function_call_result' || item === latest) };
+            }
+          : undefined,
+      });
+      const model = new ScriptedAgentsModel(turns);
+      await new Runner().run(new Agent({ name: 'reader', model, tools: guarded.tools }), 'Read the sources.', { ...guarded.runOptions });
+      return { model, outcome: guarded.end() };
+    };
+    const trimmed = await play(true);
+    expect([...functionOutputsIn(trimmed.model.requests[3]!).keys()]).to.not.include('read-1');
+    expect(reads).to.deep.equal(['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']);
+    expect(trimmed.outcome.refusals).to.deep.equal([]);
+    const kept = await play(false);
+    expect(kept.outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
+  });
+
   it('refuses an exact repeat with rejectContent: the tool does not run and the model reads why', async () => {
     const executions: string[] = [];
     // Document 000's researcher: an exact repeat is refused at the first repeat.
