@@ -52,13 +52,15 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
       () => {
         recordUnofferedToolCalls(run, step.steps);
         recordStepUsage(run, step.steps.length, step.steps[step.steps.length - 1]?.usage);
+        // Your prepareStep dropped tool results from this call's messages (pruneMessages, a
+        // sliding window): the model no longer has them, so reading them again is no repeat.
+        // Said before the decision, so a tool switched off for answering what is now gone is
+        // offered again in this very call.
+        if (base.messages !== undefined && dropsToolResults(step.messages, base.messages)) run.contextCompacted();
         // Judge the step that just finished while it is still the current round (so the nudge
         // can name the tools that repeated), then open the round of the coming model call.
         const decision = run.shouldStop();
         run.beginRound();
-        // Your prepareStep dropped tool results from this call's messages (pruneMessages, a
-        // sliding window): the model no longer has them, so reading them again is no repeat.
-        if (base.messages !== undefined && dropsToolResults(step.messages, base.messages)) run.contextCompacted();
         return decision;
       },
       undefined,

@@ -126,9 +126,10 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
       const roundKey = request.state?.messages;
       if (roundKey === undefined || roundKey !== state.roundKey) {
         state.roundKey = roundKey;
-        failOpen('beginRound', () => beginLangChainRound(run), undefined);
         // A middleware before this one dropped or cleared tool results the model saw last time.
+        // Said before the decision, so a tool switched off for what is now gone is offered again.
         failOpen('contextCompacted', () => forgotToolResults(state, request.messages) && run.contextCompacted(), undefined);
+        failOpen('beginRound', () => beginLangChainRound(run), undefined);
       }
       const decision = state.decision;
       const prepared = failOpen(

@@ -66,6 +66,26 @@ describe('AI SDK adapter (generateText + MockLanguageModelV3)', () => {
     expect(kept.outcome.refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.run_wide']);
   });
 
+  it('a tool the ladder switched off is offered again in the very step whose prompt was pruned', async () => {
+    const executions: string[] = [];
+    const readDoc = tool({ description: 'Read one document', inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => ({ id, text: 'Data is deleted after 30 days.' }) });
+    const queries = ['data retention', 'how long is data kept', 'retention period', 'storage duration', 'data kept how long', 'retention again'];
+    const turns: ScriptedTurn[] = queries.map((query, index) => ({ calls: [{ tool: 'search', args: { query } }, ...(index === 0 ? [{ tool: 'readDoc', args: { id: 'data-retention' } }] : [])] }));
+    const guarded = createGuardedAgentSettings({
+      guard: new LoopGuard(),
+      tools: { search: searchTool(executions), readDoc },
+      // From the sixth model call on, the app keeps only the latest tool results.
+      prepareStep: ({ stepNumber, messages }) => (stepNumber >= 5 ? { messages: pruneMessages({ messages, toolCalls: 'before-last-2-messages' }) } : undefined),
+    });
+    const model = scriptedLanguageModel(turns);
+    await generateText({ model, prompt: 'Retention?', ...guarded, stopWhen: [guarded.stopWhen, stepCountIs(8)] });
+    // Search answered only what was seen, round after round: it is switched off for the fifth model call.
+    expect(offeredTools(model.doGenerateCalls[4]!)).to.deep.equal(['readDoc']);
+    // The sixth call's prompt was pruned: the model no longer has those results, and search is back.
+    expect(offeredTools(model.doGenerateCalls[5]!)).to.deep.equal(['search', 'readDoc']);
+    guarded.end();
+  });
+
   it('refuses an exact repeat without running it and gives the model the reason as the result', async () => {
     const executions: string[] = [];
     // Document 000's researcher: an exact repeat is refused at the first repeat.
