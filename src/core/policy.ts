@@ -303,9 +303,9 @@ function namesAWrite(name: string): boolean {
  * `approval`, then MCP annotations, then `shell`, then (general profile) the well-known tool
  * table and a write verb at the start of the name, else the profile's default. Researcher and
  * chat keep document 000's assumption that a tool nobody marked is a lookup ("researchers only
- * get tools that need no approval"); general leaves it unknown.
+ * get tools that need no approval"); general leaves it unknown. `name`: the tool's own name
+ * (ownToolName).
  */
-/** `name`: the tool's own name (ownToolName). */
 function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profile: Profile): EffectPolicy {
   const general = profile === 'general';
   const known = general && name !== undefined;

@@ -526,7 +526,7 @@ export class RunGuard implements RunView, SharedReplica {
     if (judged === 'new' && askedFrom !== undefined && askedFrom.line > (ledger.fileEnds?.get(askedFrom.resource) ?? Infinity)) judged = 'seen';
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
-    if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(this.options.tool(tool).ownName ?? tool, ticket.call.family)) judged = 'neutral';
+    if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(policy.ownName ?? tool, ticket.call.family)) judged = 'neutral';
     // The same call answering exactly what it answered last time is stale only if nothing known
     // to write has changed anything since (RunLedger.changeSerial): the tests run again after an
     // edit, the build after a config change, the file restored after other edits — "re-runs

@@ -232,12 +232,12 @@ export class RunLedger {
    * sliding message window, cannot keep a loop neutral forever); `never`, a new result.
    */
   recall(fingerprint: string): 'first' | 'again' | 'never' {
-    return recallIn(this, fingerprint, (generation) => generation.fingerprints.has(fingerprint), 'fingerprints');
+    return recallIn(this, 'fingerprints', fingerprint);
   }
 
   /** The same for one item of a listed result. */
   recallItem(item: number): 'first' | 'again' | 'never' {
-    return recallIn(this, item, (generation) => generation.items.has(item), 'items');
+    return recallIn(this, 'items', item);
   }
 
   tally(tool: string): ToolTally {
@@ -250,17 +250,11 @@ export class RunLedger {
   }
 }
 
-function recallIn<Key extends string | number>(
-  ledger: RunLedger,
-  key: Key,
-  inGeneration: (generation: { readonly fingerprints: FingerprintSet; readonly items: Set<number> }) => boolean,
-  kind: 'fingerprints' | 'items',
-): 'first' | 'again' | 'never' {
-  if (ledger.forgotten === undefined || !ledger.forgotten.some(inGeneration)) return 'never';
-  const relearned = (ledger.relearned ??= { fingerprints: new Set(), items: new Set() });
-  const set = relearned[kind] as Set<Key>;
-  if (set.has(key)) return 'again';
-  set.add(key);
+function recallIn<Kind extends 'fingerprints' | 'items'>(ledger: RunLedger, kind: Kind, key: Kind extends 'items' ? number : string): 'first' | 'again' | 'never' {
+  if (ledger.forgotten === undefined || !ledger.forgotten.some((generation) => (generation[kind] as { has(key: unknown): boolean }).has(key))) return 'never';
+  const relearned = ((ledger.relearned ??= { fingerprints: new Set(), items: new Set() })[kind]) as Set<typeof key>;
+  if (relearned.has(key)) return 'again';
+  relearned.add(key);
   return 'first';
 }
 
