@@ -4,6 +4,8 @@
 // agent does. A refusal saying "its result is in the conversation above" would then withhold
 // it, and the re-reads would count as a stale loop. RunGuard.contextCompacted() says so.
 import { expect } from 'chai';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { judgeEachCall, newRun, playRounds, playTakingTurns, type ScriptedCall } from './play.js';
 
 const read = (path: string, text: string, compactedBefore = false): ScriptedCall => ({ tool: 'Read', args: { file_path: path }, outcome: { result: text }, compactedBefore });
@@ -76,6 +78,33 @@ describe('context compaction: what the model forgot may be read again (RunGuard.
     // The compaction is made by the first engine (step 3); the second engine's re-read (step 4)
     // is allowed only because it applied the logged compaction.
     expect(await playTakingTurns('compacted', steps)).to.deep.equal(['allow/continue', 'allow/continue', 'allow/continue', 'allow/continue', 'refuse/continue']);
+  });
+
+  it('a compaction every round keeps memory bounded: what was forgotten is one table, not one per compaction', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // A LangGraph app trimming its messages every step reports a compaction before every
+    // model call, for as long as the run lasts. Every round here learns one new result.
+    const run = newRun({ maxRounds: 100_000, maxToolCalls: 100_000 });
+    const heapAt = new Map<number, number>();
+    const rounds = 20_000;
+    for (let round = 1; round <= rounds; round++) {
+      run.contextCompacted();
+      run.beginRound();
+      const ticket = run.startCall({ tool: 'Read', args: { file_path: `/repo/src/file-${round}.ts` } });
+      run.finishCall(ticket, { result: `export const value = ${round};\n` });
+      if (round === 2_000 || round === rounds) {
+        gc();
+        // The ledger's tables are typed arrays: their memory is outside the JS heap.
+        const { heapUsed, arrayBuffers } = process.memoryUsage();
+        heapAt.set(round, heapUsed + arrayBuffers);
+      }
+    }
+    expect(run.shouldStop().action).to.equal('continue');
+    const perRound = ((heapAt.get(rounds) as number) - (heapAt.get(2_000) as number)) / (rounds - 2_000);
+    // Measured: 82–98 B a round with one table of what was forgotten; 738 B with one table
+    // kept per compaction, for as long as the run is open (and 10 s, not 0.3, to play it).
+    expect(perRound).to.be.below(300);
   });
 
   it('an ended run ignores it', () => {
