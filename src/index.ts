@@ -50,11 +50,12 @@ export type {
 // OpenTelemetry front: span processor, tool instrumentation, run helper.
 export { LoopGuardSpanProcessor, type LoopGuardSpanProcessorOptions } from './otel/loop-guard-span-processor.js';
 export { instrumentTool, isLoopGuardRefusal, type InstrumentToolOptions, type GuardedTool, type GuardedCallOptions, type ToolCallExtras } from './otel/instrument-tool.js';
-export { startAgentRun, type StartAgentRunOptions, type AgentRun } from './otel/start-agent-run.js';
+export { startAgentRun, type StartAgentRunOptions, type AgentRun, type ModelCallOptions } from './otel/start-agent-run.js';
 export { ToolTimeoutError } from './otel/tool-timeout-error.js';
 export { interpretGenAiSpan, type SpanInterpreter, type SpanRole } from './otel/span-roles.js';
 export {
   ATTR_ARGS_HASH,
+  ATTR_CONTEXT_COMPACTED,
   ATTR_DECISION,
   ATTR_ENFORCED,
   ATTR_NOVELTY,

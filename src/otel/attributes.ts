@@ -56,5 +56,11 @@ export const ATTR_STOP_REASON = 'loopguard.stop.reason';
 export const ATTR_RUN_ROUNDS = 'loopguard.run.rounds';
 export const ATTR_RUN_REFUSALS = 'loopguard.run.refusals';
 export const ATTR_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
+/**
+ * `true` on a model-call span whose prompt lost tool results the model had before: the
+ * conversation was compacted, summarised or trimmed (RunGuard.contextCompacted). Read when the
+ * span starts or, if set later, when it ends; once per span. Replay reads it from exports.
+ */
+export const ATTR_CONTEXT_COMPACTED = 'loopguard.context.compacted';
 /** Marks spans produced by loopguard's own exporters/telemetry so the processor ignores them. */
 export const ATTR_INTERNAL = 'loopguard.internal';

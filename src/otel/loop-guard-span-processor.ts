@@ -1,4 +1,4 @@
-import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Context, type SpanContext } from '@opentelemetry/api';
+import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
@@ -6,6 +6,7 @@ import type { CallTicket, RunGuard } from '../core/run-guard.js';
 import type { CallDecision, PrehashedOutcome, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
 import {
   ATTR_ARGS_HASH,
+  ATTR_CONTEXT_COMPACTED,
   ATTR_DECISION,
   ATTR_ENFORCED,
   ATTR_INTERNAL,
@@ -63,6 +64,11 @@ interface TrackedSpan {
   done?: boolean;
   /** The outcome as the instrumentation fingerprinted it (items included), when it handed it over. */
   outcome?: PrehashedOutcome;
+  /**
+   * A model-call span (a round, or a layer inside one) whose compaction is still to be read at
+   * its end: false once it was reported, so the same span never reports it twice.
+   */
+  compaction?: boolean;
 }
 
 /**
@@ -305,14 +311,15 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       // Two instrumentation layers for one model call (a framework span around the provider
       // SDK's span) are one round, not two; a model call made by a tool (a summarizer) is
       // part of that call, not a round of the agent.
+      // Any layer may say the prompt was compacted; after the round began, as replay applies it.
       if (parentSpanId !== undefined && this.isInsideRoundOrCall(parentSpanId)) {
-        this.track(spanId, { run, kind: 'other', parentSpanId });
+        this.track(spanId, { run, kind: 'other', parentSpanId, compaction: !reportCompaction(run, attributes) });
         return;
       }
       const round = run.beginRound();
       // Span start times are whole milliseconds in the SDK: replay orders rounds by this.
       span.setAttribute(ATTR_ROUND, round);
-      this.track(spanId, { run, kind: 'round', parentSpanId });
+      this.track(spanId, { run, kind: 'round', parentSpanId, compaction: !reportCompaction(run, attributes) });
       return;
     }
     // A call with no identity — arguments are opt-in under the GenAI conventions, or were cut
@@ -342,6 +349,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   private handleEnding(span: ProcessedSpan | ProcessedReadableSpan): void {
     const tracked = this.spans.get(span.spanContext().spanId);
     if (tracked === undefined || tracked.done) return;
+    if (tracked.compaction === true) reportCompaction(tracked.run, span.attributes);
     if (tracked.kind === 'round') {
       const usage = readUsage(span.attributes);
       if (usage !== undefined) tracked.run.recordUsage(usage);
@@ -584,4 +592,11 @@ function validateProcessorOptions(options: LoopGuardSpanProcessorOptions): void 
   if (maxTrackedSpans !== undefined && !(typeof maxTrackedSpans === 'number' && Number.isFinite(maxTrackedSpans) && maxTrackedSpans >= 1)) {
     fail('maxTrackedSpans', `must be a number of spans >= 1 (default 100000), got ${describeConfigValue(maxTrackedSpans)}`);
   }
+}
+
+/** Reports a compaction the span says happened ({@link ATTR_CONTEXT_COMPACTED}); true when it did. */
+function reportCompaction(run: RunGuard, attributes: Attributes): boolean {
+  if (attributes[ATTR_CONTEXT_COMPACTED] !== true) return false;
+  run.contextCompacted();
+  return true;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { context as contextApi, SpanKind, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context as contextApi, SpanKind, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { RunGuard } from '../core/run-guard.js';
 import type { CallDecision, ModelUsage, RunDecision, ToolCall } from '../core/types.js';
 import {
+  ATTR_CONTEXT_COMPACTED,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
@@ -27,6 +28,17 @@ export interface StartAgentRunOptions {
   toolOptions?: Omit<InstrumentToolOptions, 'processor' | 'tracer' | 'parentContext'>;
 }
 
+/** Options of {@link AgentRun.modelCall}. */
+export interface ModelCallOptions {
+  /**
+   * The messages this call sends lost tool results the model had before: your loop compacted,
+   * summarised or trimmed them. Written on the span (`loopguard.context.compacted`), so the
+   * processor lets the model read them again, and a replay of the export decides the same.
+   * Default false.
+   */
+  contextCompacted?: boolean;
+}
+
 /** A guarded run of a hand-written agent loop. */
 export interface AgentRun {
   readonly runId: string;
@@ -38,7 +50,7 @@ export interface AgentRun {
    * One model call = one round: runs `call` inside a `chat {model}` span. When the result
    * has `usage` ({inputTokens, outputTokens}) it is recorded on the span.
    */
-  modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T>;
+  modelCall<T>(model: string, call: () => Promise<T> | T, options?: ModelCallOptions): Promise<T>;
   /** A guarded tool whose spans belong to this run. */
   tool<A, R>(name: string, execute: (args: A, extras: ToolCallExtras) => Promise<R> | R): GuardedTool<A, R>;
   /** Would this call be refused now? Previews without recording (the tool call decides). */
@@ -90,11 +102,17 @@ export function startAgentRun(options: StartAgentRunOptions): AgentRun {
     runId,
     context: runContext,
     run,
-    async modelCall<T>(model: string, call: () => Promise<T> | T): Promise<T> {
-      const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: { [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'gen_ai.request.model': model } }, runContext);
+    async modelCall<T>(model: string, call: () => Promise<T> | T, callOptions?: ModelCallOptions): Promise<T> {
+      const compacted = callOptions?.contextCompacted === true;
+      const attributes: Attributes = { [ATTR_GEN_AI_OPERATION_NAME]: 'chat', 'gen_ai.request.model': model };
+      if (compacted) attributes[ATTR_CONTEXT_COMPACTED] = true;
+      const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, runContext);
       // Unsampled trace: the processor never saw the span, so the round is kept here.
       const unrecorded = !processor.isTracking(span.spanContext().spanId);
-      if (unrecorded) run.beginRound();
+      if (unrecorded) {
+        run.beginRound();
+        if (compacted) run.contextCompacted();
+      }
       try {
         const result = await contextApi.with(trace.setSpan(runContext, span), call);
         const usage = usageOf(result);

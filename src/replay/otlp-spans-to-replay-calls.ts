@@ -2,6 +2,7 @@ import type { ModelUsage, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from '
 import { MAX_PARSED_RESULT_LENGTH } from '../core/result-fingerprint.js';
 import {
   ATTR_ARGS_HASH,
+  ATTR_CONTEXT_COMPACTED,
   ATTR_DECISION,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -47,6 +48,8 @@ const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success'
  *   fingerprinted under the replay's policy; else loopguard's recorded hashes; an ERROR
  *   status is a failure typed by `error.type` (or the exception event); a call with none of
  *   these succeeded with unknown content (unfingerprintable: leans to a new fact).
+ * - Compaction: a model-call span with `loopguard.context.compacted` marks its round's first
+ *   call `compactedBefore`.
  */
 export function otlpSpansToReplayRuns(
   spans: readonly CollectedSpan[],
@@ -191,7 +194,7 @@ export function otlpSpansToReplayRuns(
     }
     // Stable sort keeps start-time order inside a round.
     calls.sort((a, b) => a.round - b.round);
-    attachRoundUsage(calls, bucket.models);
+    attachRoundModelFacts(calls, bucket.models);
     runs.push({ run: bucket.name, calls });
   }
   return state === undefined ? { runs, problems } : { runs, problems, state };
@@ -338,10 +341,9 @@ export function appendSpansToReplayRuns(
       const first = bucket.firstOfRound.get(call.round);
       if (first === undefined || compareSpansByTime(span, first) < 0) {
         bucket.firstOfRound.set(call.round, span);
-        // The round's first call carries its model usage, as attachRoundUsage gives it.
+        // The round's first call carries what its model span says, as attachRoundModelFacts gives it.
         const model = bucket.models[call.round - 1];
-        const usage = model ? modelUsage(model) : undefined;
-        if (usage) call.usage = usage;
+        if (model) takeFromRoundModel(call, model);
       }
       if (compareCallPlaces(call.round, span, bucket.firstCall!.round, bucket.firstCall!.span) < 0) bucket.firstCall = { round: call.round, span };
       orderedCalls.push(call);
@@ -534,17 +536,25 @@ function assignRounds(
 }
 
 /** Puts each model-call span's token usage on the first call of its round. */
-function attachRoundUsage(calls: ReplayCall[], models: readonly CollectedSpan[]): void {
+function attachRoundModelFacts(calls: ReplayCall[], models: readonly CollectedSpan[]): void {
   let lastRound = 0;
   for (const call of calls) {
     if (call.round === lastRound) continue;
     lastRound = call.round;
     const model = models[call.round - 1];
-    if (model) {
-      const usage = modelUsage(model);
-      if (usage) call.usage = usage;
-    }
+    if (model) takeFromRoundModel(call, model);
   }
+}
+
+/**
+ * What a round's model-call span says, carried by the round's first call: its token usage, and
+ * whether the prompt it was sent had been compacted (live, the processor applies the compaction
+ * when the round begins, before any of its calls).
+ */
+function takeFromRoundModel(call: ReplayCall, model: CollectedSpan): void {
+  const usage = modelUsage(model);
+  if (usage) call.usage = usage;
+  if (model.attributes[ATTR_CONTEXT_COMPACTED] === true) call.compactedBefore = true;
 }
 
 function modelUsage(span: CollectedSpan): ModelUsage | undefined {

@@ -248,7 +248,10 @@ export class LiveSpanRuns {
     finishFed(run, await run.claimCall(toEngineCall(call)), call);
   }
 
-  /** Opens rounds up to the call's; false when the run is stopped (the call is not fed). */
+  /**
+   * Opens rounds up to the call's, then applies a compaction reported before the call (as
+   * ReplaySession does); false when the run is stopped (the call is not fed).
+   */
   private openRoundOf(trace: LiveTrace, runId: string, run: RunGuard, call: ReplayCall): boolean {
     let round = trace.engineRound.get(runId) ?? run.round;
     if (run.stopped !== undefined) return false;
@@ -260,6 +263,7 @@ export class LiveSpanRuns {
       run.beginRound(round === call.round ? call.usage : undefined);
     }
     trace.engineRound.set(runId, round);
+    if (call.compactedBefore === true) run.contextCompacted();
     return true;
   }
 

@@ -293,4 +293,69 @@ describe('startAgentRun', () => {
     expect(second).to.be.a('string');
     expect(run.run.partial().toolCalls).to.equal(2);
   });
+
+  describe('a compacted prompt (modelCall contextCompacted, loopguard.context.compacted on the chat span)', () => {
+    // A hand-written loop that trims old tool results from its messages: after the trim the
+    // model reads the file again, which is a healthy re-read, not a repeat of a result it holds.
+    async function readTwiceAround(run: AgentRun, compacted: boolean): Promise<{ runs: number; second: unknown }> {
+      let runs = 0;
+      const read = run.tool('read_file', (args: { path: string }) => {
+        runs += 1;
+        return `contents of ${args.path}`;
+      });
+      await run.modelCall('m', () => ({}));
+      await read({ path: 'src/app.ts' });
+      await run.modelCall('m', () => ({}));
+      await read({ path: 'src/routes.ts' });
+      await run.modelCall('m', () => ({}), { contextCompacted: compacted });
+      const second = await read({ path: 'src/app.ts' });
+      run.end();
+      return { runs, second };
+    }
+
+    it('the re-read after the trim runs; kept, it is refused; the span says so', async () => {
+      h = makeHarness();
+      const trimmed = await readTwiceAround(startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'trimmed' }), true);
+      expect(trimmed).to.deep.equal({ runs: 3, second: 'contents of src/app.ts' });
+      const chats = h.finished().filter((span) => span.name === 'chat m');
+      expect(chats.map((span) => span.attributes['loopguard.context.compacted'])).to.deep.equal([undefined, undefined, true]);
+      const kept = await readTwiceAround(startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'kept' }), false);
+      expect(kept.runs).to.equal(2);
+      expect(kept.second).to.be.a('string').and.match(/already/i);
+    });
+
+    it('an unsampled trace: the run is told directly', async () => {
+      h = makeHarness({}, new AlwaysOffSampler());
+      const trimmed = await readTwiceAround(startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'trimmed-unsampled' }), true);
+      expect(trimmed.runs).to.equal(3);
+    });
+
+    it('set on the chat span after it started (an instrumentation writing it late): read when the span ends, once', async () => {
+      h = makeHarness();
+      const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'late' });
+      let runs = 0;
+      const read = run.tool('read_file', () => {
+        runs += 1;
+        return 'contents';
+      });
+      let compactions = 0;
+      const original = run.run.contextCompacted.bind(run.run);
+      run.run.contextCompacted = () => {
+        compactions += 1;
+        original();
+      };
+      await run.modelCall('m', () => ({}));
+      await read({ path: 'a' });
+      // Another instrumentation's model-call span under the run, the attribute written mid-span.
+      const chat = h.tracer.startSpan('chat m', { attributes: { 'gen_ai.operation.name': 'chat' } }, run.context);
+      chat.setAttribute('loopguard.context.compacted', true);
+      chat.end();
+      await read({ path: 'a' });
+      await run.modelCall('m', () => ({}), { contextCompacted: true });
+      run.end();
+      expect(runs).to.equal(2);
+      // One per span: the late one at its end, the one given at start not again at its end.
+      expect(compactions).to.equal(2);
+    });
+  });
 });

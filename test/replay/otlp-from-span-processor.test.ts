@@ -46,7 +46,7 @@ async function recordThroughSpanProcessor(lines: TranscriptLine[], record: boole
     if (line.round !== round) {
       round = line.round;
       await tick();
-      await run.modelCall('gpt-test', () => ({ usage: line.usage }));
+      await run.modelCall('gpt-test', () => ({ usage: line.usage }), { contextCompacted: line.compactedBefore === true });
     }
     current = line;
     await tick();
@@ -88,4 +88,32 @@ describe('OTLP written by loopguard\'s own span processor replays like the JSONL
       }
     });
   }
+
+  it('a compacted prompt on the chat span replays as the live run decided it, from JSONL and from OTLP alike', async () => {
+    // Round 3's prompt was trimmed: its re-read of app.ts runs; round 4's is refused again.
+    const lines: TranscriptLine[] = [
+      { run: 'trimmed', round: 1, tool: 'read_file', args: { path: 'src/app.ts' }, result: 'export const port = 8080;' },
+      { run: 'trimmed', round: 2, tool: 'read_file', args: { path: 'src/routes.ts' }, result: 'export const routes = [];' },
+      { run: 'trimmed', round: 3, tool: 'read_file', args: { path: 'src/app.ts' }, result: 'export const port = 8080;', compactedBefore: true },
+      { run: 'trimmed', round: 4, tool: 'read_file', args: { path: 'src/app.ts' }, result: 'export const port = 8080;' },
+    ];
+    const jsonlFile = writeTempLines('compacted.jsonl', lines);
+    const fromJsonl = await replayFiles([jsonlFile], policy);
+    expect(fromJsonl.runs[0].decisions.map((decision) => `${decision.decision}/${decision.novelty ?? decision.reason}`)).to.deep.equal([
+      'allow/new',
+      'allow/new',
+      'allow/neutral',
+      'refuse/repeat.run_wide',
+    ]);
+    for (const record of [true, false]) {
+      const spans = await recordThroughSpanProcessor(lines, record);
+      // Live, the processor ran the re-read of round 3 and refused round 4's.
+      const live = spans.filter((span) => span.attributes['gen_ai.tool.name'] === 'read_file').map((span) => span.attributes['loopguard.decision']);
+      expect(live, `live, record ${record}`).to.deep.equal(['allow', 'allow', 'allow', 'refuse']);
+      const otlpFile = writeTempLines(`compacted.${record}.otlp.json`, [new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))]);
+      const fromOtlp = await replayFiles([otlpFile], policy);
+      expect(fromOtlp.problems).to.deep.equal([]);
+      expect(comparable(fromOtlp.runs[0]), `record ${record}`).to.deep.equal(comparable(fromJsonl.runs[0]));
+    }
+  });
 });

@@ -79,6 +79,7 @@ export interface TranscriptLine {
   ts?: number;
   durationMs?: number;
   usage?: { inputTokens?: number; outputTokens?: number };
+  compactedBefore?: boolean;
 }
 
 /** Reads a JSONL transcript file into its lines. */

@@ -117,8 +117,11 @@ describe('LiveSpanRuns: tool spans once fed to the engine', () => {
 
 
 type OtlpSpan = Record<string, unknown>;
-const otlpAttributes = (attributes: Record<string, string | number>) =>
-  Object.entries(attributes).map(([key, value]) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } }));
+const otlpAttributes = (attributes: Record<string, string | number | boolean>) =>
+  Object.entries(attributes).map(([key, value]) => ({
+    key,
+    value: typeof value === 'number' ? { intValue: String(value) } : typeof value === 'boolean' ? { boolValue: value } : { stringValue: value },
+  }));
 
 /**
  * One agent run of a trace, in the shape of one convention, spans in the order an exporter sends
@@ -135,13 +138,18 @@ function agentRunSpans(options: {
   runSpan: boolean;
   /** Whether a tool span goes without its tool name (a problem the request's answer reports). */
   nameless?: () => boolean;
+  /** Rounds whose model span says the prompt was compacted (`loopguard.context.compacted`). */
+  compacted?: (round: number) => boolean;
+  /** The tool's name. Default `search`. */
+  tool?: string;
 }): OtlpSpan[] {
   const { traceId, shape } = options;
+  const tool = options.tool ?? 'search';
   let nextId = options.firstId;
   const id = () => (nextId++).toString(16).padStart(16, '0');
   const runId = id();
   const spans: Array<OtlpSpan & { end: bigint }> = [];
-  const span = (name: string, parent: string | undefined, start: bigint, end: bigint, attributes: Record<string, string | number>, spanId = id()) => {
+  const span = (name: string, parent: string | undefined, start: bigint, end: bigint, attributes: Record<string, string | number | boolean>, spanId = id()) => {
     const made = { traceId, spanId, ...(parent ? { parentSpanId: parent } : {}), name, startTimeUnixNano: String(start), endTimeUnixNano: String(end), attributes: otlpAttributes(attributes), end };
     spans.push(made);
     return made;
@@ -153,10 +161,11 @@ function agentRunSpans(options: {
     let modelId: string | undefined;
     const askedIds = Array.from({ length: toolCount }, (_, index) => `call_${options.firstId}_${round}_${index}`);
     if (shape !== 'no_models') {
-      const attributes: Record<string, string | number> =
+      const attributes: Record<string, string | number | boolean> =
         shape === 'ai_sdk'
           ? { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.inputTokens': 100 * round, 'ai.usage.outputTokens': 7, 'ai.response.toolCalls': JSON.stringify(askedIds.map((toolCallId) => ({ toolCallId }))) }
           : { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 100 * round, 'gen_ai.usage.output_tokens': 7 };
+      if (options.compacted?.(round)) attributes['loopguard.context.compacted'] = true;
       const name = shape === 'ai_sdk' ? 'ai.generateText.doGenerate' : 'chat gpt-4o';
       // Tools under their model span end before it; otherwise the model call ends before its tools run.
       const end = shape === 'tools_under_model' ? roundStart + 900_000_000n : roundStart + 300_000_000n;
@@ -168,11 +177,11 @@ function agentRunSpans(options: {
       const result = JSON.stringify({ hits: [`${query}-doc`] });
       const attributes: Record<string, string | number> =
         shape === 'ai_sdk'
-          ? { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'search', 'ai.toolCall.id': askedIds[index]!, 'ai.toolCall.args': JSON.stringify({ query }), 'ai.toolCall.result': result }
-          : { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.arguments': JSON.stringify({ query }), 'gen_ai.tool.call.result': result };
+          ? { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': tool, 'ai.toolCall.id': askedIds[index]!, 'ai.toolCall.args': JSON.stringify({ query }), 'ai.toolCall.result': result }
+          : { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.arguments': JSON.stringify({ query }), 'gen_ai.tool.call.result': result };
       if (shape === 'recorded_rounds') attributes['loopguard.round'] = round;
       if (options.nameless?.()) delete attributes[shape === 'ai_sdk' ? 'ai.toolCall.name' : 'gen_ai.tool.name'];
-      span(shape === 'ai_sdk' ? 'ai.toolCall' : 'execute_tool search', shape === 'tools_under_model' ? modelId : parentOfRun, start, start + 200_000_000n, attributes);
+      span(shape === 'ai_sdk' ? 'ai.toolCall' : `execute_tool ${tool}`, shape === 'tools_under_model' ? modelId : parentOfRun, start, start + 200_000_000n, attributes);
     }
   }
   if (options.runSpan) {
@@ -256,6 +265,30 @@ describe('LiveSpanRuns: a trace arriving over many requests is read a request at
       expect(split.answers.every((answer) => answer.rejected === 0)).to.equal(true);
     });
   }
+
+  it('a model span saying the prompt was compacted: the re-read after it runs, sent a span per request, in one request and in replay', async () => {
+    const rereading = (round: number) => (round <= 3 ? `q${round}` : 'q1');
+    for (const shape of ['gen_ai', 'ai_sdk'] as const) {
+      const make = (compacted: boolean) =>
+        agentRunSpans({ traceId: TRACE, shape, rounds: 5, toolsPerRound: () => 1, query: rereading, firstId: 1, start: base, runSpan: true, tool: 'read_file', compacted: (round) => compacted && round === 4 });
+      const spans = make(true);
+      const split = await ingestBatches(spans.map((span) => [span]));
+      const whole = await ingestBatches([spans]);
+      const decided = withoutRunNames(split.log).map((line) => line.replace(/ \S+ (allow|refuse)/, ' $1'));
+      expect(decided, shape).to.deep.equal([
+        '1 read_file allow new',
+        '2 read_file allow new',
+        '3 read_file allow new',
+        '4 read_file allow reread',
+        '5 read_file refuse repeat.run_wide',
+      ]);
+      expect(withoutRunNames(split.log), shape).to.deep.equal(withoutRunNames(whole.log));
+      expect(withoutRunNames(split.log), shape).to.deep.equal(withoutRunNames(replayLog(spans)));
+      // Without the attribute, the re-read of round 4 is refused.
+      const kept = (await ingestBatches(make(false).map((span) => [span]))).log;
+      expect(kept.some((line) => / 4 read_file \S+ refuse/.test(line)), shape).to.equal(true);
+    }
+  });
 
   it('recorded rounds: each round sent in shuffled small requests (tools before their model span) decides as one request and as replay', async () => {
     const random = randomOf(19);
