@@ -173,7 +173,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     // A write verb names the effect only (not bookkeeping arguments: `description` is content
     // for `update_ticket`, so isWellKnownTool stays false for it).
     const own = ownToolName(name);
-    if (general ? isWellKnownTool(own) || namesAWrite(name) : WELL_KNOWN_LABEL_ARGUMENTS.has(own) || isAnswerToolName(name)) {
+    if (general ? isWellKnownTool(own) || namesAWrite(own) : WELL_KNOWN_LABEL_ARGUMENTS.has(own) || isAnswerToolName(own)) {
       resolved = wellKnown.get(name) ?? build({}, name);
       wellKnown.set(name, resolved);
     }
@@ -241,29 +241,32 @@ function foldToolName(name: string): string {
 const FOLDED_ANSWER_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_TERMINAL_TOOLS, ...WELL_KNOWN_ANSWER_TOOLS].map(foldToolName));
 const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([...WELL_KNOWN_BROWSER_TOOLS].map(([name, actionArg]) => [foldToolName(name), actionArg]));
 
+/** `name`: the tool's own name (ownToolName), as for every table below. */
 function isAnswerToolName(name: string): boolean {
-  return FOLDED_ANSWER_TOOLS.has(foldToolName(ownToolName(name)));
+  return FOLDED_ANSWER_TOOLS.has(foldToolName(name));
 }
 
 function isBrowserToolName(name: string): boolean {
-  return FOLDED_BROWSER_TOOLS.has(foldToolName(ownToolName(name)));
+  return FOLDED_BROWSER_TOOLS.has(foldToolName(name));
 }
 
 /** The argument naming a browser tool's action (`browser_action`'s `action`). */
 function browserActionArgOf(name: string): string | undefined {
-  return FOLDED_BROWSER_TOOLS.get(foldToolName(ownToolName(name)));
+  return FOLDED_BROWSER_TOOLS.get(foldToolName(name));
 }
 
 /**
- * The tool's own name, as the well-known tables know it. Claude Code names an MCP server's
- * tools `mcp__<server>__<tool>` (`mcp__playwright__browser_click` is `browser_click`); Goose
- * names an extension's tools `<extension>__<tool>` (`developer__shell` is `shell`). A name
- * with nothing before or after its `__` (`__proto__`) is its own.
+ * The tool's own name, as the well-known tables know it: what follows the last `__`. Claude
+ * Code names an MCP server's tools `mcp__<server>__<tool>` (`mcp__playwright__browser_click`
+ * is `browser_click`); Goose names an extension's tools `<extension>__<tool>`
+ * (`developer__shell` is `shell`); an aggregating MCP server forwards `<server>__<tool>`, so
+ * Claude Code shows `mcp__<hub>__<server>__<tool>`. Resolved once per name (the policy
+ * lookup caches it), and every table is given the same own name. A name with nothing before
+ * or after its `__` (`__proto__`) is its own.
  */
 function ownToolName(name: string): string {
-  const from = name.startsWith('mcp__') ? 5 : 1;
-  const end = name.indexOf('__', from);
-  return end < 0 || end + 2 >= name.length ? name : name.slice(end + 2);
+  const start = name.lastIndexOf('__');
+  return start < 1 || start + 2 >= name.length ? name : name.slice(start + 2);
 }
 
 /** `name`: the tool's own name (ownToolName). */
@@ -294,8 +297,9 @@ function isWellKnownTool(name: string): boolean {
 const WRITE_VERB_NAME =
   /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer)(?:[_\-A-Z0-9]|$)/;
 
+/** `name`: the tool's own name (ownToolName). */
 function namesAWrite(name: string): boolean {
-  return WRITE_VERB_NAME.test(ownToolName(name));
+  return WRITE_VERB_NAME.test(name);
 }
 
 /**

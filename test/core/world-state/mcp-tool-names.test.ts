@@ -83,6 +83,21 @@ describe("Claude Code's and Goose's MCP tool names are judged by the tool's own 
     expect(goose.slice(0, 8)).to.deep.equal(['allow:new', 'continue', 'refuse:repeat.run_wide', 'continue', 'allow:new', 'continue', 'allow:reread', 'continue']);
   });
 
+  it('through an MCP aggregator (`mcp__<hub>__<server>__<tool>`): every table resolves the tool alike, as the raw tool', () => {
+    // A hub server (MetaMCP, mcp-hub) names the tools it forwards `<server>__<tool>`, and Claude
+    // Code prefixes its own. One table saw `filesystem__read_text_file` and another
+    // `read_text_file`: the read was of unknown effect while the answer table knew its tools.
+    const read: ScriptedCall = { tool: 'read_text_file', args: { path: '/repo/src/app.ts' }, outcome: { result: 'export const port = 8080;\n' } };
+    const reads: ScriptedCall[][] = Array.from({ length: 4 }, () => [read]);
+    expect(decisionsOf(renamed(reads, 'mcp__hub__filesystem__'))).to.deep.equal(decisionsOf(reads));
+    const status: ScriptedCall = { tool: 'shell', args: { command: 'git status --short' }, outcome: { result: ' M src/app.ts\n' } };
+    const edit: ScriptedCall = { tool: 'shell', args: { command: "sed -i 's/8080/9090/' src/app.ts" }, outcome: { result: '' } };
+    const shell: ScriptedCall[][] = [[status], [status], [edit], [status], [status]];
+    expect(decisionsOf(renamed(shell, 'mcp__hub__developer__'))).to.deep.equal(decisionsOf(shell));
+    const waits: ScriptedCall[][] = Array.from({ length: 7 }, (_, i) => [{ tool: 'browser_wait_for', args: { time: 5 }, at: i * 6_000, outcome: { result: ciPage('in progress') } }]);
+    expect(decisionsOf(renamed(waits, 'mcp__hub__playwright__'))).to.deep.equal(decisionsOf(waits));
+  });
+
   it('a name that only looks prefixed stays itself (`__proto__`, `a__`, `__b`)', () => {
     for (const tool of ['__proto__', 'a__', '__b']) {
       const run = newRun();
