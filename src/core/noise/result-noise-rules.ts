@@ -63,3 +63,12 @@ export const TEXT_DURATION = `${TEXT_DURATION_NUMBER_LED.join('|')}|${TEXT_DURAT
 
 /** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`). */
 export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';
+
+/**
+ * Names the runtime makes up for one process or one run, written into text: pytest's base
+ * temporary directory (`/tmp/pytest-of-root/pytest-3`, one higher on every run: Sphinx's test
+ * header prints it), a Python object's address in its repr (`<Column object at 0x7f756da73710>`)
+ * and a `tempfile` name (`/tmp/tmpo1apzkgx`: `tmp` and eight of `[a-z0-9_]`). Only these exact
+ * shapes: a hex value elsewhere, or a path under /tmp you chose, is data.
+ */
+export const RUNTIME_NAME = 'pytest-of-[\\w.-]+/pytest-\\d+| at 0x[0-9a-fA-F]{6,16}>|/tmp/tmp[a-z0-9_]{8}\\b';

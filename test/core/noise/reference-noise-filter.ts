@@ -7,6 +7,7 @@ import {
   DURATION_FIELD_PATTERN,
   ISO_DATETIME,
   RESPONSE_ID_FIELD_PATTERN,
+  RUNTIME_NAME,
   SCORE_FIELD_PATTERN,
   TEXT_DURATION,
   TEXT_REQUEST_ID_PREFIX,
@@ -39,6 +40,7 @@ const UUID_GATE = /-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-/;
 const UUID_PATTERN = new RegExp(UUID, 'g');
 /** pytest centres its summary in a rule of `=` whose length follows the duration's: `in 9.87s` and `in 10.02s`. */
 const RULE_PATTERN = /={4,}/g;
+const RUNTIME_NAME_PATTERN = new RegExp(RUNTIME_NAME, 'g');
 
 function replaceUuid(match: string, offset: number, text: string): string {
   return isWholeStringValue(text, offset, match.length) ? match : '#';
@@ -124,9 +126,13 @@ export function createReferenceNoiseFilter(options: NoiseFilterOptions = {}, gat
   const expression = new RegExp(source, 'g');
   const always = extras.length > 0 || !gated;
   return (text) => {
-    if (!always && !mayHoldNoise(text)) return text;
-    let out = text.replace(expression, replaceNoise);
-    if (UUID_GATE.test(out)) out = out.replace(UUID_PATTERN, replaceUuid);
+    let out = text;
+    if (always || mayHoldNoise(text)) {
+      out = text.replace(expression, replaceNoise);
+      if (UUID_GATE.test(out)) out = out.replace(UUID_PATTERN, replaceUuid);
+    }
+    // Runtime-made names (added after the rewrite, to both): a pass of their own, ungated here.
+    out = out.replace(RUNTIME_NAME_PATTERN, '#');
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     return out;
   };

@@ -29,6 +29,22 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise(['  3 passing (12ms)\n  1 failing', '  3 passing (9ms)\n  1 failing'], '  4 passing (12ms)');
   });
 
+  it('names the runtime makes up per run: pytest\'s base temp directory, a Python object\'s address, a tempfile name', () => {
+    // Sphinx's test suite prints pytest's base temp directory, one number higher on every run
+    // (SWE-bench sphinx runs in eval/corpus): the same failing test re-run printed a new result.
+    const sphinx = (run: number, failed: string) =>
+      `============================= test session starts ==============================\nplatform linux -- Python 3.9.20, pytest-8.3.3, pluggy-1.5.0\nlibraries: Sphinx-4.1.0, docutils-0.17.1\nbase tempdir: /tmp/pytest-of-root/pytest-${run}\nrootdir: /testbed\nconfigfile: setup.cfg\ncollected 1 item\n\ntests/test_domain_py.py F\nFAILED ${failed}`;
+    expectNoise([sphinx(0, 'tests/test_domain_py.py::test_info_field_list'), sphinx(3, 'tests/test_domain_py.py::test_info_field_list')], sphinx(0, 'tests/test_domain_py.py::test_pyfunction'));
+    // A repr printed by a reproduction script: the address is new in every process.
+    const repr = (address: string, value: string) => `<astropy.io.fits.column.Column object at ${address}>\nname = ${value}`;
+    expectNoise([repr('0x7f756da73710', "'a'"), repr('0x708b9382eca0', "'a'")], repr('0x7f756da73710', "'b'"));
+    const missing = (name: string, file: string) => `FileNotFoundError: [Errno 2] No such file or directory: '/tmp/${name}.${file}'`;
+    expectNoise([missing('tmpo1apzkgx', 'upload.txt'), missing('tmp5oobmdgp', 'upload.txt')], missing('tmpo1apzkgx', 'download.txt'));
+    // Data that only looks alike stays: a hex value that is not an address in a repr, a path under /tmp of your own.
+    expect(hashOf('checksum 0x7f756da73710')).to.not.equal(hashOf('checksum 0x708b9382eca0'));
+    expect(hashOf('/tmp/build-1/out.txt')).to.not.equal(hashOf('/tmp/build-2/out.txt'));
+  });
+
   it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
     const rows = (count: number, ms: number) => ({ rows: [{ id: 1, name: 'ana' }, { id: 2, name: 'bo' }].slice(0, count), rowCount: count, execution_time_ms: ms, took: ms / 2 });
     expectNoise([rows(2, 14.2), rows(2, 9.7)], rows(1, 14.2));

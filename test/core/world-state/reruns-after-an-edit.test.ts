@@ -72,6 +72,16 @@ describe('re-runs after an edit (issue 18)', () => {
     expect(novelties[2]).to.equal('neutral');
   });
 
+  it('the same failing Sphinx test re-run with nothing edited is a repeat, though pytest prints a new base temp directory each run', () => {
+    // sphinx-doc__sphinx-* runs in eval/corpus print `base tempdir: /tmp/pytest-of-root/pytest-N`.
+    const run = (n: number): Step => ({
+      command: 'pytest tests/test_domain_py.py -k test_info_field_list',
+      output: `libraries: Sphinx-4.1.0, docutils-0.17.1\nbase tempdir: /tmp/pytest-of-root/pytest-${n}\nrootdir: /testbed\ncollected 1 item\n\ntests/test_domain_py.py F\nFAILED tests/test_domain_py.py::test_info_field_list`,
+    });
+    const { novelties } = play([run(0), run(1), run(2), run(3)]);
+    expect(novelties).to.deep.equal(['new', 'seen', 'refused', 'refused']);
+  });
+
   it('a read answering the same after only reads in between is still seen', () => {
     const grep: Step = { command: 'grep -n "def test_ndarray_mixin" astropy/table/tests/test_mixin.py', output: '700:def test_ndarray_mixin():\n' };
     const { novelties } = play([grep, { command: 'head -n 20 astropy/table/tests/test_mixin.py', output: '# Licensed under a 3-clause BSD style license\nimport copy\n' }, grep]);
