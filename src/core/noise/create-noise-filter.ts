@@ -3,8 +3,8 @@ import {
   DURATION_FIELD_PATTERN,
   ISO_DATETIME,
   RESPONSE_ID_FIELD_PATTERN,
-  RUNTIME_NAME,
   SCORE_FIELD_PATTERN,
+  SHAPED_NOISE,
   TEXT_DURATION_NUMBER_LED,
   TEXT_DURATION_WORD_LED,
   TEXT_REQUEST_ID_PREFIX,
@@ -149,18 +149,20 @@ const UUID_PATTERN = new RegExp(UUID, 'g');
 const RULE_PATTERN = /={4,}/g;
 
 /**
- * Runtime-made names (result-noise-rules.ts RUNTIME_NAME) get a pass of their own too, behind
- * a gate of short literals one of them always holds: most results hold none. Short and led by
- * a rare character because a native search stops at every occurrence of the literal's first
- * character. Measured (tsx probe, medians of 11 bursts): on the bench's 2 KB JSON result
- * `' at 0x'` 1.24 µs, `'pytest-of-'` 0.85, `'/tmp/tmp'` 0.80, the three as one regex 1.52;
- * `'0x'` 0.11, `'-of-'` 0.09, `'/tmp'` 0.33 (on 2 KB of prose, 0.02 each). The whole filter on
- * that result 6.1 → 6.6 µs with this pass; on prose unchanged (3.3).
+ * Shaped noise (result-noise-rules.ts SHAPED_NOISE) gets a pass of its own too, run only when
+ * one of its literals is in the text: most results hold none. A literal is short and led by a
+ * rare character because a native search stops at every occurrence of its first character.
+ * Measured (tsx probe, medians of 11 bursts, the bench's 2 KB JSON result): `' at 0x'` 1.24 µs,
+ * `'pytest-of-'` 0.85, `'/tmp/tmp'` 0.80, the three as one regex 1.52; `'0x'` 0.11, `'-of-'`
+ * 0.09, `'/tmp'` 0.33, `'Start at'`, `'Time: 0'`, `'_ms'`, `'=setup['` 0.025 each (on 2 KB of
+ * prose, 0.02 each). The whole filter on that result 6.1 → 6.6 µs with this pass.
  */
-const RUNTIME_NAME_PATTERN = new RegExp(RUNTIME_NAME, 'g');
+const SHAPED_NOISE_PATTERN = new RegExp(SHAPED_NOISE.map(({ pattern }) => `(?:${pattern})`).join('|'), 'g');
+const SHAPED_NOISE_LITERALS: readonly string[] = SHAPED_NOISE.map(({ literal }) => literal);
 
-function holdsRuntimeNames(text: string): boolean {
-  return text.indexOf('0x') >= 0 || text.indexOf('-of-') >= 0 || text.indexOf('/tmp') >= 0;
+function holdsShapedNoise(text: string): boolean {
+  for (const literal of SHAPED_NOISE_LITERALS) if (text.indexOf(literal) >= 0) return true;
+  return false;
 }
 
 function replaceUuid(match: string, offset: number, text: string): string {
@@ -318,7 +320,7 @@ export function createNoiseFilter(options: NoiseFilterOptions = {}): NoiseFilter
   return (text, keyedAt) => {
     let out = replaceFamilies(text, families, keyedAt);
     if (holdsUuidGroups(out)) out = out.replace(UUID_PATTERN, replaceUuid);
-    if (holdsRuntimeNames(out)) out = out.replace(RUNTIME_NAME_PATTERN, '#');
+    if (holdsShapedNoise(out)) out = out.replace(SHAPED_NOISE_PATTERN, '#');
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     return out;
   };

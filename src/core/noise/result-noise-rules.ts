@@ -65,10 +65,25 @@ export const TEXT_DURATION = `${TEXT_DURATION_NUMBER_LED.join('|')}|${TEXT_DURAT
 export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';
 
 /**
- * Names the runtime makes up for one process or one run, written into text: pytest's base
- * temporary directory (`/tmp/pytest-of-root/pytest-3`, one higher on every run: Sphinx's test
- * header prints it), a Python object's address in its repr (`<Column object at 0x7f756da73710>`)
- * and a `tempfile` name (`/tmp/tmpo1apzkgx`: `tmp` and eight of `[a-z0-9_]`). Only these exact
- * shapes: a hex value elsewhere, or a path under /tmp you chose, is data.
+ * Noise a few tools print in a shape of their own, each with a literal every one of its
+ * matches holds (the filter looks for the literal before it runs the pattern):
+ * - names the runtime makes up for one process or run: pytest's base temporary directory
+ *   (`/tmp/pytest-of-root/pytest-3`, one higher on every run: Sphinx's test header prints it),
+ *   a Python object's address in its repr (`<Column object at 0x7f756da73710>`), a `tempfile`
+ *   name (`/tmp/tmpo1apzkgx`: `tmp` and eight of `[a-z0-9_]`);
+ * - test runners' clocks and rates: vitest's `Start at  14:00:01`, PHPUnit's `Time: 00:00.012`,
+ *   minitest's `Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s`, node:test's
+ *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
+ * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
+ * anywhere else, are data.
  */
-export const RUNTIME_NAME = 'pytest-of-[\\w.-]+/pytest-\\d+| at 0x[0-9a-fA-F]{6,16}>|/tmp/tmp[a-z0-9_]{8}\\b';
+export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
+  { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
+  { literal: '0x', pattern: ' at 0x[0-9a-fA-F]{6,16}>' },
+  { literal: '/tmp', pattern: '/tmp/tmp[a-z0-9_]{8}\\b' },
+  { literal: 'Start at', pattern: '\\bStart at +\\d{2}:\\d{2}:\\d{2}\\b' },
+  { literal: 'Time: 0', pattern: '\\bTime: 0\\d:\\d{2}(?:\\.\\d+)?' },
+  { literal: 'Finished ', pattern: 'Finished [^,\\n"]{1,40}, \\d+(?:\\.\\d+)? runs/s, \\d+(?:\\.\\d+)? assertions/s' },
+  { literal: '_ms', pattern: '\\bduration_ms:? \\d+(?:\\.\\d+)?' },
+  { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },
+];

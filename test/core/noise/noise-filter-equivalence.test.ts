@@ -21,6 +21,10 @@ const NOISY_TOKENS = [
   '"traceId":"00f067aa0ba902b7"', '"elapsed_ms":-4', '"execution_time":"fast"', '"confidence":0.93', '"id":"doc-1"', '"count":3',
   'Document 1', 'v2.1.0', '3.14', '1e9', 'sec', 'in', 'T', 'id', '-1234-abcd-', '"', '\\"', ':', ',', ' ', '\n', '{', '}', '[', ']',
   'build-4711', 'tmpAb12Cd', 'µs', '5 us', '7ns', 'after 2 minutes', 'elapsed 3 m', 'REQUEST_ID: 1234567',
+  // Shaped noise (result-noise-rules.ts SHAPED_NOISE), whole and cut short of its literal.
+  '/tmp/pytest-of-root/pytest-3', 'pytest-3', ' at 0x7f756da73710>', '0x7f75', '/tmp/tmpo1apzkgx', '/tmp/build', 'Start at  14:00:01',
+  'Start at', 'Time: 00:00.012', 'Time: 0', 'Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s', '810.3 runs/s', 'duration_ms: 0.812',
+  '# duration_ms 45.67', '_ms', '3.21=setup[1.02]+cmd[2.19]', '=setup[',
 ];
 
 function generated(count: number): string[] {

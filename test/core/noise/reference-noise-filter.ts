@@ -7,8 +7,8 @@ import {
   DURATION_FIELD_PATTERN,
   ISO_DATETIME,
   RESPONSE_ID_FIELD_PATTERN,
-  RUNTIME_NAME,
   SCORE_FIELD_PATTERN,
+  SHAPED_NOISE,
   TEXT_DURATION,
   TEXT_REQUEST_ID_PREFIX,
   UUID,
@@ -40,7 +40,7 @@ const UUID_GATE = /-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-/;
 const UUID_PATTERN = new RegExp(UUID, 'g');
 /** pytest centres its summary in a rule of `=` whose length follows the duration's: `in 9.87s` and `in 10.02s`. */
 const RULE_PATTERN = /={4,}/g;
-const RUNTIME_NAME_PATTERN = new RegExp(RUNTIME_NAME, 'g');
+const SHAPED_NOISE_PATTERN = new RegExp(SHAPED_NOISE.map(({ pattern }) => `(?:${pattern})`).join('|'), 'g');
 
 function replaceUuid(match: string, offset: number, text: string): string {
   return isWholeStringValue(text, offset, match.length) ? match : '#';
@@ -131,8 +131,8 @@ export function createReferenceNoiseFilter(options: NoiseFilterOptions = {}, gat
       out = text.replace(expression, replaceNoise);
       if (UUID_GATE.test(out)) out = out.replace(UUID_PATTERN, replaceUuid);
     }
-    // Runtime-made names (added after the rewrite, to both): a pass of their own, ungated here.
-    out = out.replace(RUNTIME_NAME_PATTERN, '#');
+    // Shaped noise (added after the rewrite, to both): a pass of its own, ungated here.
+    out = out.replace(SHAPED_NOISE_PATTERN, '#');
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     return out;
   };

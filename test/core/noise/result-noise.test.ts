@@ -45,6 +45,22 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('/tmp/build-1/out.txt')).to.not.equal(hashOf('/tmp/build-2/out.txt'));
   });
 
+  it("test runners' clocks and rates: vitest `Start at`, PHPUnit `Time: 00:00.012`, minitest runs/s, node:test `duration_ms`, tox's setup+cmd", () => {
+    const vitest = (start: string, ms: number, failed: number) =>
+      ` FAIL  src/cart.test.ts > adds a line\n Test Files  1 failed (1)\n      Tests  ${failed} failed | 2 passed (3)\n   Start at  ${start}\n   Duration  ${ms}ms (transform 20ms, setup 0ms, collect 30ms, tests 5ms)`;
+    expectNoise([vitest('14:00:01', 812, 1), vitest('14:02:37', 790, 1)], vitest('14:00:01', 812, 2));
+    const phpunit = (time: string, failures: number) => `F..  3 / 3 (100%)\n\nTime: ${time}, Memory: 6.00 MB\n\nFAILURES!\nTests: 3, Assertions: 3, Failures: ${failures}.`;
+    expectNoise([phpunit('00:00.012', 1), phpunit('00:00.019', 1)], phpunit('00:00.012', 2));
+    const minitest = (seconds: string, rate: string, failures: number) => `Finished in ${seconds}s, ${rate} runs/s, ${rate} assertions/s.\n1 runs, 1 assertions, ${failures} failures, 0 errors, 0 skips`;
+    expectNoise([minitest('0.001234', '810.3', 1), minitest('0.002001', '499.7', 1)], minitest('0.001234', '810.3', 0));
+    const nodeTest = (each: string, total: string, fail: number) => `not ok 1 - adds a line\n  ---\n  duration_ms: ${each}\n  ...\n# tests 1\n# fail ${fail}\n# duration_ms ${total}`;
+    expectNoise([nodeTest('0.812', '45.67', 1), nodeTest('0.911', '51.02', 1)], nodeTest('0.812', '45.67', 0));
+    const tox = (timing: string, code: number) => `py39: commands failed\n  py39: FAIL code ${code} (${timing} seconds)`;
+    expectNoise([tox('3.21=setup[1.02]+cmd[2.19]', 1), tox('3.45=setup[1.10]+cmd[2.35]', 1)], tox('3.21=setup[1.02]+cmd[2.19]', 2));
+    // A time of day anywhere else is data: a flight, a meeting, a shop's hours.
+    expect(hashOf('Flight BA117 departs at 14:00:00')).to.not.equal(hashOf('Flight BA117 departs at 16:30:00'));
+  });
+
   it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
     const rows = (count: number, ms: number) => ({ rows: [{ id: 1, name: 'ana' }, { id: 2, name: 'bo' }].slice(0, count), rowCount: count, execution_time_ms: ms, took: ms / 2 });
     expectNoise([rows(2, 14.2), rows(2, 9.7)], rows(1, 14.2));
