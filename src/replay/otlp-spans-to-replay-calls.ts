@@ -535,7 +535,7 @@ function assignRounds(
   return rounds;
 }
 
-/** Puts each model-call span's token usage on the first call of its round. */
+/** Puts what each model-call span says (takeFromRoundModel) on the first call of its round. */
 function attachRoundModelFacts(calls: ReplayCall[], models: readonly CollectedSpan[]): void {
   let lastRound = 0;
   for (const call of calls) {
