@@ -71,6 +71,9 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  *   (`/tmp/pytest-of-root/pytest-3`, one higher on every run: Sphinx's test header prints it),
  *   a Python object's address in its repr (`<Column object at 0x7f756da73710>`), a `tempfile`
  *   name (`/tmp/tmpo1apzkgx`: `tmp` and eight of `[a-z0-9_]`);
+ * - test runners' random seeds, new on every run: SymPy's `random seed: 58185801` with `hash
+ *   randomization: on (PYTHONHASHSEED=2322889254)` (its test header), pytest-randomly's
+ *   `--randomly-seed=3817263`;
  * - test runners' clocks and rates: vitest's `Start at  14:00:01`, PHPUnit's `Time: 00:00.012`,
  *   minitest's `Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s`, node:test's
  *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
@@ -81,6 +84,8 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
   { literal: '0x', pattern: ' at 0x[0-9a-fA-F]{6,16}>' },
   { literal: '/tmp', pattern: '/tmp/tmp[a-z0-9_]{8}\\b' },
+  { literal: 'PYTHONHASHSEED=', pattern: 'random seed: +\\d+(?:\\n|\\\\n)hash randomization: on \\(PYTHONHASHSEED=\\d+\\)' },
+  { literal: 'y-seed=', pattern: '--randomly-seed=\\d+' },
   { literal: 'Start at', pattern: '\\bStart at +\\d{2}:\\d{2}:\\d{2}\\b' },
   { literal: 'Time: 0', pattern: '\\bTime: 0\\d:\\d{2}(?:\\.\\d+)?' },
   { literal: 'Finished ', pattern: 'Finished [^,\\n"]{1,40}, \\d+(?:\\.\\d+)? runs/s, \\d+(?:\\.\\d+)? assertions/s' },

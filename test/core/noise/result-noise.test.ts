@@ -45,7 +45,7 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('/tmp/build-1/out.txt')).to.not.equal(hashOf('/tmp/build-2/out.txt'));
   });
 
-  it("test runners' clocks and rates: vitest `Start at`, PHPUnit `Time: 00:00.012`, minitest runs/s, node:test `duration_ms`, tox's setup+cmd", () => {
+  it("test runners' clocks, rates and seeds: vitest `Start at`, PHPUnit `Time: 00:00.012`, minitest runs/s, node:test `duration_ms`, tox's setup+cmd, SymPy's and pytest-randomly's seeds", () => {
     const vitest = (start: string, ms: number, failed: number) =>
       ` FAIL  src/cart.test.ts > adds a line\n Test Files  1 failed (1)\n      Tests  ${failed} failed | 2 passed (3)\n   Start at  ${start}\n   Duration  ${ms}ms (transform 20ms, setup 0ms, collect 30ms, tests 5ms)`;
     expectNoise([vitest('14:00:01', 812, 1), vitest('14:02:37', 790, 1)], vitest('14:00:01', 812, 2));
@@ -57,6 +57,15 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([nodeTest('0.812', '45.67', 1), nodeTest('0.911', '51.02', 1)], nodeTest('0.812', '45.67', 0));
     const tox = (timing: string, code: number) => `py39: commands failed\n  py39: FAIL code ${code} (${timing} seconds)`;
     expectNoise([tox('3.21=setup[1.02]+cmd[2.19]', 1), tox('3.45=setup[1.10]+cmd[2.35]', 1)], tox('3.21=setup[1.02]+cmd[2.19]', 2));
+    // Random seeds a runner draws on every run: SymPy's test header (75 of SWE-bench Verified's
+    // instances; sympy runs in eval/corpus), as plain text and inside a {returncode, output} result.
+    const sympy = (seed: number, hashSeed: number, failed: string) =>
+      `============================= test process starts ==============================\nexecutable:         /opt/miniconda3/envs/testbed/bin/python  (3.9.20-final-0) [CPython]\narchitecture:       64-bit\ncache:              yes\nground types:       python \nnumpy:              None\nrandom seed:        ${seed}\nhash randomization: on (PYTHONHASHSEED=${hashSeed})\n\nsympy/printing/pretty/tests/test_pretty.py[142] ${failed}`;
+    expectNoise([sympy(58185801, 2322889254, '...F..'), sympy(11784972, 1637063200, '...F..')], sympy(58185801, 2322889254, '......'));
+    const wrapped = (seed: number, hashSeed: number) => ({ returncode: 1, output: sympy(seed, hashSeed, '...F..') });
+    expectNoise([wrapped(58185801, 2322889254), wrapped(5745444, 4266025786)], { returncode: 0, output: sympy(58185801, 2322889254, '......') });
+    const randomly = (seed: number, failed: number) => `Using --randomly-seed=${seed}\nrootdir: /repo\ncollected 4 items\n\n${failed} failed, ${4 - failed} passed`;
+    expectNoise([randomly(3817263, 1), randomly(1290473, 1)], randomly(3817263, 2));
     // A time of day anywhere else is data: a flight, a meeting, a shop's hours.
     expect(hashOf('Flight BA117 departs at 14:00:00')).to.not.equal(hashOf('Flight BA117 departs at 16:30:00'));
   });

@@ -82,6 +82,16 @@ describe('re-runs after an edit (issue 18)', () => {
     expect(novelties).to.deep.equal(['new', 'seen', 'refused', 'refused']);
   });
 
+  it("the same failing SymPy test re-run with nothing edited is a repeat, though SymPy's runner draws new random seeds each run", () => {
+    // sympy__sympy-* runs in eval/corpus: bin/test prints its seeds in the header of every run.
+    const seeds = [[58185801, 2322889254], [11784972, 1637063200], [5745444, 4266025786], [98380169, 4144552456]];
+    const steps: Step[] = seeds.map(([seed, hashSeed]) => ({
+      command: 'python bin/test sympy/printing/pretty/tests/test_pretty.py -k test_issue_18199',
+      output: `executable:         /opt/miniconda3/envs/testbed/bin/python  (3.9.20-final-0) [CPython]\nrandom seed:        ${seed}\nhash randomization: on (PYTHONHASHSEED=${hashSeed})\n\nsympy/printing/pretty/tests/test_pretty.py[1] F\n\n= tests finished: 0 passed, 1 failed, in 0.12 seconds =`,
+    }));
+    expect(play(steps).novelties).to.deep.equal(['new', 'seen', 'refused', 'refused']);
+  });
+
   it('a read answering the same after only reads in between is still seen', () => {
     const grep: Step = { command: 'grep -n "def test_ndarray_mixin" astropy/table/tests/test_mixin.py', output: '700:def test_ndarray_mixin():\n' };
     const { novelties } = play([grep, { command: 'head -n 20 astropy/table/tests/test_mixin.py', output: '# Licensed under a 3-clause BSD style license\nimport copy\n' }, grep]);
