@@ -74,11 +74,12 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  * - test runners' random seeds, new on every run: SymPy's `random seed: 58185801` with `hash
  *   randomization: on (PYTHONHASHSEED=2322889254)` (its test header), pytest-randomly's
  *   `--randomly-seed=3817263`;
- * - test runners' clocks and rates: vitest's `Start at  14:00:01`, PHPUnit's `Time: 00:00.012`,
+ * - test runners' clocks and rates: vitest's `Start at  14:00:01` (followed by its `Duration`
+ *   line), PHPUnit's `Time: 00:00.012, Memory: 6.00 MB`,
  *   minitest's `Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s`, node:test's
  *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
- * anywhere else, are data.
+ * anywhere else (`Departure Time: 08:45`, a meeting's `Start at 09:00:00`), are data.
  */
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
@@ -86,8 +87,8 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: '/tmp', pattern: '/tmp/tmp[a-z0-9_]{8}\\b' },
   { literal: 'PYTHONHASHSEED=', pattern: 'random seed: +\\d+(?:\\n|\\\\n)hash randomization: on \\(PYTHONHASHSEED=\\d+\\)' },
   { literal: 'y-seed=', pattern: '--randomly-seed=\\d+' },
-  { literal: 'Start at', pattern: '\\bStart at +\\d{2}:\\d{2}:\\d{2}\\b' },
-  { literal: 'Time: 0', pattern: '\\bTime: 0\\d:\\d{2}(?:\\.\\d+)?' },
+  { literal: 'Start at', pattern: '\\bStart at +\\d{2}:\\d{2}:\\d{2}(?=(?:\\n|\\\\n) +Duration )' },
+  { literal: 'Memory: ', pattern: '\\bTime: [^,\\n"]{1,20}, Memory: \\d+(?:\\.\\d+)? ?[KMG]B\\b' },
   { literal: 'Finished ', pattern: 'Finished [^,\\n"]{1,40}, \\d+(?:\\.\\d+)? runs/s, \\d+(?:\\.\\d+)? assertions/s' },
   { literal: '_ms', pattern: '\\bduration_ms:? \\d+(?:\\.\\d+)?' },
   { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },

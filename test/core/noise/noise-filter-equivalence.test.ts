@@ -23,7 +23,7 @@ const NOISY_TOKENS = [
   'build-4711', 'tmpAb12Cd', 'µs', '5 us', '7ns', 'after 2 minutes', 'elapsed 3 m', 'REQUEST_ID: 1234567',
   // Shaped noise (result-noise-rules.ts SHAPED_NOISE), whole and cut short of its literal.
   '/tmp/pytest-of-root/pytest-3', 'pytest-3', ' at 0x7f756da73710>', '0x7f75', '/tmp/tmpo1apzkgx', '/tmp/build', 'Start at  14:00:01',
-  'Start at', 'Time: 00:00.012', 'Time: 0', 'Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s', '810.3 runs/s', 'duration_ms: 0.812',
+  'Start at', 'Start at  14:00:01\n   Duration  812ms', 'Time: 00:00.012, Memory: 6.00 MB', 'Time: 00:00.012', 'Memory: ', 'Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s', '810.3 runs/s', 'duration_ms: 0.812',
   '# duration_ms 45.67', '_ms', '3.21=setup[1.02]+cmd[2.19]', '=setup[', 'random seed:        58185801\nhash randomization: on (PYTHONHASHSEED=2322889254)',
   'random seed: 5', 'PYTHONHASHSEED=2', 'Using --randomly-seed=3817263', 'y-seed=',
 ];

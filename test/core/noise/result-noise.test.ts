@@ -49,8 +49,9 @@ describe('noise in results (issue 24 #1)', () => {
     const vitest = (start: string, ms: number, failed: number) =>
       ` FAIL  src/cart.test.ts > adds a line\n Test Files  1 failed (1)\n      Tests  ${failed} failed | 2 passed (3)\n   Start at  ${start}\n   Duration  ${ms}ms (transform 20ms, setup 0ms, collect 30ms, tests 5ms)`;
     expectNoise([vitest('14:00:01', 812, 1), vitest('14:02:37', 790, 1)], vitest('14:00:01', 812, 2));
-    const phpunit = (time: string, failures: number) => `F..  3 / 3 (100%)\n\nTime: ${time}, Memory: 6.00 MB\n\nFAILURES!\nTests: 3, Assertions: 3, Failures: ${failures}.`;
-    expectNoise([phpunit('00:00.012', 1), phpunit('00:00.019', 1)], phpunit('00:00.012', 2));
+    const phpunit = (time: string, memory: string, failures: number) => `F..  3 / 3 (100%)\n\nTime: ${time}, Memory: ${memory}\n\nFAILURES!\nTests: 3, Assertions: 3, Failures: ${failures}.`;
+    expectNoise([phpunit('00:00.012', '6.00 MB', 1), phpunit('00:00.019', '8.00 MB', 1)], phpunit('00:00.012', '6.00 MB', 2));
+    expectNoise([phpunit('12 ms', '4.00 MB', 1), phpunit('15 ms', '4.00 MB', 1)], phpunit('12 ms', '4.00 MB', 2));
     const minitest = (seconds: string, rate: string, failures: number) => `Finished in ${seconds}s, ${rate} runs/s, ${rate} assertions/s.\n1 runs, 1 assertions, ${failures} failures, 0 errors, 0 skips`;
     expectNoise([minitest('0.001234', '810.3', 1), minitest('0.002001', '499.7', 1)], minitest('0.001234', '810.3', 0));
     const nodeTest = (each: string, total: string, fail: number) => `not ok 1 - adds a line\n  ---\n  duration_ms: ${each}\n  ...\n# tests 1\n# fail ${fail}\n# duration_ms ${total}`;
@@ -68,6 +69,8 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([randomly(3817263, 1), randomly(1290473, 1)], randomly(3817263, 2));
     // A time of day anywhere else is data: a flight, a meeting, a shop's hours.
     expect(hashOf('Flight BA117 departs at 14:00:00')).to.not.equal(hashOf('Flight BA117 departs at 16:30:00'));
+    expect(hashOf('Flight BA117\nDeparture Time: 08:45\nSeats: 4')).to.not.equal(hashOf('Flight BA117\nDeparture Time: 09:30\nSeats: 4'));
+    expect(hashOf({ meeting: 'Standup', note: 'Start at 09:00:00' })).to.not.equal(hashOf({ meeting: 'Standup', note: 'Start at 09:30:00' }));
   });
 
   it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
