@@ -79,7 +79,8 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  *   minitest's `Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s`, node:test's
  *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
- * anywhere else (`Departure Time: 08:45`, a meeting's `Start at 09:00:00`), are data.
+ * anywhere else (`Departure Time: 08:45`, a meeting's `Start at 09:00:00`, a laptop's
+ * `Battery Time: 10 hours, Memory: 16 GB`), are data.
  */
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
@@ -88,7 +89,7 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: 'PYTHONHASHSEED=', pattern: 'random seed: +\\d+(?:\\n|\\\\n)hash randomization: on \\(PYTHONHASHSEED=\\d+\\)' },
   { literal: 'y-seed=', pattern: '--randomly-seed=\\d+' },
   { literal: 'Start at', pattern: '\\bStart at +\\d{2}:\\d{2}:\\d{2}(?=(?:\\n|\\\\n) +Duration )' },
-  { literal: 'Memory: ', pattern: '\\bTime: [^,\\n"]{1,20}, Memory: \\d+(?:\\.\\d+)? ?[KMG]B\\b' },
+  { literal: 'Memory: ', pattern: '\\bTime: \\d{2}:\\d{2}(?:\\.\\d{3})?, Memory: \\d+\\.\\d{2} MB\\b' },
   { literal: 'Finished ', pattern: 'Finished [^,\\n"]{1,40}, \\d+(?:\\.\\d+)? runs/s, \\d+(?:\\.\\d+)? assertions/s' },
   { literal: '_ms', pattern: '\\bduration_ms:? \\d+(?:\\.\\d+)?' },
   { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },

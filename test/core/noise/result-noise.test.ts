@@ -52,6 +52,8 @@ describe('noise in results (issue 24 #1)', () => {
     const phpunit = (time: string, memory: string, failures: number) => `F..  3 / 3 (100%)\n\nTime: ${time}, Memory: ${memory}\n\nFAILURES!\nTests: 3, Assertions: 3, Failures: ${failures}.`;
     expectNoise([phpunit('00:00.012', '6.00 MB', 1), phpunit('00:00.019', '8.00 MB', 1)], phpunit('00:00.012', '6.00 MB', 2));
     expectNoise([phpunit('12 ms', '4.00 MB', 1), phpunit('15 ms', '4.00 MB', 1)], phpunit('12 ms', '4.00 MB', 2));
+    // A laptop's spec sheet is not PHPUnit's line: its memory is data.
+    expect(hashOf('Developer Laptop (Mac)\nBattery Time: 10 hours, Memory: 16 GB')).to.not.equal(hashOf('Developer Laptop (Mac)\nBattery Time: 10 hours, Memory: 32 GB'));
     const minitest = (seconds: string, rate: string, failures: number) => `Finished in ${seconds}s, ${rate} runs/s, ${rate} assertions/s.\n1 runs, 1 assertions, ${failures} failures, 0 errors, 0 skips`;
     expectNoise([minitest('0.001234', '810.3', 1), minitest('0.002001', '499.7', 1)], minitest('0.001234', '810.3', 0));
     const nodeTest = (each: string, total: string, fail: number) => `not ok 1 - adds a line\n  ---\n  duration_ms: ${each}\n  ...\n# tests 1\n# fail ${fail}\n# duration_ms ${total}`;
