@@ -119,8 +119,8 @@ export function otlpSpansToReplayRuns(
     }
     return lastTraceName;
   };
-  const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined } => {
-    const { modelAncestor, runSpan } = roundAndRunAncestors(span, parentOf);
+  const bucketFor = (span: CollectedSpan): { bucket: RunBucket; modelAncestor: CollectedSpan | undefined; nested: boolean } => {
+    const { modelAncestor, runSpan, nested } = roundAndRunAncestors(span, parentOf);
     const name = runSpan ? runName(runSpan) : traceRunName(span.traceId);
     const key = runSpan ? keyOf(runSpan) : name;
     let bucket = buckets.get(key);
@@ -130,12 +130,15 @@ export function otlpSpansToReplayRuns(
     }
     if (runSpan && runSpan.startNanos < bucket.firstStart) bucket.firstStart = runSpan.startNanos;
     if (span.startNanos < bucket.firstStart) bucket.firstStart = span.startNanos;
-    return { bucket, modelAncestor };
+    return { bucket, modelAncestor, nested };
   };
 
   for (const span of spans) {
-    if (span.role === 'round') bucketFor(span).bucket.models.push(span);
-    else if (span.role === 'tool' && !supersededToolSpans.has(span)) {
+    if (span.role === 'round') {
+      const { bucket, modelAncestor, nested } = bucketFor(span);
+      if (nested) foldIntoRound(modelAncestor, span);
+      else bucket.models.push(span);
+    } else if (span.role === 'tool' && !supersededToolSpans.has(span)) {
       const { bucket, modelAncestor } = bucketFor(span);
       bucket.tools.push({ span, modelAncestor });
     }
@@ -286,7 +289,12 @@ export function appendSpansToReplayRuns(
   for (const span of spans) {
     if (span.parentSpanId !== undefined && linkedParent(span) === undefined) state.waitingParents.add(span.parentKey!);
     if (span.role !== 'round' && (span.role !== 'tool' || superseded.has(span))) continue;
-    const { modelAncestor, runSpan } = roundAndRunAncestors(span, linkedParent);
+    const { modelAncestor, runSpan, nested } = roundAndRunAncestors(span, linkedParent);
+    if (span.role === 'round' && nested) {
+      // A compaction said on a layer of a round read before may come after that round's first call.
+      if (span.attributes[ATTR_CONTEXT_COMPACTED] === true) return undefined;
+      continue;
+    }
     const bucket = state.buckets.get(runSpan ? keyOf(runSpan) : `trace:${span.traceId}`);
     // A run with no calls yet is named by its place among the trace's runs: a whole read.
     if (bucket === undefined || bucket.firstCall === undefined) return undefined;
@@ -359,24 +367,37 @@ export function appendSpansToReplayRuns(
   };
 }
 
-/** The round of one new tool span by assignRounds' rules; undefined where it would move calls read before. */
 /**
- * The nearest model (round) span above a span and the run span it belongs to, walking at most
- * 256 parents (a parent chain that long is not an agent's): the same walk for a whole read and
- * for the spans of one request read alone.
+ * The outermost model (round) span above a span below its run span, the run span, and whether
+ * a model or tool span lies between the span and its run (`nested`), walking at most 256 parents
+ * (a parent chain that long is not an agent's): the same walk for a whole read and for the spans
+ * of one request read alone. Outermost, as the span processor counts rounds: a framework's
+ * model-call span around the provider SDK's is one round, and a model call made inside a tool
+ * (a summarizer, a sub-agent) is part of that call, not a round of the run.
  */
 function roundAndRunAncestors(
   span: CollectedSpan,
   parentOf: (span: CollectedSpan) => CollectedSpan | undefined,
-): { modelAncestor: CollectedSpan | undefined; runSpan: CollectedSpan | undefined } {
+): { modelAncestor: CollectedSpan | undefined; runSpan: CollectedSpan | undefined; nested: boolean } {
   let modelAncestor: CollectedSpan | undefined;
+  let nested = false;
   for (let ancestor = parentOf(span), depth = 0; ancestor && depth < 256; ancestor = parentOf(ancestor), depth++) {
-    if (ancestor.role === 'round' && !modelAncestor) modelAncestor = ancestor;
-    if (ancestor.role === 'run') return { modelAncestor, runSpan: ancestor };
+    if (ancestor.role === 'run') return { modelAncestor, runSpan: ancestor, nested };
+    if (ancestor.role === 'round') modelAncestor = ancestor;
+    if (ancestor.role === 'round' || ancestor.role === 'tool') nested = true;
   }
-  return { modelAncestor, runSpan: undefined };
+  return { modelAncestor, runSpan: undefined, nested };
 }
 
+/**
+ * A model-call span inside another model call or a tool call is not a round (roundAndRunAncestors).
+ * What it says of the prompt is its round's: the processor reads a compaction on any layer.
+ */
+function foldIntoRound(modelAncestor: CollectedSpan | undefined, span: CollectedSpan): void {
+  if (modelAncestor !== undefined && span.attributes[ATTR_CONTEXT_COMPACTED] === true) modelAncestor.attributes[ATTR_CONTEXT_COMPACTED] = true;
+}
+
+/** The round of one new tool span by assignRounds' rules; undefined where it would move calls read before. */
 function placeCall(span: CollectedSpan, modelAncestor: CollectedSpan | undefined, bucket: RunBucketState): number | undefined {
   const recorded = span.attributes[ATTR_ROUND];
   if (typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 1) return recorded;

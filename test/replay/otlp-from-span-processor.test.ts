@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { TracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '../helpers/otel-sdk.js';
 import type { LoopGuardOptions } from '../../src/core/types.js';
+import { trace } from '@opentelemetry/api';
+import { useContextManager } from '../otel/otel-test-helpers.js';
 import { LoopGuardSpanProcessor } from '../../src/otel/loop-guard-span-processor.js';
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
 import { EXAMPLE_POLICY, EXAMPLES_DIR, replayFiles, writeTempLines, type CollectedRun, readTranscript, type TranscriptLine, loadExamplePolicy, EXAMPLE_NAMES } from './replay-test-helpers.js';
@@ -115,5 +117,46 @@ describe('OTLP written by loopguard\'s own span processor replays like the JSONL
       expect(fromOtlp.problems).to.deep.equal([]);
       expect(comparable(fromOtlp.runs[0]), `record ${record}`).to.deep.equal(comparable(fromJsonl.runs[0]));
     }
+  });
+
+  describe('layered model-call spans', () => {
+  useContextManager();
+  it('a framework span around the provider SDK\'s is one round, as live: the compaction the inner layer carries lands in its round', async () => {
+    const exporter = new InMemorySpanExporter();
+    const processor = new LoopGuardSpanProcessor({ ...policy });
+    const provider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter: exporter })] });
+    const tracer = provider.getTracer('replay-test');
+    const run = startAgentRun({ processor, tracer, runId: 'layered', toolOptions: { recordArguments: true, recordResult: true } });
+    const files: Record<string, string> = { 'src/app.ts': 'export const port = 8080;', 'src/routes.ts': 'export const routes = [];' };
+    const read = run.tool('read_file', (args: { path: string }) => files[args.path]);
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+    const paths = ['src/app.ts', 'src/routes.ts', 'src/app.ts', 'src/app.ts', 'src/routes.ts'];
+    for (const [index, path] of paths.entries()) {
+      await tick();
+      await run.modelCall('framework', () => {
+        // The provider SDK's instrumentation: its own chat span inside the framework's, and
+        // the one that says the prompt was trimmed (round 3).
+        const attributes: Record<string, string | number | boolean> = { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 800, 'gen_ai.usage.output_tokens': 40 };
+        if (index === 2) attributes['loopguard.context.compacted'] = true;
+        tracer.startSpan('chat gpt-4o', { attributes }, trace.setSpan(run.context, trace.getActiveSpan()!)).end();
+        return {};
+      });
+      await tick();
+      await read({ path });
+    }
+    run.end();
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    await provider.shutdown();
+    const live = spans.filter((span) => span.attributes['gen_ai.tool.name'] === 'read_file').map((span) => span.attributes['loopguard.decision']);
+    // Round 3's prompt was trimmed (said on the provider's layer): app.ts is read again, then it is
+    // in the conversation (round 4 refused) while routes.ts, read before the trim, is read again too.
+    expect(live).to.deep.equal(['allow', 'allow', 'allow', 'refuse', 'allow']);
+    const otlpFile = writeTempLines('layered.otlp.json', [new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))]);
+    const replayed = await replayFiles([otlpFile], policy);
+    expect(replayed.problems).to.deep.equal([]);
+    expect(replayed.runs[0]!.decisions.map((decision) => decision.decision)).to.deep.equal(live);
+    expect(replayed.runs[0]!.rounds).to.equal(paths.length);
+  });
   });
 });

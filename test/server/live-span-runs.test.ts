@@ -129,7 +129,7 @@ const otlpAttributes = (attributes: Record<string, string | number | boolean>) =
  */
 function agentRunSpans(options: {
   traceId: string;
-  shape: 'gen_ai' | 'tools_under_model' | 'ai_sdk' | 'no_models' | 'recorded_rounds';
+  shape: 'gen_ai' | 'tools_under_model' | 'ai_sdk' | 'no_models' | 'recorded_rounds' | 'layered';
   rounds: number;
   toolsPerRound: (round: number) => number;
   query: (round: number, index: number) => string;
@@ -169,7 +169,14 @@ function agentRunSpans(options: {
       const name = shape === 'ai_sdk' ? 'ai.generateText.doGenerate' : 'chat gpt-4o';
       // Tools under their model span end before it; otherwise the model call ends before its tools run.
       const end = shape === 'tools_under_model' ? roundStart + 900_000_000n : roundStart + 300_000_000n;
-      modelId = span(name, parentOfRun, roundStart, end, attributes).spanId as string;
+      if (shape === 'layered') {
+        // A framework's model-call span around the provider SDK's, which has the usage (and the compaction).
+        const outer = span('chat framework', parentOfRun, roundStart, end, { 'gen_ai.operation.name': 'chat' });
+        span(name, outer.spanId as string, roundStart + 10_000_000n, end - 10_000_000n, attributes);
+        modelId = outer.spanId as string;
+      } else {
+        modelId = span(name, parentOfRun, roundStart, end, attributes).spanId as string;
+      }
     }
     for (let index = 0; index < toolCount; index++) {
       const query = options.query(round, index);
@@ -268,7 +275,7 @@ describe('LiveSpanRuns: a trace arriving over many requests is read a request at
 
   it('a model span saying the prompt was compacted: the re-read after it runs, sent a span per request, in one request and in replay', async () => {
     const rereading = (round: number) => (round <= 3 ? `q${round}` : 'q1');
-    for (const shape of ['gen_ai', 'ai_sdk'] as const) {
+    for (const shape of ['gen_ai', 'ai_sdk', 'layered'] as const) {
       const make = (compacted: boolean) =>
         agentRunSpans({ traceId: TRACE, shape, rounds: 5, toolsPerRound: () => 1, query: rereading, firstId: 1, start: base, runSpan: true, tool: 'read_file', compacted: (round) => compacted && round === 4 });
       const spans = make(true);
@@ -314,7 +321,7 @@ describe('LiveSpanRuns: a trace arriving over many requests is read a request at
   });
 
   it('decides exactly as re-reading the whole trace on every request, for traces of every shape in any order and batching', async () => {
-    const shapes = ['gen_ai', 'tools_under_model', 'ai_sdk', 'no_models', 'recorded_rounds'] as const;
+    const shapes = ['gen_ai', 'tools_under_model', 'ai_sdk', 'no_models', 'recorded_rounds', 'layered'] as const;
     let incrementalRequests = 0;
     let requests = 0;
     let problemsReported = 0;
@@ -337,6 +344,8 @@ describe('LiveSpanRuns: a trace arriving over many requests is read a request at
             start: base + BigInt(run) * 7_500_000_000n,
             runSpan: random() < 0.7,
             nameless: () => random() < 0.04,
+            // Some model calls say the prompt was compacted (on the provider's layer, when layered).
+            compacted: () => random() < 0.15,
           }),
         );
       }
