@@ -35,11 +35,12 @@ export function prepareLoopGuardModelCall<TOOL>(run: RunGuard, input: { messages
     () => {
       const lastReply = [...input.messages].reverse().find((message) => message.type === 'ai');
       if (lastReply !== undefined) recordLangChainUsage(run, lastReply);
+      const state = getLangChainRunState(run);
       // Messages trimmed or summarised since the last model call: the model no longer has those
       // results. Said before the decision, so a tool switched off for them is offered again.
-      if (forgotToolResults(getLangChainRunState(run), input.messages)) run.contextCompacted();
+      if (forgotToolResults(state, input.messages)) run.contextCompacted();
       const decision = beginLangChainRound(run);
-      if (decision.action === 'stop') getLangChainRunState(run).finalAnswerOffered = decision;
+      if (decision.action === 'stop') state.finalAnswerOffered = decision;
       const answerTools = decision.action === 'stop' ? run.toolsOfferedAfterStop(input.tools.map((tool) => toolName(tool) ?? '')) : [];
       return { ...applyLoopGuardDecision(decision, input, answerTools), decision };
     },
