@@ -27,7 +27,7 @@ import { ScriptedChatModel, toolMessagesIn } from '../integrations/langchain/hel
 import { fireHooks } from '../integrations/claude-agent-sdk/claude-code-session-hook-inputs.js';
 import { makeHarness, useContextManager, type Harness } from '../otel/otel-test-helpers.js';
 import { createRedisRunStore, type RedisRunStore } from '../../src/redis/index.js';
-import { redisServerPerSuite } from '../helpers/redis-servers.js';
+import { freePort, redisServerPerSuite } from '../helpers/redis-servers.js';
 import { scriptedLanguageModel } from '../integrations/helpers/scripted-language-model.js';
 import { ScriptedAgentsModel } from '../integrations/helpers/scripted-agents-model.js';
 
@@ -42,6 +42,24 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
     const store = createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix, timeoutMs: 2000 });
     return { guard: new LoopGuard({ ...options, store, logger: { warn: (message) => warnings.push(message) } }), store, warnings };
   }
+
+  /**
+   * An engine whose Redis cannot be reached (nothing listens on the port). storeFailure's
+   * defaults: ordinary calls go ahead on this process's copy of the run, business-key writes
+   * are refused `store.unavailable`, and the host is told once.
+   */
+  const unreachableStores: RedisRunStore[] = [];
+  afterEach(async () => {
+    for (const store of unreachableStores.splice(0)) await store.close();
+  });
+  async function unreachableEngine(options: Omit<LoopGuardEngineOptions, 'store'> = {}): Promise<{ guard: LoopGuard; warnings: string[] }> {
+    const warnings: string[] = [];
+    const store = createRedisRunStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 200 });
+    unreachableStores.push(store);
+    return { guard: new LoopGuard({ ...options, store, logger: { warn: (message) => warnings.push(message) } }), warnings };
+  }
+  const STORE_UNAVAILABLE = /^Not run: (send_email|mcp__mail__send_email) was not run because loopguard's shared store cannot be reached/;
+  const storeFailureWarnings = (warnings: string[]) => warnings.filter((warning) => warning.includes('the shared store failed'));
 
   /** A tool that takes a while, so two workers are inside it at the same time if both run it. */
   const slow = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 150));
@@ -231,6 +249,16 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
       expect(await late('send_email', args)).to.match(ALREADY_DONE);
       expect(executions).to.have.length(1);
     });
+
+    it('a Redis that cannot be reached: the read runs, the business-key write is refused, nothing throws', async () => {
+      const executions: string[] = [];
+      const { guard, warnings } = await unreachableEngine({ idempotentWrites });
+      const invoke = langChainWorker(guard, 'lc-unreachable', executions);
+      expect(await invoke('get_order', { id: 'H-8' })).to.contain('"shipped"');
+      expect(await invoke('send_email', { to: 'ops@example.com', subject: 'Outage' })).to.match(STORE_UNAVAILABLE);
+      expect(executions).to.deep.equal(['get_order H-8']);
+      expect(storeFailureWarnings(warnings), warnings.join('\n')).to.have.length(1);
+    });
   });
 
   describe('LangChain createAgent, loopGuardMiddleware with guardToolCalls (wrapToolCall claims)', () => {
@@ -312,6 +340,18 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
       expect(refusal.text).to.match(ALREADY_DONE);
       expect(executions).to.have.length(1);
     });
+
+    it('a Redis that cannot be reached: the read runs, the business-key write is refused, nothing throws', async () => {
+      const executions: string[] = [];
+      const { guard, warnings } = await unreachableEngine({ idempotentWrites });
+      const call = await mcpWorker(guard, 'mcp-unreachable', executions);
+      expect(await call('get_order', { id: 'I-9' })).to.deep.equal({ isError: false, text: JSON.stringify({ id: 'I-9', status: 'shipped' }) });
+      const refusal = await call('send_email', { to: 'ops@example.com', subject: 'Outage' });
+      expect(refusal.isError).to.equal(true);
+      expect(refusal.text).to.match(STORE_UNAVAILABLE);
+      expect(executions).to.deep.equal(['get_order I-9']);
+      expect(storeFailureWarnings(warnings), warnings.join('\n')).to.have.length(1);
+    });
   });
 
   describe('Claude Agent SDK hooks (createLoopGuardHooks)', () => {
@@ -367,6 +407,18 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
       expect(refusal.reason).to.match(/^Not run: this mcp__mail__send_email \(same business key\) was already done/);
       expect(executions).to.have.length(1);
     });
+
+    it('a Redis that cannot be reached: the read runs, the business-key write is denied, nothing throws', async () => {
+      const executions: string[] = [];
+      const { guard, warnings } = await unreachableEngine({ idempotentWrites: claudeWrites });
+      const call = claudeWorker(guard, 'claude-unreachable', executions);
+      expect(await call('mcp__orders__get_order', { id: 'J-10' })).to.deep.equal({ denied: false, reason: '' });
+      const refusal = await call('mcp__mail__send_email', { to: 'ops@example.com', subject: 'Outage' });
+      expect(refusal.denied).to.equal(true);
+      expect(refusal.reason).to.match(STORE_UNAVAILABLE);
+      expect(executions).to.deep.equal(['mcp__orders__get_order {"id":"J-10"}']);
+      expect(storeFailureWarnings(warnings), warnings.join('\n')).to.have.length(1);
+    });
   });
 
   describe('OpenTelemetry (startAgentRun: instrumentTool and the span processor)', () => {
@@ -377,8 +429,8 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
     });
 
     /** One process: its own tracer provider and LoopGuardSpanProcessor, on the shared Redis. */
-    async function otelWorker(runId: string, executions: string[], options: Omit<LoopGuardEngineOptions, 'store'>) {
-      const store = createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix, timeoutMs: 2000 });
+    async function otelWorker(runId: string, executions: string[], options: LoopGuardEngineOptions) {
+      const store = options.store ?? createRedisRunStore({ client: await redis.server.client(), keyPrefix: redis.prefix, timeoutMs: 2000 });
       const harness = makeHarness({ ...options, store });
       harnesses.push(harness);
       const run = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId });
@@ -412,6 +464,20 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
       const late = await otelWorker('otel-mail-late', executions, { idempotentWrites });
       expect(isLoopGuardRefusal(await late.sendEmail(args))).to.equal(true);
       expect(executions).to.have.length(1);
+    });
+
+    it('a Redis that cannot be reached: the read runs, the business-key write is refused, nothing throws', async () => {
+      const executions: string[] = [];
+      const warnings: string[] = [];
+      const store = createRedisRunStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 200 });
+      unreachableStores.push(store);
+      const worker = await otelWorker('otel-unreachable', executions, { idempotentWrites, store, logger: { warn: (message) => warnings.push(message) } });
+      expect(await worker.getOrder({ id: 'K-11' })).to.deep.equal({ id: 'K-11', status: 'shipped' });
+      const refusal = await worker.sendEmail({ to: 'ops@example.com', subject: 'Outage' });
+      expect(isLoopGuardRefusal(refusal)).to.equal(true);
+      expect(String((refusal as { message?: unknown }).message ?? refusal)).to.match(STORE_UNAVAILABLE);
+      expect(executions).to.deep.equal(['get_order K-11']);
+      expect(storeFailureWarnings(warnings), warnings.join('\n')).to.have.length(1);
     });
   });
 });
