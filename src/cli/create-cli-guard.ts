@@ -1,7 +1,9 @@
+import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { Profile } from '../core/types.js';
 import { CliOptionError } from './cli-option-error.js';
 import { keyPrefixProblem } from './key-prefix-option.js';
+import type { PolicyEngineKeys } from '../replay/load-replay-policy.js';
 import { loadCliPolicy } from './load-cli-policy.js';
 import { requireRedisFor } from './require-redis-for.js';
 import { redisUrlProblem } from './runs-redis-url-problem.js';
@@ -14,6 +16,8 @@ export interface CreateCliGuardOptions {
   command: string;
   /** `--policy FILE`: the library options object as JSON. */
   policy?: string;
+  /** Engine options the policy file may hold besides the policy (serve's run limits and shared-store options). Default: none, as for replay. */
+  engineKeys?: PolicyEngineKeys;
   profile?: Profile;
   /** `--redis URL`: runs kept in Redis, shared by every process given the same URL and prefix. */
   redis?: string;
@@ -45,7 +49,16 @@ export interface CliGuard {
 export async function createCliGuard(options: CreateCliGuardOptions): Promise<CliGuard> {
   const { command, say } = options;
   requireRedisFor(command, options.redis, { '--key-prefix': options.keyPrefix });
-  const policy = await loadCliPolicy(command, options.policy, options.profile);
+  const policy = await loadCliPolicy(command, options.policy, options.profile, options.engineKeys);
+  if (options.redis === undefined) {
+    // Taken from the file only to act on a store; without one they would be silently ignored,
+    // and a business key would quietly not be claimed at all.
+    for (const key of ['idempotentWrites', 'storeFailure', 'claimLeaseMs'] as const) {
+      if (policy[key as keyof typeof policy] !== undefined) {
+        throw new CliOptionError(command, '--policy', `${options.policy}: "${key}" needs --redis: business keys and claims are kept in Redis, where every replica and every restart finds them`);
+      }
+    }
+  }
   const engineOptions: LoopGuardEngineOptions = { ...policy, logger: { warn: (message) => say(`loopguard: ${message}`) } };
 
   let store: { close(): Promise<void> } | undefined;
@@ -73,19 +86,27 @@ export async function createCliGuard(options: CreateCliGuardOptions): Promise<Cl
   let telemetry: { shutdown(): Promise<void> } | undefined;
   let guard: LoopGuard;
   const env = options.env;
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    const { setupLoopGuardTelemetry } = await import('../telemetry/index.js');
-    const namedByEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-    const setup = setupLoopGuardTelemetry({
-      ...engineOptions,
-      ...(options.exportSpans ? {} : { traceExporter: false }),
-      ...(namedByEnv ? {} : { serviceName: options.serviceName }),
-      shutdownOnExit: false,
-    });
-    telemetry = setup;
-    guard = setup.guard;
-  } else {
-    guard = new LoopGuard(engineOptions);
+  try {
+    if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+      const { setupLoopGuardTelemetry } = await import('../telemetry/index.js');
+      const namedByEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+      const setup = setupLoopGuardTelemetry({
+        ...engineOptions,
+        ...(options.exportSpans ? {} : { traceExporter: false }),
+        ...(namedByEnv ? {} : { serviceName: options.serviceName }),
+        shutdownOnExit: false,
+      });
+      telemetry = setup;
+      guard = setup.guard;
+    } else {
+      guard = new LoopGuard(engineOptions);
+    }
+  } catch (error) {
+    await store?.close();
+    // The store options are checked when the engine meets its store (a business key's parts,
+    // a lease): the policy file is where they came from.
+    if (error instanceof LoopGuardConfigError && options.policy !== undefined) throw new CliOptionError(command, '--policy', `${options.policy}: ${error.message}`);
+    throw error;
   }
   // The user's log (the MCP client's, the server's) is where someone looks for why tools stopped working.
   guard.addListener({ runStopped: (run, stop) => say(`loopguard ${command}: stopped run ${run.id} at round ${stop.round} (${stop.reason}): ${stop.detail}`) });

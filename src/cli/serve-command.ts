@@ -1,6 +1,7 @@
 import { LoopGuardConfigError } from '../core/errors.js';
 import { escapeControl } from '../replay/escape-terminal.js';
 import { startLoopGuardServer, type LoopGuardServer } from '../server/start-loop-guard-server.js';
+import type { PolicyEngineKeys } from '../replay/load-replay-policy.js';
 import { CliOptionError } from './cli-option-error.js';
 import { createCliGuard, type CliGuard } from './create-cli-guard.js';
 import { nonBlankOption } from './non-blank-option.js';
@@ -33,6 +34,25 @@ const SERVER_OPTION_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * What serve's `--policy` file may hold besides the policy: it decides live calls for a fleet,
+ * so its operator sets the run limits (memory, idle runs) and, with `--redis`, the business
+ * keys of writes that must run once across every run and replica (a Python agent has no other
+ * way to declare them), what to do when Redis fails, and the claim lease. Replay refuses them
+ * all: it never runs a tool.
+ */
+const SERVE_ENGINE_KEYS: PolicyEngineKeys = {
+  command: 'serve',
+  accepted: new Set(['maxOpenRuns', 'endedRunTtlMs', 'maxIdleMs', 'idempotentWrites', 'storeFailure', 'claimLeaseMs']),
+  why: {
+    listeners: 'the server installs its own listeners (its log, its metrics)',
+    logger: 'the server writes its warnings to stderr',
+    now: 'the server runs on the wall clock',
+    store: 'give --redis URL instead',
+    ownedRuns: 'replicas answer for the same runs, and an owned run\'s read reaches the shared log only after it ran, so another replica could run it again',
+  },
+};
+
+/**
  * `loopguard serve`: the decision API and OTLP receiver until SIGTERM / SIGINT, then a
  * draining shutdown. `--redis URL`: runs live in Redis, so replicas share them. With
  * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the engine's metrics and stop/refusal events go out
@@ -47,6 +67,7 @@ export async function runServeCommand(options: ServeCommandOptions, io: CliIo, s
     cliGuard = await createCliGuard({
       command: 'serve',
       policy: options.policy,
+      engineKeys: SERVE_ENGINE_KEYS,
       redis: options.redis,
       keyPrefix: options.keyPrefix,
       serviceName: 'loopguard-serve',

@@ -35,12 +35,26 @@ const ENGINE_ONLY_WHY = {
 } as const;
 const ENGINE_ONLY_KEYS = Object.keys(ENGINE_ONLY_WHY) as Array<keyof typeof ENGINE_ONLY_WHY>;
 
+/** An engine option a command other than replay takes from its policy file (see {@link loadReplayPolicy}'s `engineKeys`). */
+export type EngineOnlyKey = keyof typeof ENGINE_ONLY_WHY;
+
+/**
+ * Which engine options a policy file may hold, for a command that decides live calls
+ * (`loopguard serve`): `accepted` are taken; any other is refused with `why[key]`, or with
+ * replay's reason when the command gives none.
+ */
+export interface PolicyEngineKeys {
+  command: string;
+  accepted: ReadonlySet<EngineOnlyKey>;
+  why: Partial<Record<EngineOnlyKey, string>>;
+}
+
 /**
  * Reads `--policy FILE` (the library's options object as JSON, per-tool policies included)
  * through the same validator the library uses, so a policy that replays is a policy that
  * deploys. `--profile` wins over the file's profile.
  */
-export async function loadReplayPolicy(policyFile: string | undefined, profile: Profile | undefined): Promise<LoopGuardOptions> {
+export async function loadReplayPolicy(policyFile: string | undefined, profile: Profile | undefined, engineKeys?: PolicyEngineKeys): Promise<LoopGuardOptions> {
   let options: LoopGuardOptions = {};
   if (policyFile !== undefined) {
     let text: string;
@@ -57,13 +71,15 @@ export async function loadReplayPolicy(policyFile: string | undefined, profile: 
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const key of ENGINE_ONLY_KEYS) {
-        if (Object.prototype.hasOwnProperty.call(value, key)) {
-          throw new ReplayPolicyError(
-            policyFile,
-            `${policyFile}: "${key}" is an engine option, not a policy option; a policy file holds only what decides calls (replay ${ENGINE_ONLY_WHY[key]}). Remove it.`,
-            key,
-          );
-        }
+        if (!Object.prototype.hasOwnProperty.call(value, key) || engineKeys?.accepted.has(key) === true) continue;
+        const why = engineKeys?.why[key];
+        throw new ReplayPolicyError(
+          policyFile,
+          why !== undefined
+            ? `${policyFile}: "${key}" cannot be set in ${engineKeys!.command}'s policy file: ${why}. Remove it.`
+            : `${policyFile}: "${key}" is an engine option, not a policy option; a policy file holds only what decides calls (replay ${ENGINE_ONLY_WHY[key]}). Remove it.`,
+          key,
+        );
       }
     }
     try {

@@ -25,6 +25,16 @@ const BAD_FIELD = join(folder, 'bad-field.json');
 const MISSING = join(folder, 'missing.json');
 writeFileSync(NOT_JSON, '{ "profile": ');
 writeFileSync(BAD_FIELD, JSON.stringify({ maxRounds: -3 }));
+const BUSINESS_KEYS = join(folder, 'business-keys.json');
+writeFileSync(BUSINESS_KEYS, JSON.stringify({ idempotentWrites: { refund: { key: ['order'] } } }));
+const FAIL_CLOSED = join(folder, 'fail-closed.json');
+writeFileSync(FAIL_CLOSED, JSON.stringify({ storeFailure: { calls: 'closed' } }));
+const OWNED_RUNS = join(folder, 'owned-runs.json');
+writeFileSync(OWNED_RUNS, JSON.stringify({ ownedRuns: true }));
+const BAD_BUSINESS_KEY = join(folder, 'bad-business-key.json');
+writeFileSync(BAD_BUSINESS_KEY, JSON.stringify({ idempotentWrites: { refund: { key: [] } } }));
+const BAD_RUN_LIMIT = join(folder, 'bad-run-limit.json');
+writeFileSync(BAD_RUN_LIMIT, JSON.stringify({ maxOpenRuns: 0 }));
 const MCP_SERVER = ['--', process.execPath, '-e', '0'];
 // Unroutable (TEST-NET-1): a row that wrongly got as far as connecting would time out, not pass.
 const REDIS = 'redis://192.0.2.1:6379';
@@ -86,6 +96,14 @@ const rows: BadInput[] = [
   { args: ['serve', '--policy', MISSING], names: ['loopguard serve:', MISSING, 'ENOENT'] },
   { args: ['serve', '--policy', NOT_JSON], names: ['loopguard serve:', NOT_JSON, 'not valid JSON'] },
   { args: ['serve', '--policy', BAD_FIELD], names: ['loopguard serve:', BAD_FIELD, 'maxRounds'] },
+  // serve takes business keys and store options from its policy, but only with a store to keep them in
+  { args: ['serve', '--port', '0', '--policy', BUSINESS_KEYS], names: ['loopguard serve:', BUSINESS_KEYS, 'idempotentWrites', 'needs --redis'] },
+  { args: ['serve', '--port', '0', '--policy', FAIL_CLOSED], names: ['loopguard serve:', FAIL_CLOSED, 'storeFailure', 'needs --redis'] },
+  { args: ['serve', '--redis', REDIS, '--policy', OWNED_RUNS], names: ['loopguard serve:', OWNED_RUNS, 'ownedRuns', 'replica'] },
+  { args: ['serve', '--redis', REDIS, '--policy', BAD_BUSINESS_KEY], names: ['loopguard serve:', BAD_BUSINESS_KEY, 'idempotentWrites.refund.key'] },
+  { args: ['serve', '--port', '0', '--policy', BAD_RUN_LIMIT], names: ['loopguard serve:', BAD_RUN_LIMIT, 'maxOpenRuns'] },
+  // replay still refuses them: it never runs a tool
+  { args: ['replay', '--policy', BUSINESS_KEYS, TRANSCRIPT], names: ['loopguard replay:', BUSINESS_KEYS, 'idempotentWrites', 'never runs a tool'] },
   { args: ['serve', '--bogus'], names: ['loopguard serve:', '--bogus'] },
   // mcp-proxy
   { args: ['mcp-proxy', '--round-gap-ms', 'abc', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--round-gap-ms', '"abc"'] },
