@@ -64,7 +64,7 @@ export class DecisionApi {
       }
       return { decision: 'refuse', reason: decision.reason, message: decision.message, round: ticket.round, argsHash: decision.argsHash };
     }
-    const token = this.keep(runId, ticket);
+    const token = this.keep(runId, ticket, run);
     return { decision: 'allow', kind: decision.kind, ticket: token, round: ticket.round, argsHash: decision.argsHash };
   }
 
@@ -95,6 +95,8 @@ export class DecisionApi {
       // Claimed on another replica: this one catches up with the log, which knows the call.
       run = await this.guard.resumeRun(runId);
       ticket = { decision: { action: 'allow', kind: 'new', tool: parsed.tool, argsHash: '' }, round: run.round, call: { tool: parsed.tool, argsHash: '' }, finished: false, key: parsed.logKey };
+      // And its business key, which only the claiming replica held: settled here with the outcome.
+      if (parsed.held !== undefined) run.shared?.adoptHeldKey(parsed.logKey, { tool: parsed.tool, scope: parsed.held.scope, runId, value: parsed.held.value }, parsed.held.owner);
     }
     const novelty = run.finishCall(ticket, outcome);
     await settled(run);
@@ -172,8 +174,12 @@ export class DecisionApi {
     return run !== undefined && !run.isEnded ? run : this.guard.startRun(runId);
   }
 
-  private keep(runId: string, ticket: CallTicket): string {
-    const token = `${Buffer.from(ticket.call.tool).toString('base64url')}.${ticket.key ?? `~${(this.sequence += 1).toString(36)}`}`;
+  private keep(runId: string, ticket: CallTicket, run: RunGuard): string {
+    let token = `${Buffer.from(ticket.call.tool).toString('base64url')}.${ticket.key ?? `~${(this.sequence += 1).toString(36)}`}`;
+    // A write holding a business key: the key travels in the ticket, so the replica the outcome
+    // reaches can complete it (the log does not carry it: it names the call, not the key).
+    const held = ticket.key === undefined ? undefined : run.shared?.heldKeyOf(ticket.key);
+    if (held !== undefined) token += `.${Buffer.from(JSON.stringify([held.key.scope, held.key.value, held.owner])).toString('base64url')}`;
     this.tickets.set(`${runId}\u0000${token}`, ticket);
     if (this.tickets.size > this.maxOpenTickets) this.tickets.delete(this.tickets.keys().next().value as string);
     return token;
@@ -186,13 +192,27 @@ function settled(run: RunGuard): Promise<void> {
   return run.shared?.flushed() ?? Promise.resolve();
 }
 
-function parseToken(token: string): { tool: string; logKey: string | undefined } | undefined {
-  const dot = token.indexOf('.');
-  if (dot <= 0) return undefined;
-  const tool = Buffer.from(token.slice(0, dot), 'base64url').toString();
-  const rest = token.slice(dot + 1);
-  if (tool.length === 0 || rest.length === 0) return undefined;
-  return { tool, logKey: rest.startsWith('~') ? undefined : rest };
+/**
+ * `<tool, base64url>.<the call's key in the log, or ~local serial>[.<business key, base64url JSON>]`.
+ * A log key is `<link id>.<serial>` (base64url and base-36: no dot inside either part).
+ */
+function parseToken(token: string): { tool: string; logKey: string | undefined; held?: { scope: 'global' | 'run'; value: string; owner: string } } | undefined {
+  const parts = token.split('.');
+  if (parts.length < 2 || parts.length > 4 || parts.some((part) => part.length === 0)) return undefined;
+  const tool = Buffer.from(parts[0]!, 'base64url').toString();
+  if (tool.length === 0) return undefined;
+  if (parts[1]!.startsWith('~')) return parts.length === 2 ? { tool, logKey: undefined } : undefined;
+  if (parts.length === 2) return undefined;
+  const logKey = `${parts[1]}.${parts[2]}`;
+  if (parts.length === 3) return { tool, logKey };
+  let held: unknown;
+  try {
+    held = JSON.parse(Buffer.from(parts[3]!, 'base64url').toString());
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(held) || held.length !== 3 || (held[0] !== 'global' && held[0] !== 'run') || typeof held[1] !== 'string' || typeof held[2] !== 'string') return undefined;
+  return { tool, logKey, held: { scope: held[0], value: held[1], owner: held[2] } };
 }
 
 export function describeRun(run: RunGuard): Json {

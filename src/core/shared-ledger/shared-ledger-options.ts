@@ -80,6 +80,9 @@ export interface SharedLedgerEngineOptions {
   ownedRuns?: boolean;
 }
 
+/** How long a done business key is remembered when its policy says nothing (`idempotentWrites.<tool>.ttlMs`): a day. */
+export const DEFAULT_BUSINESS_KEY_TTL_MS = 86_400_000;
+
 export interface ResolvedIdempotentWrite {
   readonly keyOf: (args: unknown) => string | undefined;
   readonly scope: 'global' | 'run';
@@ -196,7 +199,7 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
       writes.set(tool, {
         keyOf,
         scope,
-        ttlMs: positiveMsOption(policy.ttlMs, `${path}.ttlMs`, 86_400_000),
+        ttlMs: positiveMsOption(policy.ttlMs, `${path}.ttlMs`, DEFAULT_BUSINESS_KEY_TTL_MS),
         leaseMs: positiveMsOption(policy.leaseMs, `${path}.leaseMs`, 60_000),
         verify: policy.verify,
       });

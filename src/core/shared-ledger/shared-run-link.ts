@@ -5,7 +5,7 @@ import type { CallTicket } from '../run-guard.js';
 import type { CallDecision, CallEffect, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
 import type { AppendResult, BusinessKey, RunLogSummary } from './run-store.js';
-import type { ResolvedIdempotentWrite, ResolvedSharedLedger } from './shared-ledger-options.js';
+import { DEFAULT_BUSINESS_KEY_TTL_MS, type ResolvedIdempotentWrite, type ResolvedSharedLedger } from './shared-ledger-options.js';
 
 /** What the link needs of a run (RunGuard implements it; internal). */
 export interface SharedReplica {
@@ -52,7 +52,8 @@ export type StoreOperation = 'claim' | 'append' | 'read' | 'business_key';
 interface HeldKey {
   readonly key: BusinessKey;
   readonly owner: string;
-  readonly policy: ResolvedIdempotentWrite;
+  /** How long the key stays done once the write is (its policy's ttlMs). */
+  readonly ttlMs: number;
 }
 
 /** Claims retried this often against other processes' appends before deciding locally. */
@@ -235,23 +236,52 @@ export class SharedRunLink {
    * holds one. `outcome` undefined: the log had already finished it (timed out as abandoned).
    */
   settle(ticket: CallTicket, outcome: PrehashedOutcome): void {
-    const key = ticket.key;
-    if (key === undefined) return;
-    const held = this.heldKeys.get(key);
+    if (ticket.key !== undefined) this.settleKey(ticket.key, outcome);
+  }
+
+  /**
+   * The business key a call of this process holds, by the call's key in the log: what another
+   * process needs to settle it when the call's outcome reaches that process instead
+   * (`loopguard serve` replicas: the decision API's claim on one, its outcome on another).
+   */
+  heldKeyOf(ticketKey: string): { key: BusinessKey; owner: string } | undefined {
+    const held = this.heldKeys.get(ticketKey);
+    return held === undefined ? undefined : { key: held.key, owner: held.owner };
+  }
+
+  /**
+   * Takes over the settling of a business key another process claimed for the call `ticketKey`
+   * of this run, whose outcome this process is about to record: finishing the call then
+   * completes or releases the key as it would have there. The key's ttl is this engine's
+   * policy for the tool (replicas share one configuration), or the default.
+   */
+  adoptHeldKey(ticketKey: string, key: BusinessKey, owner: string): void {
+    this.heldKeys.set(ticketKey, { key, owner, ttlMs: this.shared.idempotentWrites.get(key.tool)?.ttlMs ?? DEFAULT_BUSINESS_KEY_TTL_MS });
+  }
+
+  /**
+   * `fromLog`: the outcome is another process's record of this process's call. An outcome that
+   * settles nothing (a timeout, a transient error) then leaves the key held: it is the lease
+   * expiry another process logged for a call still running here (review #11), or a reply that
+   * may yet be followed by the call's own.
+   */
+  private settleKey(ticketKey: string, outcome: PrehashedOutcome, fromLog = false): void {
+    const held = this.heldKeys.get(ticketKey);
     if (held === undefined) return;
-    this.heldKeys.delete(key);
     // Only a failure that proves the write did nothing frees its key for an honest retry: a
     // service that turned the call away, or a deterministic error. A timeout or a transient
     // error (a connection reset after the mail server accepted the mail) may have written:
     // the claim stays pending, and its lease running out sends the next attempt to `verify`
     // (document 001).
-    if (outcome.outcome === 'timeout') return;
-    if (outcome.outcome === 'error' && isTransientFailure(outcome)) return;
+    const settles = outcome.outcome !== 'timeout' && !(outcome.outcome === 'error' && isTransientFailure(outcome));
+    if (fromLog && !settles) return;
+    this.heldKeys.delete(ticketKey);
+    if (!settles) return;
     this.markBusy();
     this.untold.push(
       outcome.outcome === 'error' || outcome.outcome === 'overloaded'
         ? { key: held.key, owner: held.owner }
-        : { key: held.key, owner: held.owner, done: { resultHash: outcome.resultHash, ttlMs: held.policy.ttlMs } },
+        : { key: held.key, owner: held.owner, done: { resultHash: outcome.resultHash, ttlMs: held.ttlMs } },
     );
     this.releaseUntold();
   }
@@ -731,7 +761,7 @@ export class SharedRunLink {
       this.storeRecovered();
       switch (state.state) {
         case 'claimed':
-          return { held: { key, owner, policy: write } };
+          return { held: { key, owner, ttlMs: write.ttlMs } };
         case 'done':
           return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.at, state.runId, this.replica.id, false) } };
         case 'pending':
@@ -769,7 +799,7 @@ export class SharedRunLink {
             return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.claimedAt, state.runId, this.replica.id, true) } };
           }
           // Verified as not done: this call takes the claim over and may run.
-          if (await store.takeOverBusinessKey(key, state.owner, owner, write.leaseMs)) return { held: { key, owner, policy: write } };
+          if (await store.takeOverBusinessKey(key, state.owner, owner, write.leaseMs)) return { held: { key, owner, ttlMs: write.ttlMs } };
           return {
             refuse: {
               reason: 'repeat.in_flight',
@@ -785,8 +815,8 @@ export class SharedRunLink {
       // like any other. Fail closed: the caller is told it did not run, so the claim is
       // released, or the write's every retry would be refused as in flight, then as of
       // unknown outcome, for the key's whole ttl (issue 23 #3).
-      if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, policy: write } };
-      this.releaseQuietly({ key, owner, policy: write });
+      if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, ttlMs: write.ttlMs } };
+      this.releaseQuietly({ key, owner, ttlMs: write.ttlMs });
       return 'store_down';
     }
   }
@@ -810,7 +840,14 @@ export class SharedRunLink {
     }
     const ticket = this.replica.applyLogged(event);
     if (event.type === 'call' && ticket !== undefined && event.decision.action === 'allow' && event.decision.kind !== 'unguarded') this.tickets.set(event.key, ticket);
-    else if (event.type === 'finish') this.tickets.delete(event.key);
+    else if (event.type === 'finish') {
+      this.tickets.delete(event.key);
+      // Another process recorded the outcome of a call whose business key this one holds (the
+      // decision API's outcome went to another replica): settled from the log, or the key
+      // would stay pending in the store until its lease ran out, and then read as a write of
+      // unknown outcome. Settling twice is harmless: the store checks the owner.
+      if (this.heldKeys.size > 0 && this.heldKeys.has(event.key)) this.settleKey(event.key, event.outcome, true);
+    }
   }
 
   /**

@@ -217,6 +217,57 @@ describe('shared run ledger (issue 12)', () => {
       expect((await two.claimCall({ tool: 'charge', args: { order: 7 } })).decision.action).to.equal('allow');
     });
 
+    // `loopguard serve` replicas: the decision API claims a write on one replica and may take its
+    // outcome on another. Before, only the claiming engine held the key, so it stayed pending
+    // until its lease ran out and then read as a write of unknown outcome.
+    describe('finished by another engine than the one that claimed it', () => {
+      const args = { to: 'b@example.com', subject: 'Invoice' };
+      /** What the decision API on another replica does: the call as the log knows it, by its key. */
+      const foreignTicket = (key: string | undefined) =>
+        ({ decision: { action: 'allow', kind: 'new', tool: 'send_email', argsHash: '' }, round: 1, call: { tool: 'send_email', argsHash: '' }, finished: false, key }) as const;
+
+      it('the claiming engine settles the key from the log when it catches up', async () => {
+        const store = createMemoryRunStore();
+        const claiming = new LoopGuard({ store, ...policy });
+        const claimed = await claiming.startRun('shared').claimCall({ tool: 'send_email', args });
+        expect(claimed.decision.action).to.equal('allow');
+        await claiming.flush();
+        const finishing = new LoopGuard({ store, ...policy });
+        (await finishing.resumeRun('shared')).finishCall({ ...foreignTicket(claimed.key) }, { result: { id: 'msg-2' } });
+        await finishing.flush();
+        const observer = new LoopGuard({ store, ...policy });
+        expect(reasonOf((await observer.startRun('before-catch-up').claimCall({ tool: 'send_email', args })).decision)).to.equal('repeat.in_flight');
+        await claiming.resumeRun('shared');
+        await claiming.flush();
+        expect(reasonOf((await observer.startRun('after-catch-up').claimCall({ tool: 'send_email', args })).decision)).to.equal('write.already_done');
+      });
+
+      it('the finishing engine settles it at once when handed the key (heldKeyOf → adoptHeldKey)', async () => {
+        const store = createMemoryRunStore();
+        const claiming = new LoopGuard({ store, ...policy });
+        const run = claiming.startRun('handed');
+        const claimed = await run.claimCall({ tool: 'send_email', args });
+        const held = run.shared!.heldKeyOf(claimed.key!);
+        expect(held?.key).to.include({ tool: 'send_email', scope: 'global', runId: 'handed' });
+        await claiming.flush();
+        const finishing = await new LoopGuard({ store, ...policy }).resumeRun('handed');
+        finishing.shared!.adoptHeldKey(claimed.key!, held!.key, held!.owner);
+        finishing.finishCall({ ...foreignTicket(claimed.key) }, { result: { id: 'msg-3' } });
+        await new Promise((resolve) => setImmediate(resolve));
+        const observer = new LoopGuard({ store, ...policy });
+        expect(reasonOf((await observer.startRun('later').claimCall({ tool: 'send_email', args })).decision)).to.equal('write.already_done');
+        // A failure that proves nothing was written frees the key, wherever it is recorded.
+        const retry = await observer.startRun('retry').claimCall({ tool: 'send_email', args: { ...args, subject: 'Other' } });
+        const heldRetry = observer.getRun('retry')!.shared!.heldKeyOf(retry.key!)!;
+        await observer.flush();
+        const elsewhere = await new LoopGuard({ store, ...policy }).resumeRun('retry');
+        elsewhere.shared!.adoptHeldKey(retry.key!, heldRetry.key, heldRetry.owner);
+        elsewhere.finishCall({ ...foreignTicket(retry.key), call: { tool: 'send_email', argsHash: '' } }, { error: Object.assign(new Error('mailbox unknown'), { name: 'ValidationError' }) });
+        await new Promise((resolve) => setImmediate(resolve));
+        expect((await new LoopGuard({ store, ...policy }).startRun('honest').claimCall({ tool: 'send_email', args: { ...args, subject: 'Other' } })).decision.action).to.equal('allow');
+      });
+    });
+
     it('a failed write frees its key for an honest retry; a timed-out one does not', async () => {
       let now = 0;
       const store = createMemoryRunStore({ now: () => now });
