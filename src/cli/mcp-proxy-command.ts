@@ -1,11 +1,35 @@
 import { constants as osConstants } from 'node:os';
 import { startMcpStdioProxy } from '../integrations/mcp/start-mcp-stdio-proxy.js';
 import { escapeControl } from '../replay/escape-terminal.js';
+import type { PolicyEngineKeys } from '../replay/load-replay-policy.js';
 import { CliOptionError } from './cli-option-error.js';
 import { createCliGuard, type CliGuard } from './create-cli-guard.js';
 import { EXIT_BAD_INPUT, type CliIo } from './replay-command.js';
 import { reportCliOptionError } from './report-cli-option-error.js';
 import { MAX_TIMER_MS, wholeNumberOption } from './whole-number-option.js';
+
+/**
+ * Engine options in mcp-proxy's `--policy` file: none is taken, but the proxy does run tools, so
+ * replay's reason ("never runs a tool") would mislead; each gets the proxy's own.
+ */
+const NO_SHARED_STORE = 'mcp-proxy keeps its one run in this process, with no shared store to keep business keys or claims in; use guardMcpClient with createRedisRunStore in code, or loopguard serve --redis';
+const MCP_PROXY_ENGINE_KEYS: PolicyEngineKeys = {
+  command: 'mcp-proxy',
+  accepted: new Set(),
+  why: {
+    listeners: 'the proxy installs its own listeners (its log)',
+    logger: 'the proxy writes its warnings to stderr',
+    now: 'the proxy runs on the wall clock',
+    maxOpenRuns: 'the proxy holds one run, its MCP session',
+    endedRunTtlMs: 'the proxy holds one run, its MCP session',
+    maxIdleMs: 'the proxy holds one run, its MCP session, for as long as the session lasts',
+    store: NO_SHARED_STORE,
+    idempotentWrites: NO_SHARED_STORE,
+    storeFailure: NO_SHARED_STORE,
+    claimLeaseMs: NO_SHARED_STORE,
+    ownedRuns: NO_SHARED_STORE,
+  },
+};
 
 export interface McpProxyCommandOptions {
   /** The library's options object as JSON (per-tool policies included), as for `loopguard replay`. */
@@ -40,7 +64,7 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
   let cliGuard: CliGuard;
   try {
     if (options.roundGapMs !== undefined) roundGapMsOption(String(options.roundGapMs));
-    cliGuard = await createCliGuard({ command: 'mcp-proxy', policy: options.policy, serviceName: 'loopguard-mcp-proxy', exportSpans: true, env: io.env, say });
+    cliGuard = await createCliGuard({ command: 'mcp-proxy', policy: options.policy, engineKeys: MCP_PROXY_ENGINE_KEYS, serviceName: 'loopguard-mcp-proxy', exportSpans: true, env: io.env, say });
   } catch (error) {
     if (error instanceof CliOptionError) return reportCliOptionError(error, io);
     throw error;

@@ -115,6 +115,8 @@ const rows: BadInput[] = [
   { args: ['mcp-proxy', '--redis', REDIS, ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--redis'] },
   { args: ['mcp-proxy', '--policy', MISSING, ...MCP_SERVER], names: ['loopguard mcp-proxy:', MISSING, 'ENOENT'] },
   { args: ['mcp-proxy', '--policy', BAD_FIELD, ...MCP_SERVER], names: ['loopguard mcp-proxy:', BAD_FIELD, 'maxRounds'] },
+  // was: "replay never runs a tool, so there is no write to deduplicate", said by a proxy that runs tools
+  { args: ['mcp-proxy', '--policy', BUSINESS_KEYS, ...MCP_SERVER], names: ['loopguard mcp-proxy:', BUSINESS_KEYS, 'idempotentWrites', 'no shared store', 'guardMcpClient'] },
   { args: ['mcp-proxy', '--bogus', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--bogus'] },
   { args: ['mcp-proxy'], names: ['loopguard mcp-proxy:', 'command'] },
   // no command
