@@ -76,6 +76,7 @@ export class DecisionApi {
     else throw badField('result', 'give the tool\'s result as "result" (any JSON), or its failure as "error" ({ "type": "timeout", "message": "…" })');
     const key = `${runId}\u0000${token}`;
     const local = this.tickets.get(key);
+    const parsed = parseToken(token);
     let run: RunGuard;
     let ticket: CallTicket;
     if (local !== undefined) {
@@ -83,7 +84,6 @@ export class DecisionApi {
       run = this.guard.isShared ? await this.guard.resumeRun(runId) : (this.guard.getRun(runId) ?? this.guard.startRun(runId));
       ticket = local;
     } else {
-      const parsed = parseToken(token);
       if (!this.guard.isShared || parsed === undefined || parsed.logKey === undefined) {
         throw new ServerRequestError({
           status: 404,
@@ -95,8 +95,12 @@ export class DecisionApi {
       // Claimed on another replica: this one catches up with the log, which knows the call.
       run = await this.guard.resumeRun(runId);
       ticket = { decision: { action: 'allow', kind: 'new', tool: parsed.tool, argsHash: '' }, round: run.round, call: { tool: parsed.tool, argsHash: '' }, finished: false, key: parsed.logKey };
-      // And its business key, which only the claiming replica held: settled here with the outcome.
-      if (parsed.held !== undefined) run.shared?.adoptHeldKey(parsed.logKey, { tool: parsed.tool, scope: parsed.held.scope, runId, value: parsed.held.value }, parsed.held.owner);
+    }
+    // A business key only the claiming run object held: another replica's, or this one's before
+    // the run was evicted (maxOpenRuns) and resumed as a new object. Settled here with the outcome.
+    const held = parsed?.held;
+    if (held !== undefined && ticket.key !== undefined && run.shared !== undefined && run.shared.heldKeyOf(ticket.key) === undefined) {
+      run.shared.adoptHeldKey(ticket.key, { tool: parsed!.tool, scope: held.scope, runId, value: held.value }, held.owner);
     }
     const novelty = run.finishCall(ticket, outcome);
     await settled(run);

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { LoopGuard } from '../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 import { startLoopGuardServer, type LoopGuardServer } from '../../src/server/index.js';
 import { getJson, LOOPING_RUN, playInProcess, playOverHttp, postJson } from './server-test-helpers.js';
 
@@ -40,6 +42,27 @@ describe('loopguard serve: decision API', function () {
     expect(after.body.message).to.be.a('string').and.not.equal('');
     const view = await getJson(`${server.url}/v1/runs/loop-1`);
     expect(view.body.stopped.reason).to.equal(overHttp.at(-1)!.split(' ')[2]);
+  });
+
+  it('a business-key write whose run was evicted (maxOpenRuns) before its outcome came is still settled: the next run is told it is done', async () => {
+    const warnings: string[] = [];
+    const guard = new LoopGuard({ store: createMemoryRunStore(), maxOpenRuns: 1, idempotentWrites: { send_invoice: { key: ['customer'] } }, logger: { warn: (message) => warnings.push(message) } });
+    const small = await startLoopGuardServer({ guard, port: 0 });
+    try {
+      const claim = await postJson(`${small.url}/v1/runs/invoice-a/calls`, { tool: 'send_invoice', arguments: { customer: 'C-9' } });
+      expect(claim.body.decision).to.equal('allow');
+      // Another run opens while the invoice is being sent: the first is evicted, its call in flight.
+      await postJson(`${small.url}/v1/runs/invoice-b/calls`, { tool: 'search', arguments: { q: 'x' } });
+      expect(warnings.some((warning) => warning.includes('evicting the least recently active (invoice-a)')), warnings.join('\n')).to.equal(true);
+      const outcome = await postJson(`${small.url}/v1/runs/invoice-a/calls/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: 'sent' });
+      expect(outcome.status).to.equal(200);
+      await guard.flush();
+      // Before: still "being done right now", then "of unknown outcome" once the lease ran out.
+      const again = await postJson(`${small.url}/v1/runs/invoice-c/calls`, { tool: 'send_invoice', arguments: { customer: 'C-9' } });
+      expect(again.body).to.include({ decision: 'refuse', reason: 'write.already_done' });
+    } finally {
+      await small.close();
+    }
   });
 
   it('runs are kept apart: a stopped run does not touch another run', async () => {
