@@ -53,7 +53,7 @@ export async function createCliGuard(options: CreateCliGuardOptions): Promise<Cl
   if (options.redis === undefined) {
     // Taken from the file only to act on a store; without one they would be silently ignored,
     // and a business key would quietly not be claimed at all.
-    for (const key of ['idempotentWrites', 'storeFailure', 'claimLeaseMs'] as const) {
+    for (const key of ['idempotentWrites', 'storeFailure'] as const) {
       if (policy[key as keyof typeof policy] !== undefined) {
         throw new CliOptionError(command, '--policy', `${options.policy}: "${key}" needs --redis: business keys and claims are kept in Redis, where every replica and every restart finds them`);
       }

@@ -3,7 +3,7 @@ import { callSignature } from './call-signature.js';
 import { describePolicyText } from './messages.js';
 import { resolveOptions, validateOptions, type ResolvedOptions } from './policy.js';
 import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
-import { resolveSharedLedger, type ResolvedSharedLedger, type SharedLedgerEngineOptions } from './shared-ledger/shared-ledger-options.js';
+import { DEFAULT_CLAIM_LEASE_MS, positiveMsOption, resolveSharedLedger, type ResolvedSharedLedger, type SharedLedgerEngineOptions } from './shared-ledger/shared-ledger-options.js';
 import type { RunStore } from './shared-ledger/run-store.js';
 import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
 import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
@@ -75,6 +75,8 @@ export class LoopGuard {
   private warnedAboutCap = false;
   private readonly hooks: RunHooks;
   private readonly shared: ResolvedSharedLedger | undefined;
+  /** `claimLeaseMs` without a store (checked as with one): only `loopguard serve`'s decision API reads it then. */
+  private readonly unsharedClaimLeaseMs: number;
   private readonly reporter: SharedLedgerReporter;
   /**
    * Runs' links with changes not yet in the store, whether or not the run is still in
@@ -99,6 +101,7 @@ export class LoopGuard {
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;
     this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns });
+    this.unsharedClaimLeaseMs = positiveMsOption(claimLeaseMs, 'claimLeaseMs', DEFAULT_CLAIM_LEASE_MS);
     this.reporter = {
       storeFailed: (runId, operation, error) => {
         if (!this.storeDown) {
@@ -202,6 +205,15 @@ export class LoopGuard {
   /** The engine has a shared store: async wrappers claim calls across processes. */
   get isShared(): boolean {
     return this.shared !== undefined;
+  }
+
+  /**
+   * How long a claimed call may go unfinished before it is treated as timed out: `claimLeaseMs`
+   * (default 120 000), with or without a store. `loopguard serve` applies it to the calls its
+   * remote agents claim and never report back.
+   */
+  get claimLeaseMs(): number {
+    return this.shared?.claimLeaseMs ?? this.unsharedClaimLeaseMs;
   }
 
   /** The shared store given as `store` (undefined without one): `loopguard serve` lends it to remote ledgers. */

@@ -1,6 +1,6 @@
 import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
-import type { CallEffect, CallOutcome, ModelUsage, ToolCall } from '../core/types.js';
+import type { CallEffect, CallOutcome, ModelUsage, PrehashedOutcome, ToolCall } from '../core/types.js';
 import { ServerRequestError } from './server-request-error.js';
 
 /** Options of {@link DecisionApi}. */
@@ -8,7 +8,27 @@ export interface DecisionApiOptions {
   guard: LoopGuard;
   /** Claimed calls whose outcome has not come back, kept at most; the oldest go first. Default 100 000. */
   maxOpenTickets?: number;
+  /**
+   * A claimed call whose outcome has not come back this long after its claim is recorded as
+   * timed out (document 001: it may have run), as other processes sharing a store record one
+   * another's: an identical read may then run again, an identical write meets the
+   * unknown-outcome rule, instead of "already running" forever when an agent crashed or never
+   * reported. A late outcome is still accepted. Default: the engine's `claimLeaseMs` (120 000).
+   */
+  ticketLeaseMs?: number;
+  /** The clock of the lease, in epoch ms. Default `Date.now`. */
+  now?: () => number;
 }
+
+/** A claimed call the API holds: its ticket, its run, and when it was claimed. */
+interface OpenTicket {
+  readonly ticket: CallTicket;
+  readonly runId: string;
+  readonly claimedAt: number;
+}
+
+/** What a call that never reported back is recorded as (the shared ledger's own record of one); a fresh object each time, as the engine may stamp it. */
+const abandoned = (): PrehashedOutcome => ({ outcome: 'timeout', errorType: 'abandoned' });
 
 const MAX_ID_CHARS = 512;
 const EFFECTS: ReadonlySet<string> = new Set<CallEffect>(['read', 'write', 'unknown']);
@@ -30,13 +50,19 @@ type Json = Record<string, unknown>;
 export class DecisionApi {
   private readonly guard: LoopGuard;
   private readonly maxOpenTickets: number;
-  /** Tickets of calls claimed here, by `runId \0 ticket`; insertion order = age. */
-  private readonly tickets = new Map<string, CallTicket>();
+  private readonly ticketLeaseMs: number;
+  private readonly now: () => number;
+  /** Tickets of calls claimed here, by `runId \0 ticket`; insertion order = age. Kept past their lease, for a late outcome. */
+  private readonly tickets = new Map<string, OpenTicket>();
+  /** The same, until their lease runs out (then recorded as timed out); insertion order = age. */
+  private readonly leased = new Map<string, OpenTicket>();
   private sequence = 0;
 
   constructor(options: DecisionApiOptions) {
     this.guard = options.guard;
     this.maxOpenTickets = options.maxOpenTickets ?? 100_000;
+    this.ticketLeaseMs = options.ticketLeaseMs ?? options.guard.claimLeaseMs;
+    this.now = options.now ?? Date.now;
   }
 
   get openTickets(): number {
@@ -52,6 +78,7 @@ export class DecisionApi {
       if (typeof body.effect !== 'string' || !EFFECTS.has(body.effect)) throw badField('effect', `must be "read", "write" or "unknown", got ${JSON.stringify(body.effect)}`);
       call.effect = body.effect as CallEffect;
     }
+    this.expireLeases();
     const run = await this.openRun(runId);
     const ticket = await run.claimCall(call);
     await settled(run);
@@ -75,12 +102,13 @@ export class DecisionApi {
     else if (Object.hasOwn(body, 'result')) outcome = { result: body.result };
     else throw badField('result', 'give the tool\'s result as "result" (any JSON), or its failure as "error" ({ "type": "timeout", "message": "…" })');
     const key = `${runId}\u0000${token}`;
-    const local = this.tickets.get(key);
+    const local = this.tickets.get(key)?.ticket;
     const parsed = parseToken(token);
     let run: RunGuard;
     let ticket: CallTicket;
     if (local !== undefined) {
       this.tickets.delete(key);
+      this.leased.delete(key);
       run = this.guard.isShared ? await this.guard.resumeRun(runId) : (this.guard.getRun(runId) ?? this.guard.startRun(runId));
       ticket = local;
     } else {
@@ -151,7 +179,11 @@ export class DecisionApi {
     const stop = run.stopped;
     run.end();
     await settled(run);
-    for (const key of this.tickets.keys()) if (key.startsWith(`${runId}\u0000`)) this.tickets.delete(key);
+    for (const key of this.tickets.keys()) {
+      if (!key.startsWith(`${runId}\u0000`)) continue;
+      this.tickets.delete(key);
+      this.leased.delete(key);
+    }
     return stop === undefined ? { ended: true } : { ended: true, stopped: { reason: stop.reason, detail: stop.detail, round: stop.round } };
   }
 
@@ -184,9 +216,33 @@ export class DecisionApi {
     // reaches can complete it (the log does not carry it: it names the call, not the key).
     const held = ticket.key === undefined ? undefined : run.shared?.heldKeyOf(ticket.key);
     if (held !== undefined) token += `.${Buffer.from(JSON.stringify([held.key.scope, held.key.value, held.owner])).toString('base64url')}`;
-    this.tickets.set(`${runId}\u0000${token}`, ticket);
-    if (this.tickets.size > this.maxOpenTickets) this.tickets.delete(this.tickets.keys().next().value as string);
+    const key = `${runId}\u0000${token}`;
+    const open: OpenTicket = { ticket, runId, claimedAt: this.now() };
+    this.tickets.set(key, open);
+    this.leased.set(key, open);
+    if (this.tickets.size > this.maxOpenTickets) {
+      const oldest = this.tickets.keys().next().value as string;
+      this.tickets.delete(oldest);
+      this.leased.delete(oldest);
+    }
     return token;
+  }
+
+  /**
+   * Records as timed out every call whose lease ran out without an outcome, oldest first: the
+   * walk stops at the first one still inside its lease, so a claim pays for what expired only.
+   * A run no longer open here is left to whoever opens it next (with a store, any replica's
+   * link expires the calls of other link ids; a resumed run's link is a new one).
+   */
+  private expireLeases(): void {
+    if (this.leased.size === 0) return;
+    const expiredBefore = this.now() - this.ticketLeaseMs;
+    for (const [key, open] of this.leased) {
+      if (open.claimedAt > expiredBefore) break;
+      this.leased.delete(key);
+      const run = this.guard.getRun(open.runId);
+      if (run !== undefined && !run.isEnded) run.finishCall(open.ticket, abandoned());
+    }
   }
 }
 

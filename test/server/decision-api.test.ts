@@ -65,6 +65,32 @@ describe('loopguard serve: decision API', function () {
     }
   });
 
+  for (const shared of [false, true]) {
+    it(`a claim never reported back (the agent crashed, or forgot) is timed out after claimLeaseMs: a read runs again, a write meets the unknown-outcome rule (${shared ? 'a shared store' : 'no store'})`, async () => {
+      const leased = await startLoopGuardServer({ guard: new LoopGuard({ claimLeaseMs: 300, ...(shared ? { store: createMemoryRunStore() } : {}) }), port: 0 });
+      try {
+        const calls = `${leased.url}/v1/runs/crashed-agent/calls`;
+        const read = { tool: 'read_file', arguments: { path: 'notes.md' } };
+        const write = { tool: 'send_email', arguments: { to: 'ops@example.com', body: 'hi' } };
+        const first = await postJson(calls, read);
+        expect(first.body.decision).to.equal('allow');
+        expect((await postJson(calls, write)).body.decision).to.equal('allow');
+        // Inside the lease: still running, as far as anyone can tell.
+        expect((await postJson(calls, read)).body).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        // Before: "already running" for as long as the run lasted. The write first: a call that
+        // runs in between is the model's chance to look, after which the write may be retried.
+        expect((await postJson(calls, write)).body).to.include({ decision: 'refuse', reason: 'write.outcome_unknown' });
+        expect((await postJson(calls, read)).body.decision).to.equal('allow');
+        // A late outcome is accepted, not a 404 that would crash a client.
+        const late = await postJson(`${calls}/${encodeURIComponent(first.body.ticket)}/outcome`, { result: '# notes' });
+        expect(late.status, JSON.stringify(late.body)).to.equal(200);
+      } finally {
+        await leased.close();
+      }
+    });
+  }
+
   it('runs are kept apart: a stopped run does not touch another run', async () => {
     await playOverHttp(() => server.url, 'apart-a', LOOPING_RUN);
     const other = await postJson(`${server.url}/v1/runs/apart-b/calls`, { tool: 'search', arguments: { q: 'refund policy' } });

@@ -65,7 +65,8 @@ export interface SharedLedgerEngineOptions {
   /**
    * A call another process started and never finished counts as timed out after this long, in
    * ms (its process probably died), so an identical call is no longer refused as in flight.
-   * Default 120 000.
+   * `loopguard serve` applies it, with or without a store, to calls its remote agents claimed
+   * and never reported back. Default 120 000.
    */
   claimLeaseMs?: number;
   /**
@@ -79,6 +80,9 @@ export interface SharedLedgerEngineOptions {
    */
   ownedRuns?: boolean;
 }
+
+/** How long a call may go unfinished before others treat it as timed out (`claimLeaseMs`): two minutes. */
+export const DEFAULT_CLAIM_LEASE_MS = 120_000;
 
 /** How long a done business key is remembered when its policy says nothing (`idempotentWrites.<tool>.ttlMs`): a day. */
 export const DEFAULT_BUSINESS_KEY_TTL_MS = 86_400_000;
@@ -220,7 +224,7 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
     idempotentWrites: writes,
     callsFailOpen: calls === 'open',
     idempotentWritesFailOpen: idempotent === 'open',
-    claimLeaseMs: positiveMsOption(claimLeaseMs, 'claimLeaseMs', 120_000),
+    claimLeaseMs: positiveMsOption(claimLeaseMs, 'claimLeaseMs', DEFAULT_CLAIM_LEASE_MS),
     ownedRuns: ownedRuns === true,
   };
 }
