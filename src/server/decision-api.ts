@@ -79,7 +79,7 @@ export class DecisionApi {
       call.effect = body.effect as CallEffect;
     }
     this.expireLeases();
-    const run = await this.openRun(runId);
+    const run = await this.openLiveRun(runId);
     const ticket = await run.claimCall(call);
     await settled(run);
     const decision = ticket.decision;
@@ -138,7 +138,7 @@ export class DecisionApi {
   /** POST /v1/runs/{runId}/rounds */
   async beginRound(runId: string, body: Json): Promise<Json> {
     const usage = optionalUsage(body);
-    const run = await this.openRun(runId);
+    const run = await this.openLiveRun(runId);
     const round = run.beginRound(usage);
     await settled(run);
     return { round };
@@ -206,8 +206,28 @@ export class DecisionApi {
     // after other replicas moved it on: catch up first, so shouldStop and rounds judge the
     // whole log (a claim is compare-and-append anyway).
     if (this.guard.isShared) return this.guard.resumeRun(runId);
-    const run = this.guard.getRun(runId);
-    return run !== undefined && !run.isEnded ? run : this.guard.startRun(runId);
+    // An ended run is answered as ended while the engine remembers it (endedRunTtlMs), as a
+    // shared store answers it from the log: restarting it here let a run loopguard stopped
+    // go on unguarded under the same id, and only without --redis.
+    return this.guard.getRun(runId) ?? this.guard.startRun(runId);
+  }
+
+  /**
+   * A run the agent ended is over: a new round or call under its id is a new run that reused
+   * the id (a fixed id copied from an example), which must not silently be refused tool after
+   * tool, or restarted over the ended run's record. A stopped run still answers `stop`.
+   */
+  private async openLiveRun(runId: string): Promise<RunGuard> {
+    const run = await this.openRun(runId);
+    if (run.isEnded && run.stopped === undefined) {
+      throw new ServerRequestError({
+        status: 409,
+        code: 'run_ended',
+        message: `run ${JSON.stringify(runId)} has ended (POST /v1/runs/{runId}/end); a run id names one run: start the next run under a new id (a UUID)`,
+        field: 'runId',
+      });
+    }
+    return run;
   }
 
   private keep(runId: string, ticket: CallTicket, run: RunGuard): string {

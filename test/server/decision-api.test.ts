@@ -91,6 +91,35 @@ describe('loopguard serve: decision API', function () {
     });
   }
 
+  for (const shared of [false, true]) {
+    it(`a run id names one run: after end, a round or a claim is 409 run_ended; a stopped run keeps answering stop (${shared ? 'a shared store' : 'no store'})`, async () => {
+      const guard = new LoopGuard(shared ? { store: createMemoryRunStore() } : {});
+      const one = await startLoopGuardServer({ guard, port: 0 });
+      try {
+        const run = `${one.url}/v1/runs/reused-id`;
+        await postJson(`${run}/rounds`);
+        const claim = await postJson(`${run}/calls`, { tool: 'search', arguments: { q: 'a' } });
+        await postJson(`${run}/calls/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: ['a'] });
+        await postJson(`${run}/end`);
+        // Before: without a store, a fresh run under the old id; with one, every call refused.
+        for (const answer of [await postJson(`${run}/rounds`), await postJson(`${run}/calls`, { tool: 'search', arguments: { q: 'b' } })]) {
+          expect(answer.status).to.equal(409);
+          expect(answer.body.error).to.include({ code: 'run_ended', field: 'runId' });
+          expect(answer.body.error.message).to.match(/new id/);
+        }
+        // A run loopguard stopped, then ended: not restarted under its id (before, without a
+        // store, it was, and the loop went on).
+        const stopped = await playOverHttp(() => one.url, 'stopped-id', LOOPING_RUN);
+        expect(stopped.at(-1)).to.match(/ stop /);
+        await postJson(`${one.url}/v1/runs/stopped-id/end`);
+        const after = await postJson(`${one.url}/v1/runs/stopped-id/calls`, { tool: 'search', arguments: { q: 'fresh' } });
+        expect(after.body.decision).to.equal('stop');
+      } finally {
+        await one.close();
+      }
+    });
+  }
+
   it('runs are kept apart: a stopped run does not touch another run', async () => {
     await playOverHttp(() => server.url, 'apart-a', LOOPING_RUN);
     const other = await postJson(`${server.url}/v1/runs/apart-b/calls`, { tool: 'search', arguments: { q: 'refund policy' } });
@@ -120,6 +149,16 @@ describe('loopguard serve: decision API', function () {
       'post /v1/runs/{runId}/calls 400': () => postJson(`${server.url}/v1/runs/oa/calls`, { arguments: {} }),
       'post /v1/runs/{runId}/calls 401': () => postJson(`${secured.url}/v1/runs/oa/calls`, { tool: 'search' }, { authorization: 'Bearer wrong-token-of-some-length' }),
       'post /v1/runs/{runId}/calls 413': () => postJson(`${server.url}/v1/runs/oa/calls`, { tool: 'search', arguments: 'x'.repeat(70 * 1024) }),
+      'post /v1/runs/{runId}/calls 409': async () => {
+        await postJson(`${server.url}/v1/runs/oa-over/rounds`);
+        await postJson(`${server.url}/v1/runs/oa-over/end`);
+        return postJson(`${server.url}/v1/runs/oa-over/calls`, { tool: 'search', arguments: {} });
+      },
+      'post /v1/runs/{runId}/rounds 409': async () => {
+        await postJson(`${server.url}/v1/runs/oa-over-2/rounds`);
+        await postJson(`${server.url}/v1/runs/oa-over-2/end`);
+        return postJson(`${server.url}/v1/runs/oa-over-2/rounds`);
+      },
       'post /v1/runs/{runId}/calls 415': () => postJson(`${server.url}/v1/runs/oa/calls`, 'tool=search', { 'content-type': 'application/x-www-form-urlencoded' }),
       'post /v1/runs/{runId}/calls/{ticket}/outcome 200': () => postJson(`${server.url}/v1/runs/oa/calls/${encodeURIComponent(allowed.body.ticket)}/outcome`, { result: { hits: [] } }),
       'post /v1/runs/{runId}/calls/{ticket}/outcome 400': () => postJson(`${server.url}/v1/runs/oa/calls/whatever/outcome`, {}),
