@@ -4,7 +4,7 @@ Standard library only (urllib, json), one file: copy it next to your agent. Pyth
 
     from loopguard_client import LoopGuardClient
 
-    run = LoopGuardClient("http://127.0.0.1:4319").run("run-42")
+    run = LoopGuardClient("http://127.0.0.1:4319").run(str(uuid.uuid4()))   # a new id per run
     run.begin_round()                       # before each model call
     decision = run.claim("search", {"q": "refund policy"})
     if decision.allowed:
@@ -23,6 +23,7 @@ catch LoopGuardError around `claim`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import urllib.error
 import urllib.parse
@@ -93,7 +94,9 @@ class LoopGuardClient:
         return GuardedRun(self, run_id)
 
     def request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        data = None if body is None else json.dumps(body).encode("utf-8")
+        # default=str: a tool result that is not JSON (a datetime, bytes, an object) is sent as its
+        # text rather than raising TypeError inside the agent's loop.
+        data = None if body is None else json.dumps(body, default=str).encode("utf-8")
         headers = {"content-type": "application/json", "accept": "application/json"}
         if self.token is not None:
             headers["authorization"] = f"Bearer {self.token}"
@@ -153,7 +156,16 @@ class GuardedRun:
             raise ValueError("outcome() is for allowed calls: this decision has no ticket")
         body: Dict[str, Any] = {"error": error} if error is not None else {"result": result}
         path = f"{self._path}/calls/{urllib.parse.quote(decision.ticket, safe='')}/outcome"
-        return str(self.client.request("POST", path, body)["novelty"])
+        try:
+            return str(self.client.request("POST", path, body)["novelty"])
+        except LoopGuardError as problem:
+            if problem.status != 413 or error is not None:
+                raise
+        # Larger than the server takes (its --max-body-bytes, 4 MiB by default): its digest stands
+        # for it, so the same large result again still reads as seen (noise in it is not filtered).
+        text = json.dumps(result, default=str, sort_keys=True).encode("utf-8")
+        digest = {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
+        return str(self.client.request("POST", path, {"result": digest})["novelty"])
 
     def should_stop(self) -> RunDecision:
         """After a round's calls finished: stop the loop when `.stopped` (give the model `.message`)."""

@@ -58,6 +58,32 @@ describe('Python client (clients/python, standard library only) against a runnin
     expect(result.stdout.trim().split('\n')).to.deep.equal(['refuse', 'allow']);
   });
 
+  it('a result the server will not take (over --max-body-bytes) or that is not JSON still gets its outcome recorded, without raising in the agent', async () => {
+    const small = await startServeProcess(['--max-body-bytes', '4096']);
+    try {
+      const script = [
+        'import sys, datetime',
+        `sys.path.insert(0, ${JSON.stringify(CLIENT_DIR)})`,
+        'from loopguard_client import LoopGuardClient',
+        'run = LoopGuardClient(sys.argv[1]).run("python-large-result")',
+        'big = "line of a large log\\n" * 2000',
+        'run.begin_round()',
+        'for path in ("a.log", "b.log"):',
+        '    d = run.claim("read_file", {"path": path}, effect="read")',
+        '    print(run.outcome(d, result=big))',
+        'd = run.claim("read_file", {"path": "c.log"}, effect="read")',
+        'print(run.outcome(d, result={"modified": datetime.datetime(2026, 12, 5, 12, 0)}))',
+        'run.end()',
+      ].join('\n');
+      const result = spawnSync('python3', ['-c', script, small.url], { encoding: 'utf8' });
+      // Before: LoopGuardError 413 from outcome() (the agent's loop crashed), then TypeError for the datetime.
+      expect(result.stderr).to.equal('');
+      expect(result.stdout.trim().split('\n')).to.deep.equal(['new', 'seen', 'new']);
+    } finally {
+      expect(await small.stop()).to.equal(0);
+    }
+  });
+
   it('the client module type-checks as typed Python (compiles, and every public function is annotated)', () => {
     const check = spawnSync(
       'python3',
