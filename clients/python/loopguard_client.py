@@ -140,7 +140,22 @@ class GuardedRun:
             body["callId"] = call_id
         if effect is not None:
             body["effect"] = effect
-        answer = self.client.request("POST", self._path + "/calls", body)
+        try:
+            answer = self.client.request("POST", self._path + "/calls", body)
+        except LoopGuardError as problem:
+            if problem.status != 413:
+                raise
+            # Arguments larger than the server takes (a whole file to write): each large value is
+            # sent as its digest, so the call keeps its identity and its small fields (a path, a
+            # business key); if that is still too large, the arguments as a whole.
+            body["arguments"] = _digested(arguments, 64 * 1024)
+            try:
+                answer = self.client.request("POST", self._path + "/calls", body)
+            except LoopGuardError as again:
+                if again.status != 413:
+                    raise
+                body["arguments"] = _digested(arguments, 0)
+                answer = self.client.request("POST", self._path + "/calls", body)
         return CallDecision(
             decision=answer["decision"],
             ticket=answer.get("ticket"),
@@ -163,9 +178,7 @@ class GuardedRun:
                 raise
         # Larger than the server takes (its --max-body-bytes, 4 MiB by default): its digest stands
         # for it, so the same large result again still reads as seen (noise in it is not filtered).
-        text = json.dumps(result, default=str, sort_keys=True).encode("utf-8")
-        digest = {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
-        return str(self.client.request("POST", path, {"result": digest})["novelty"])
+        return str(self.client.request("POST", path, {"result": _digested(result, 0)})["novelty"])
 
     def should_stop(self) -> RunDecision:
         """After a round's calls finished: stop the loop when `.stopped` (give the model `.message`)."""
@@ -190,3 +203,12 @@ class GuardedRun:
     def end(self) -> None:
         """The run is over. Idempotent."""
         self.client.request("POST", self._path + "/end", {})
+
+
+def _digested(value: Any, largest: int) -> Any:
+    """`value` with every top-level value of a dict whose JSON is over `largest` bytes replaced by
+    its SHA-256 and size; a value that is not a dict (or `largest` 0) is replaced whole."""
+    if isinstance(value, dict) and largest > 0:
+        return {key: _digested(item, 0) if len(json.dumps(item, default=str)) > largest else item for key, item in value.items()}
+    text = json.dumps(value, default=str, sort_keys=True).encode("utf-8")
+    return {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}

@@ -58,7 +58,7 @@ describe('Python client (clients/python, standard library only) against a runnin
     expect(result.stdout.trim().split('\n')).to.deep.equal(['refuse', 'allow']);
   });
 
-  it('a result the server will not take (over --max-body-bytes) or that is not JSON still gets its outcome recorded, without raising in the agent', async () => {
+  it('a result or arguments the server will not take (over --max-body-bytes), or a result that is not JSON, are still recorded, without raising in the agent', async () => {
     const small = await startServeProcess(['--max-body-bytes', '4096']);
     try {
       const script = [
@@ -73,12 +73,18 @@ describe('Python client (clients/python, standard library only) against a runnin
         '    print(run.outcome(d, result=big))',
         'd = run.claim("read_file", {"path": "c.log"}, effect="read")',
         'print(run.outcome(d, result={"modified": datetime.datetime(2026, 12, 5, 12, 0)}))',
+        // Arguments over the limit (a whole file to write): claimed by digest, identity kept.
+        'content = "x" * 70000',
+        'first = run.claim("write_file", {"path": "big.txt", "content": content}, effect="write")',
+        'second = run.claim("write_file", {"path": "big.txt", "content": content}, effect="write")',
+        'other = run.claim("write_file", {"path": "big.txt", "content": content + "y"}, effect="write")',
+        'print(first.decision, second.reason, other.decision)',
         'run.end()',
       ].join('\n');
       const result = spawnSync('python3', ['-c', script, small.url], { encoding: 'utf8' });
       // Before: LoopGuardError 413 from outcome() (the agent's loop crashed), then TypeError for the datetime.
       expect(result.stderr).to.equal('');
-      expect(result.stdout.trim().split('\n')).to.deep.equal(['new', 'seen', 'new']);
+      expect(result.stdout.trim().split('\n')).to.deep.equal(['new', 'seen', 'new', 'allow repeat.in_flight allow']);
     } finally {
       expect(await small.stop()).to.equal(0);
     }
