@@ -120,6 +120,28 @@ describe('loopguard serve: decision API', function () {
     });
   }
 
+  it('an answer tool is never refused or swallowed (issue 18): after a stop it runs until one answer was delivered; other tools get the stop', async () => {
+    const stopped = await playOverHttp(() => server.url, 'answer-after-stop', LOOPING_RUN);
+    expect(stopped.at(-1)).to.match(/ stop /);
+    const calls = `${server.url}/v1/runs/answer-after-stop/calls`;
+    const answer = { answer: 'The refund window is 30 days.' };
+    expect((await postJson(calls, { tool: 'search', arguments: { q: 'one more' } })).body.decision).to.equal('stop');
+    // A delivery that failed is not a delivered answer: the answer may be sent again.
+    const failed = await postJson(calls, { tool: 'send_msg_to_user', arguments: answer });
+    expect(failed.body.decision, JSON.stringify(failed.body)).to.equal('allow');
+    await postJson(`${calls}/${encodeURIComponent(failed.body.ticket)}/outcome`, { error: { type: 'ConnectionError', message: 'chat backend unreachable' } });
+    const delivered = await postJson(calls, { tool: 'send_msg_to_user', arguments: answer });
+    expect(delivered.body.decision, JSON.stringify(delivered.body)).to.equal('allow');
+    expect((await postJson(`${calls}/${encodeURIComponent(delivered.body.ticket)}/outcome`, { result: 'delivered' })).status).to.equal(200);
+    // Delivered: answering on and on after that is a loop on the answer tool (terminal-tools.ts).
+    expect((await postJson(calls, { tool: 'final_answer', arguments: answer })).body.decision).to.equal('stop');
+    // A hand-off is an answer tool too, on a run of its own.
+    const handOff = await playOverHttp(() => server.url, 'hand-off-after-stop', LOOPING_RUN);
+    expect(handOff.at(-1)).to.match(/ stop /);
+    const transfer = await postJson(`${server.url}/v1/runs/hand-off-after-stop/calls`, { tool: 'transfer_to_human_agents', arguments: { summary: 'refund question' } });
+    expect(transfer.body.decision).to.equal('allow');
+  });
+
   it('runs are kept apart: a stopped run does not touch another run', async () => {
     await playOverHttp(() => server.url, 'apart-a', LOOPING_RUN);
     const other = await postJson(`${server.url}/v1/runs/apart-b/calls`, { tool: 'search', arguments: { q: 'refund policy' } });
