@@ -192,6 +192,18 @@ describe('issue 23: one door for a call decision (real Redis)', function () {
     expect(syncRun.startCall({ tool: 'send_email', args: { subject: 'no recipient' } }).decision.action).to.equal('allow');
   });
 
+  it('issue 23 #2: a business-key write known only by its hash (a span without arguments) is refused on the async door too, and the warning says what to record', async () => {
+    const idempotentWrites = { send_email: { key: ['to', 'subject'] } };
+    const { guard, warnings } = await engine({ idempotentWrites });
+    const run = guard.startRun('hash-only');
+    const ticket = await run.claimCall({ tool: 'send_email', argsHash: run.argsHash('send_email', { to: 'x@example.com', subject: 'Hi' }) });
+    expect(ticket.decision.action === 'refuse' && ticket.decision.reason).to.equal('store.unavailable');
+    const said = warnings.filter((warning) => warning.includes('send_email'));
+    expect(said, warnings.join('\n')).to.have.length(1);
+    // Before: "decided on the synchronous path", which this call was not.
+    expect(said[0]).to.match(/without its arguments/).and.to.match(/gen_ai\.tool\.call\.arguments/).and.not.to.match(/synchronous path/);
+  });
+
   // The same two races through every other integration. What a worker of one run does when its
   // twin is already inside the same read, and what a second run does with a business-key
   // write another run is still running, must not depend on which integration the agent uses.

@@ -300,11 +300,18 @@ export class SharedRunLink {
     if (!isPrehashedCall(call) && safeKey(write, call.args) === undefined) return undefined;
     if (!(this.warnedUnclaimed ??= new Set()).has(call.tool)) {
       this.warnedUnclaimed.add(call.tool);
+      // Two ways here: the synchronous door, or a call known only by its hash on either door
+      // (a span that does not record arguments, read by the processor or by serve's OTLP
+      // receiver): the message names the one that applies.
+      const why = isPrehashedCall(call)
+        ? 'was decided without its arguments (a span that does not record them, or a call given by its hash), so its key cannot be read; '
+        : 'was decided on the synchronous path (run.startCall, or the span processor\'s onStart for a span no async wrapper claimed), which cannot wait for the store to claim the key; ';
+      const fix = isPrehashedCall(call)
+        ? 'Record the call\'s arguments on its span (gen_ai.tool.call.arguments), or claim it with its arguments.'
+        : 'Decide such calls with await run.claimCall(...) (instrumentTool and every framework integration do).';
       this.reporter.warn(
-        `run ${JSON.stringify(this.replica.id)}: ${call.tool} has a business key (idempotentWrites.${call.tool}) but was decided on the synchronous path ` +
-          '(run.startCall, or the span processor\'s onStart for a span no async wrapper claimed), which cannot wait for the store to claim the key; ' +
-          'it is refused (store.unavailable) rather than run without exactly-once protection. Decide such calls with await run.claimCall(...) ' +
-          '(instrumentTool and every framework integration do). Said once per tool and run.',
+        `run ${JSON.stringify(this.replica.id)}: ${call.tool} has a business key (idempotentWrites.${call.tool}) but ${why}` +
+          `it is refused (store.unavailable) rather than run without exactly-once protection. ${fix} Said once per tool and run.`,
       );
     }
     return { reason: 'store.unavailable', message: unclaimedWriteMessage(call.tool) };
