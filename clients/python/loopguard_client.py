@@ -29,7 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["LoopGuardClient", "GuardedRun", "CallDecision", "RunDecision", "LoopGuardError"]
 
@@ -140,22 +140,10 @@ class GuardedRun:
             body["callId"] = call_id
         if effect is not None:
             body["effect"] = effect
-        try:
-            answer = self.client.request("POST", self._path + "/calls", body)
-        except LoopGuardError as problem:
-            if problem.status != 413:
-                raise
-            # Arguments larger than the server takes (a whole file to write): each large value is
-            # sent as its digest, so the call keeps its identity and its small fields (a path, a
-            # business key); if that is still too large, the arguments as a whole.
-            body["arguments"] = _digested(arguments, 64 * 1024)
-            try:
-                answer = self.client.request("POST", self._path + "/calls", body)
-            except LoopGuardError as again:
-                if again.status != 413:
-                    raise
-                body["arguments"] = _digested(arguments, 0)
-                answer = self.client.request("POST", self._path + "/calls", body)
+        # Arguments larger than the server takes (a whole file to write): each large value is sent
+        # as its digest, so the call keeps its identity and its small fields (a path, a business
+        # key); if that is still too large, the arguments as a whole.
+        answer = self._post_fitting(self._path + "/calls", body, "arguments", (64 * 1024, 0))
         return CallDecision(
             decision=answer["decision"],
             ticket=answer.get("ticket"),
@@ -169,16 +157,25 @@ class GuardedRun:
         """What an allowed call returned (`result`, any JSON value) or how it failed (`error={"type": ..., "message": ...}`)."""
         if decision.ticket is None:
             raise ValueError("outcome() is for allowed calls: this decision has no ticket")
-        body: Dict[str, Any] = {"error": error} if error is not None else {"result": result}
         path = f"{self._path}/calls/{urllib.parse.quote(decision.ticket, safe='')}/outcome"
-        try:
-            return str(self.client.request("POST", path, body)["novelty"])
-        except LoopGuardError as problem:
-            if problem.status != 413 or error is not None:
-                raise
-        # Larger than the server takes (its --max-body-bytes, 4 MiB by default): its digest stands
-        # for it, so the same large result again still reads as seen (noise in it is not filtered).
-        return str(self.client.request("POST", path, {"result": _digested(result, 0)})["novelty"])
+        if error is not None:
+            return str(self.client.request("POST", path, {"error": error})["novelty"])
+        # A result larger than the server takes: its digest stands for it, so the same large result
+        # again still reads as seen (noise in it is not filtered).
+        return str(self._post_fitting(path, {"result": result}, "result", (0,))["novelty"])
+
+    def _post_fitting(self, path: str, body: Dict[str, Any], field: str, largest: Tuple[int, ...]) -> Dict[str, Any]:
+        """POSTs `body`; while the server answers 413 (over its --max-body-bytes, 4 MiB by default),
+        again with `body[field]` digested down to each of `largest` in turn (see `_digested`)."""
+        value = body[field]
+        for limit in largest:
+            try:
+                return self.client.request("POST", path, body)
+            except LoopGuardError as problem:
+                if problem.status != 413:
+                    raise
+            body[field] = _digested(value, limit)
+        return self.client.request("POST", path, body)
 
     def should_stop(self) -> RunDecision:
         """After a round's calls finished: stop the loop when `.stopped` (give the model `.message`)."""

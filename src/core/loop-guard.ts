@@ -75,8 +75,12 @@ export class LoopGuard {
   private warnedAboutCap = false;
   private readonly hooks: RunHooks;
   private readonly shared: ResolvedSharedLedger | undefined;
-  /** `claimLeaseMs` without a store (checked as with one): only `loopguard serve`'s decision API reads it then. */
-  private readonly unsharedClaimLeaseMs: number;
+  /**
+   * How long a claimed call may go unfinished before it is treated as timed out: `claimLeaseMs`
+   * (default 120 000), with or without a store (the shared ledger resolves the same value).
+   * `loopguard serve` applies it to the calls its remote agents claim and never report back.
+   */
+  readonly claimLeaseMs: number;
   private readonly reporter: SharedLedgerReporter;
   /**
    * Runs' links with changes not yet in the store, whether or not the run is still in
@@ -101,7 +105,7 @@ export class LoopGuard {
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;
     this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns });
-    this.unsharedClaimLeaseMs = positiveMsOption(claimLeaseMs, 'claimLeaseMs', DEFAULT_CLAIM_LEASE_MS);
+    this.claimLeaseMs = positiveMsOption(claimLeaseMs, 'claimLeaseMs', DEFAULT_CLAIM_LEASE_MS);
     this.reporter = {
       storeFailed: (runId, operation, error) => {
         if (!this.storeDown) {
@@ -205,15 +209,6 @@ export class LoopGuard {
   /** The engine has a shared store: async wrappers claim calls across processes. */
   get isShared(): boolean {
     return this.shared !== undefined;
-  }
-
-  /**
-   * How long a claimed call may go unfinished before it is treated as timed out: `claimLeaseMs`
-   * (default 120 000), with or without a store. `loopguard serve` applies it to the calls its
-   * remote agents claim and never report back.
-   */
-  get claimLeaseMs(): number {
-    return this.shared?.claimLeaseMs ?? this.unsharedClaimLeaseMs;
   }
 
   /** The shared store given as `store` (undefined without one): `loopguard serve` lends it to remote ledgers. */

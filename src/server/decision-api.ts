@@ -107,9 +107,8 @@ export class DecisionApi {
     let run: RunGuard;
     let ticket: CallTicket;
     if (local !== undefined) {
-      this.tickets.delete(key);
-      this.leased.delete(key);
-      run = this.guard.isShared ? await this.guard.resumeRun(runId) : (this.guard.getRun(runId) ?? this.guard.startRun(runId));
+      this.forget(key);
+      run = await this.openRun(runId);
       ticket = local;
     } else {
       if (!this.guard.isShared || parsed === undefined || parsed.logKey === undefined) {
@@ -179,11 +178,7 @@ export class DecisionApi {
     const stop = run.stopped;
     run.end();
     await settled(run);
-    for (const key of this.tickets.keys()) {
-      if (!key.startsWith(`${runId}\u0000`)) continue;
-      this.tickets.delete(key);
-      this.leased.delete(key);
-    }
+    for (const key of this.tickets.keys()) if (key.startsWith(`${runId}\u0000`)) this.forget(key);
     return stop === undefined ? { ended: true } : { ended: true, stopped: { reason: stop.reason, detail: stop.detail, round: stop.round } };
   }
 
@@ -240,12 +235,14 @@ export class DecisionApi {
     const open: OpenTicket = { ticket, runId, claimedAt: this.now() };
     this.tickets.set(key, open);
     this.leased.set(key, open);
-    if (this.tickets.size > this.maxOpenTickets) {
-      const oldest = this.tickets.keys().next().value as string;
-      this.tickets.delete(oldest);
-      this.leased.delete(oldest);
-    }
+    if (this.tickets.size > this.maxOpenTickets) this.forget(this.tickets.keys().next().value as string);
     return token;
+  }
+
+  /** Drops a ticket from both maps (its outcome came, its run ended, or it is the oldest past maxOpenTickets). */
+  private forget(key: string): void {
+    this.tickets.delete(key);
+    this.leased.delete(key);
   }
 
   /**

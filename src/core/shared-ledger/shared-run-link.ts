@@ -303,10 +303,11 @@ export class SharedRunLink {
       // Two ways here: the synchronous door, or a call known only by its hash on either door
       // (a span that does not record arguments, read by the processor or by serve's OTLP
       // receiver): the message names the one that applies.
-      const why = isPrehashedCall(call)
+      const hashOnly = isPrehashedCall(call);
+      const why = hashOnly
         ? 'was decided without its arguments (a span that does not record them, or a call given by its hash), so its key cannot be read; '
         : 'was decided on the synchronous path (run.startCall, or the span processor\'s onStart for a span no async wrapper claimed), which cannot wait for the store to claim the key; ';
-      const fix = isPrehashedCall(call)
+      const fix = hashOnly
         ? 'Record the call\'s arguments on its span (gen_ai.tool.call.arguments), or claim it with its arguments.'
         : 'Decide such calls with await run.claimCall(...) (instrumentTool and every framework integration do).';
       this.reporter.warn(
