@@ -275,7 +275,9 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   if (prehashed.outcome !== 'success') return prehashed;
   // What the text says is read the same whether the tool returned it plainly or as an MCP text part.
   const said = typeof result === 'string' ? result : soleTextPart(result);
-  if (isNotFoundAnswer(said ?? result)) prehashed.aboutArguments = true;
+  // A shell's output is a program's, not the tool's answer about its arguments: "xxd: command not
+  // found" says the machine lacks a program, and ten reworded pipelines around it are a loop.
+  if (isArgumentErrorAnswer(said ?? result, policy.shellArg === undefined)) prehashed.aboutArguments = true;
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
   return prehashed;
 }
@@ -653,8 +655,25 @@ const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|inva
  */
 const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't|unable to) find|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
 
+/**
+ * Errors that say an argument's value is not one the tool accepts, or is missing: WorkBench's
+ * sandbox tools answer "Value to plot must be one of 'total_visits', …", "Assignee email not
+ * valid. Please choose from the list of team members.", "End date not provided." — as plain
+ * results, like "Email not found.". Another value after such an answer is the agent narrowing
+ * down, as after a "not found" (issue 18 #3): measured on every WorkBench run (eval/WIDE.md), a
+ * plot tool switched off after three such answers refused the call with the accepted value.
+ */
+const ARGUMENT_ERROR_PATTERN = /\b(?:not valid|is not a valid|must be one of|please (?:choose|select) (?:from|one of)|not provided|is required|are required)\b|^(?:invalid|missing)\b/i;
+
 /** Past this length a result is data, not an error text (a "not found" answer is one line). */
 const MAX_NOT_FOUND_ANSWER_LENGTH = 512;
+/**
+ * A plain answer this short, on one line, whose first clause says its argument is wrong (`Email
+ * not found.`, `Value to plot must be one of …`) is an error text even without an `Error:` lead.
+ * Longer, or with the phrase further in or after a `:`, it is data that mentions one.
+ */
+const MAX_PLAIN_ARGUMENT_ERROR_LENGTH = 240;
+const PLAIN_ARGUMENT_ERROR_HEAD = 40;
 /** An answer written as an error: `Error: …`, `ERROR …`, `Exception: …`, or JSON text of `{"error": …}`. */
 const ERROR_ANSWER_LEAD = /^\s*(?:error|exception)\b|^\{"error":/i;
 
@@ -664,10 +683,11 @@ const ERROR_ANSWER_LEAD = /^\s*(?:error|exception)\b|^\{"error":/i;
  * and the OpenAI Agents SDK hand a tool's error back this way: the call itself succeeds) or an
  * object `{"error": "Order not found"}`. Marked like the thrown error it stands for
  * (`aboutArguments`, fingerprintError), so a lookup by another email is narrowing down (issue 18
- * #3) rather than the sixth stale answer. Only short answers that lead with the error: a page
- * or a document that mentions "not found" somewhere is data.
+ * #3) rather than the sixth stale answer. Only short answers that lead with the error (or, on
+ * one short line, open with it: isPlainArgumentError): a page or a document that mentions "not
+ * found" somewhere is data.
  */
-function isNotFoundAnswer(result: unknown): boolean {
+function isArgumentErrorAnswer(result: unknown, plainTextCounts: boolean): boolean {
   let text = result;
   let isObject = false;
   if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
@@ -675,7 +695,19 @@ function isNotFoundAnswer(result: unknown): boolean {
     isObject = true;
   }
   if (typeof text !== 'string' || text.length > MAX_NOT_FOUND_ANSWER_LENGTH) return false;
-  return (isObject || ERROR_ANSWER_LEAD.test(text)) && NOT_FOUND_PATTERN.test(text);
+  if ((isObject || ERROR_ANSWER_LEAD.test(text)) && (NOT_FOUND_PATTERN.test(text) || ARGUMENT_ERROR_PATTERN.test(text))) return true;
+  return plainTextCounts && !isObject && isPlainArgumentError(text.trim());
+}
+
+/** `text`: trimmed. See MAX_PLAIN_ARGUMENT_ERROR_LENGTH. */
+function isPlainArgumentError(text: string): boolean {
+  // Prose only: JSON text (`[404]`) is judged as the value it stands for, text and value alike.
+  if (text.length > MAX_PLAIN_ARGUMENT_ERROR_LENGTH || text.includes('\n') || !/^[A-Za-z]/.test(text)) return false;
+  // The first clause only: "Searched the wiki: page not found in index 2" is a report, "Email not found." a refusal.
+  const clauseEnd = text.search(/[:;.]/);
+  const head = text.slice(0, Math.min(clauseEnd < 0 ? text.length : clauseEnd, PLAIN_ARGUMENT_ERROR_HEAD + 24));
+  const match = NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);
+  return match !== null && match.index <= PLAIN_ARGUMENT_ERROR_HEAD;
 }
 
 /**

@@ -547,7 +547,7 @@ export class RunGuard implements RunView, SharedReplica {
       record !== undefined &&
       record.state !== CallState.Failed &&
       record.state !== CallState.FailedTransient;
-    // The same said in a result (result-fingerprint.ts isNotFoundAnswer: "Error: user not found"
+    // The same said in a result (result-fingerprint.ts isArgumentErrorAnswer: "Error: user not found"
     // as the tool's text): this call's first answer. Counted with the failures that teach.
     const narrowingAnswer =
       !failed && this.profile === 'general' && prehashed.aboutArguments === true && record !== undefined && record.outcomeTag === 0;

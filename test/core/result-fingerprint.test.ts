@@ -30,6 +30,28 @@ describe('fingerprintResult', () => {
     }
   });
 
+  it('marks a one-line plain answer that opens by rejecting its argument (WorkBench sandbox tools), and not a shell program saying so', () => {
+    const rejections = [
+      "Value to plot must be one of 'total_visits', 'session_duration_seconds', 'user_engaged'",
+      'Assignee email not valid. Please choose from the list of team members.',
+      'Invalid recipient email address.',
+      'End date not provided.',
+      'Email not found.',
+      'Error: value must be one of a, b',
+    ];
+    for (const answer of rejections) {
+      expect(fingerprintResult(answer, policy, cap), answer).to.include({ outcome: 'success', aboutArguments: true });
+    }
+    const data = [
+      'The quarterly report says the key metric was not valid for Q3 because the source data arrived late.',
+      'Found 2 events.\nEnd date not provided.',
+      `Email not found.${' and more'.repeat(30)}`,
+    ];
+    for (const answer of data) expect(fingerprintResult(answer, policy, cap), answer.slice(0, 40)).not.to.have.property('aboutArguments');
+    const shell = resolveOptions({}).tool('bash');
+    expect(fingerprintResult('/bin/bash: line 1: xxd: command not found', shell, cap)).not.to.have.property('aboutArguments');
+  });
+
   it('gives empty results no fingerprint', () => {
     expect(fingerprintResult({ items: [], count: 0 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult('   ', policy, cap)).to.deep.equal({ outcome: 'empty' });

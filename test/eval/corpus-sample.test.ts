@@ -53,6 +53,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     'openhands-swebench-claude/django__django-10880.jsonl',
     // Shell agent (InterCode-Bash, gpt-4), reward 1 on turn 7: six different pipelines, then the right one.
     'intercode-bash/gpt-4/fs1-task47.jsonl',
+    // Workplace assistant (WorkBench, gpt-4, LangChain structured chat), checker passed: finds no meeting with lena
+    // ("No events found."), looks up her address, sends the mail (dotted tool names, `calendar.search_events`).
+    'workbench/gpt-4/domains-multi_domain-65.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -86,6 +89,8 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // CTF agent (InterCode-CTF, gpt-4) running its own refusal, "I'm sorry, but I can't assist with that.", as a shell
     // command turn after turn, each failing with the same bash error.
     'intercode-ctf/gpt-4/task20.jsonl',
+    // Workplace assistant (WorkBench, claude-2): the same bar chart asked for 13 times with identical arguments.
+    'workbench/claude-2/all-analytics-7.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {

@@ -30,6 +30,19 @@ const LONGEST = Math.max(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.len
  */
 export function isEmptyResultNotice(text: string): boolean {
   // Length first: every other result is turned away without trimming or a lookup.
-  if (text.length < SHORTEST || text.length > LONGEST + 16) return false;
-  return EMPTY_RESULT_NOTICES.has(text.trim());
+  if (text.length < SHORTEST_FOUND_NOTHING || text.length > LONGEST + 16) return false;
+  const trimmed = text.trim();
+  return EMPTY_RESULT_NOTICES.has(trimmed) || (trimmed.length <= MAX_FOUND_NOTHING_LENGTH && FOUND_NOTHING.test(trimmed));
 }
+
+/**
+ * A search tool's own words for zero results, as a whole answer: "No events found.", "No emails
+ * found." (WorkBench's calendar and email sandboxes), "No results found", "No matching records
+ * found". Measured on every WorkBench run (eval/WIDE.md): an agent looking for the next meeting
+ * day by day, each day answered "No events found.", was stopped on `stale_rounds` at its fifth
+ * day — document 000's "nothing turns up for another period either", cut off. "Email not found."
+ * is not one: a lookup by id that names nothing narrows down (result-fingerprint.ts).
+ */
+const FOUND_NOTHING = /^no (?:[a-z]+ ){0,2}(?:results?|matches|items|records|entries|events|emails|messages|tasks|customers|files|documents|rows|hits|users|orders)(?: were)? (?:found|matched|returned)\.?$/i;
+const MAX_FOUND_NOTHING_LENGTH = 48;
+const SHORTEST_FOUND_NOTHING = 'No rows found'.length;

@@ -37,6 +37,28 @@ describe('checks: failures that teach (issue 18 #3)', () => {
     expect(log.map((round) => round.after.action)).to.deep.equal(Array(6).fill('continue'));
   });
 
+  // WorkBench, mistral-8x7B, analytics query 80 (eval/corpus/scripts/src-workbench.mjs): the plot
+  // tool answered "Value to plot must be one of …" to three wrong values; the escalation ladder
+  // switched it off and refused the call with the value it accepts, the run's only plot.
+  it('a tool that rejected three different argument values still runs the fourth value (WorkBench analytics 80)', () => {
+    const rejected = "Value to plot must be one of 'total_visits', 'session_duration_seconds', 'user_engaged'";
+    const plot = (value: string, result: string): ScriptedCall[] => [{ tool: 'analytics.create_plot', args: { value_to_plot: value, plot_type: 'line' }, outcome: { result } }];
+    const invalidTool = (name: string): ScriptedCall[] => [{ tool: name, args: {}, outcome: { result: `${name} is not a valid tool, try one of [analytics.create_plot]` } }];
+    const rounds = [
+      [{ tool: 'analytics.get_average_session_duration', args: { time_min: '2023-11-20' }, outcome: { result: { '2023-11-20': 28.9 } } }],
+      plot('average_session_duration', rejected),
+      plot('average_session_duration', rejected),
+      invalidTool('analytics.get_available_plot_values'),
+      invalidTool('analytics.get_available_plot_values'),
+      plot('average_session_duration_seconds', rejected),
+      plot('average_session_duration_seconds', rejected),
+      plot('session_duration_seconds', 'plots/2023-11-20_2023-11-27_session_duration_seconds_line.png'),
+    ];
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.decisions.map((decision) => decision.action)).to.deep.equal(['allow']);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(rounds.length).fill('continue'));
+  });
+
   it('"not found" texts past 2 x consecutiveFailures in a row count again: stopped', () => {
     const log = playRounds(newRun(), Array.from({ length: 20 }, (_, i) => notFoundText(i)));
     expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });

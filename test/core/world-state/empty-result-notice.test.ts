@@ -42,6 +42,18 @@ describe('world-state: a notice standing for an empty result is one (document 00
     expect(isEmptyResultNotice('No matches found for pattern "x" in path "."')).to.equal(false);
   });
 
+  // WorkBench, gpt-3.5, calendar query 57 (eval/corpus/scripts/src-workbench.mjs): "Cancel my next
+  // meeting with dmitri", searched day by day, each day answered "No events found.".
+  it('a calendar searched day by day, each day answered "No events found.", then the meeting: not stopped (WorkBench calendar 57)', () => {
+    const day = (date: string, result: unknown): ScriptedCall[] => [{ tool: 'calendar.search_events', args: { query: 'dmitri', time_min: `${date} 00:00:00`, time_max: `${date} 23:59:59` }, outcome: { result } }];
+    const rounds = ['2023-11-30', '2023-12-01', '2023-12-02', '2023-12-03', '2023-12-04', '2023-12-05'].map((date) => day(date, 'No events found.'));
+    rounds.push(day('2023-12-06', [{ event_id: '00000128', event_name: 'strategic planning meeting', participant_email: 'dmitri.ivanov@atlas.com' }]));
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+    for (const notice of ['No events found.', 'No emails found.', 'No results found', 'No matching records found.']) expect(isEmptyResultNotice(notice), notice).to.equal(true);
+    for (const data of ['Email not found.', 'No events found. Try a wider window.', 'No events found for dmitri in the calendar of the whole team']) expect(isEmptyResultNotice(data), data).to.equal(false);
+  });
+
   it('the same silent command run again and again with nothing written is still a repeat, as with an empty output', () => {
     const same = (result: string): ScriptedCall[][] => Array.from({ length: 8 }, () => [{ tool: 'bash', args: { command: 'python check.py' }, outcome: { result } }]);
     const withNotice = playRounds(newRun(), same(swe));
