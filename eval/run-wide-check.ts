@@ -10,7 +10,8 @@
  * only browser runs with page observations and validator verdicts found beyond the corpus's; and
  * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
  * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
- * episode of gpt-4. Not part of
+ * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
+ * WORKBENCH_PYTHON, scripts/workbench-extract.py). Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
@@ -42,6 +43,8 @@ import * as intercodeBash from './corpus/scripts/src-intercode-bash.mjs';
 import * as openhandsSwebench from './corpus/scripts/src-openhands-swebench-claude.mjs';
 // @ts-expect-error: no declaration file
 import * as intercodeCtf from './corpus/scripts/src-intercode-ctf.mjs';
+// @ts-expect-error: no declaration file
+import * as workbench from './corpus/scripts/src-workbench.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -124,6 +127,14 @@ const SOURCES: Source[] = [
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => intercodeCtf.build(options).entries,
     commandsOf: jsonlBashCommands,
+  },
+  // Every WorkBench run with a tool call, of every model and tool setting (the corpus takes a sample; MIT).
+  {
+    name: 'WorkBench, every model and tool setting (LangChain structured-chat agent)',
+    kind: workbench.KIND,
+    repo: workbench.SOURCE.repo,
+    commit: workbench.COMMIT,
+    build: (options) => workbench.build(options).entries,
   },
 ];
 

@@ -17,6 +17,7 @@ import * as agentdojo from './src-agentdojo.mjs';
 import * as openhandsSwebench from './src-openhands-swebench-claude.mjs';
 import * as intercodeBash from './src-intercode-bash.mjs';
 import * as intercodeCtf from './src-intercode-ctf.mjs';
+import * as workbench from './src-workbench.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -40,6 +41,8 @@ const PINS = {
   'ethz-spylab/agentdojo': '96046ab54a99f5e5ec86b920ea9a2d8ae24ea6d8',
   // main of 2024-05-05; data/results/ holds the paper's recorded runs (unchanged since 2023).
   'princeton-nlp/intercode': 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+  // main of 2024-07-23 ("add retries when no actions generated" merged); data/results/ holds the paper's runs.
+  'olly-styles/WorkBench': workbench.COMMIT,
 };
 
 function writer(slugs) {
@@ -50,7 +53,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf', 'workbench']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -89,6 +92,10 @@ const intercodeCtfRuns = intercodeCtf.build({ gitDir: git('princeton-nlp/interco
   // gpt-4 on the 93 CTF tasks (37 healthy, 11 looping, 45 failed): every loop, 8 healthy and 6 failed evenly spaced.
   select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [Infinity, 8, 6][i])) });
 for (const line of intercodeCtfRuns.left) console.error(`intercode-ctf: left out ${line}`);
+const workbenchRuns = workbench.build({ gitDir: git('olly-styles/WorkBench'), commit: PINS['olly-styles/WorkBench'], write,
+  // Every run with a tool call, of every model and tool setting, in (results file, row) order: 1,225 correct, 318
+  // looping, 2,654 failed. 40 healthy, 20 looping and 10 failed, each evenly spaced over that order.
+  select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 40, 10][i])) });
 for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
@@ -116,6 +123,7 @@ const built = [
   ...agentdojoRuns.entries,
   ...intercodeRuns.entries,
   ...intercodeCtfRuns.entries,
+  ...workbenchRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
