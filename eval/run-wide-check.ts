@@ -69,6 +69,11 @@ interface Source {
   build: (options: unknown) => Entry[];
   /** The shell command lines of a converted run file, for the classifier census. */
   commandsOf?: (text: string) => string[];
+  /**
+   * Where the source's own checker can judge a cut run: does it still pass each stopped healthy run on the calls
+   * loopguard let run before the stop? Map from corpus file to the verdict.
+   */
+  verdictAtStop?: (options: { gitDir: string; commit: string; stopped: Array<{ entry: Entry; executed: number[] }> }) => Map<string, boolean>;
 }
 
 /** The corpus's pins (eval/corpus/scripts/build.mjs). */
@@ -135,11 +140,14 @@ const SOURCES: Source[] = [
     repo: workbench.SOURCE.repo,
     commit: workbench.COMMIT,
     build: (options) => workbench.build(options).entries,
+    verdictAtStop: workbench.verdictAtStop,
   },
 ];
 
 interface SourceCheck {
   totals: Totals<Entry>;
+  /** The source's verdict on each stopped healthy run cut at its stop (Source.verdictAtStop), by corpus file. */
+  verdictsAtStop: Map<string, boolean>;
   /** Shell command lines by how the classifier reads them: effect → command family → count. */
   commands: Map<string, Map<string, number>>;
 }
@@ -166,12 +174,23 @@ async function checkSource(source: Source, mirrors: string, scratch: string): Pr
     throw new Error(`could not read ${source.repo} at ${source.commit} from ${gitDir} (fetch it, or pass --mirrors DIR): ${(error as Error).message}`);
   }
   const outcomes: RunOutcome<Entry>[] = [];
+  const stopped: Array<{ entry: Entry; executed: number[] }> = [];
   for (const entry of entries) {
     const [run] = await evaluateFile(join(scratch, entry.file), {});
     if (run === undefined) throw new Error(`${entry.file}: no run read`);
     outcomes.push(outcomeFromReplay(entry, run));
+    if (entry.label === 'healthy' && run.report.stop !== null && source.verdictAtStop !== undefined) {
+      const executed: number[] = [];
+      let index = 0;
+      for (const decision of run.report.decisions()) {
+        if (decision.decision === 'allow') executed.push(index);
+        index++;
+      }
+      stopped.push({ entry, executed });
+    }
   }
-  return { totals: total(outcomes), commands };
+  const verdictsAtStop = source.verdictAtStop?.({ gitDir, commit: source.commit, stopped }) ?? new Map<string, boolean>();
+  return { totals: total(outcomes), commands, verdictsAtStop };
 }
 
 
@@ -208,14 +227,18 @@ async function main(): Promise<void> {
   for (const source of SOURCES) {
     const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
     try {
-      const { totals: t, commands } = await checkSource(source, mirrors, scratch);
+      const { totals: t, commands, verdictsAtStop } = await checkSource(source, mirrors, scratch);
       const runs = `${t.healthy} / ${t.loops} / ${t.failedRuns}`;
       const loops = t.loops === 0 ? ['— (none)', '—', '—', '—'] : [`${t.loopsStopped} / ${t.loops}`, String(t.loopsStoppedByLoopRule), String(t.loopsHalted), `${t.loopsWithinTarget} / ${t.loops}`];
       rows.push(
         `| ${source.name} | ${source.kind} | [${source.repo}](https://github.com/${source.repo}) \`${source.commit.slice(0, 12)}\` | ${runs} | ${t.healthyStopped.length} / ${t.healthy} | ${loops.join(' | ')} | ${median(t.staleCalls)} | ` +
           `${t.withheld.length} (${percent(t.withheld.length, t.healthyCalls)}) | ${t.healthyWithRefusals} / ${t.healthy} | ${t.failedStopped} / ${t.failedRuns} |`,
       );
-      for (const outcome of t.healthyStopped) stops.push(`| ${source.name} | ${outcome.entry.task} | ${outcome.stop} | ${outcome.stopRound} of ${outcome.calls} calls |`);
+      for (const outcome of t.healthyStopped) {
+        const verdict = verdictsAtStop.get(outcome.entry.file);
+        const cut = verdict === undefined ? '—' : verdict ? 'passes' : '**fails**';
+        stops.push(`| ${source.name} | ${outcome.entry.task} | ${outcome.stop} | ${outcome.stopRound} of ${outcome.calls} calls | ${cut} |`);
+      }
       for (const withheld of t.withheld.slice(0, 15)) withholdings.push(`| ${source.name} | ${withheld.outcome.entry.task} | call ${withheld.call} (${withheld.tool}) | ${withheld.reason} |`);
       if (commands.size > 0) census.push(...commandCensus(source, commands));
       summary.push(
@@ -242,7 +265,10 @@ async function main(): Promise<void> {
     '',
     '## Healthy runs stopped',
     '',
-    ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at round |', '|---|---|---|---|', ...stops]),
+    'The last column: where the source\'s own checker can judge a cut run (WorkBench), its verdict on the calls loopguard',
+    'let run before the stop — "passes" means the stop would have cost the run nothing the benchmark measures.',
+    '',
+    ...(stops.length === 0 ? ['None.'] : ['| source | run | reason | at round | source\'s verdict, cut at the stop |', '|---|---|---|---|---|', ...stops]),
     '',
     '## Refusals that withheld a new result (first 15 per source)',
     '',

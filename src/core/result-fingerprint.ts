@@ -665,6 +665,12 @@ const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't
  */
 const ARGUMENT_ERROR_PATTERN = /\b(?:not valid|is not a valid|must be one of|please (?:choose|select) (?:from|one of)|not provided|is required|are required)\b|^(?:invalid|missing)\b/i;
 
+/**
+ * "Not found" as plain prose, narrower than NOT_FOUND_PATTERN: what the argument names was not
+ * found. "no results", "no match" are a search's zero results (document 000), not a rejection.
+ */
+const PLAIN_NOT_FOUND_PATTERN = /\b(?:not found|does not exist|doesn't exist|(?:could not|cannot|can't|unable to) find)\b/i;
+
 /** Past this length a result is data, not an error text (a "not found" answer is one line). */
 const MAX_NOT_FOUND_ANSWER_LENGTH = 512;
 /**
@@ -706,7 +712,7 @@ function isPlainArgumentError(text: string): boolean {
   // The first clause only: "Searched the wiki: page not found in index 2" is a report, "Email not found." a refusal.
   const clauseEnd = text.search(/[:;.]/);
   const head = text.slice(0, Math.min(clauseEnd < 0 ? text.length : clauseEnd, PLAIN_ARGUMENT_ERROR_HEAD + 24));
-  const match = NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);
+  const match = PLAIN_NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);
   return match !== null && match.index <= PLAIN_ARGUMENT_ERROR_HEAD;
 }
 

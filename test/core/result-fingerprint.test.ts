@@ -45,6 +45,8 @@ describe('fingerprintResult', () => {
     const data = [
       'The quarterly report says the key metric was not valid for Q3 because the source data arrived late.',
       'Found 2 events.\nEnd date not provided.',
+      'no results',
+      'No matches for that query',
       `Email not found.${' and more'.repeat(30)}`,
     ];
     for (const answer of data) expect(fingerprintResult(answer, policy, cap), answer.slice(0, 40)).not.to.have.property('aboutArguments');

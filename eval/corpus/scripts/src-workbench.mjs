@@ -21,13 +21,28 @@ export const SOURCE = { repo: 'olly-styles/WorkBench', licence: 'MIT (LICENSE)' 
 export const COMMIT = '42f1b6dc18986f47701ca83de2d63dd4f95c59a0';
 export const KIND = 'workplace assistant';
 
+const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'workbench-extract.py');
+
+/** Runs the extractor; a Python without pandas is named with the way to get one, not as a traceback. */
+function runExtractor(args, options = {}) {
+  const python = process.env.WORKBENCH_PYTHON ?? 'python3';
+  try {
+    return execFileSync(python, [SCRIPT, ...args], { maxBuffer: 1024 * 1024 * 1024, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  } catch (error) {
+    const said = String(error.stderr ?? error.message);
+    const hint = /No module named 'pandas'/.test(said)
+      ? `WorkBench's checker needs pandas, which ${python} lacks: python3 -m venv v && v/bin/pip install pandas, then set WORKBENCH_PYTHON=v/bin/python`
+      : said.trim().split('\n').slice(-3).join('\n');
+    throw new Error(`workbench-extract.py failed: ${hint}`);
+  }
+}
+const cacheOf = (commit) => join(tmpdir(), `loopguard-workbench-${commit}.jsonl`);
+
 /** The extractor's output, cached per commit (it replays every run on the sandbox: minutes). */
 function extractedRuns(gitDir, commit) {
-  const cache = join(tmpdir(), `loopguard-workbench-${commit}.jsonl`);
+  const cache = cacheOf(commit);
   if (!existsSync(cache)) {
-    const script = join(dirname(fileURLToPath(import.meta.url)), 'workbench-extract.py');
-    const out = execFileSync(process.env.WORKBENCH_PYTHON ?? 'python3', [script, gitDir, commit], { maxBuffer: 1024 * 1024 * 1024, encoding: 'utf8' });
-    writeFileSync(cache, out);
+    writeFileSync(cache, runExtractor([gitDir, commit]));
   }
   return readFileSync(cache, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
@@ -96,4 +111,22 @@ export function build({ gitDir, commit, write, select }) {
     });
   }
   return { entries };
+}
+
+/**
+ * The benchmark's verdict on what a stop would have left: for each stopped run (`stopped`: {entry, executed}, the
+ * indices of the calls loopguard let run before its stop), does WorkBench's checker still pass on those calls alone?
+ * The checker compares end states, so a stop after the run's last effective write keeps the run's outcome.
+ * Returns a map from corpus file to the verdict.
+ */
+export function verdictAtStop({ gitDir, commit, stopped }) {
+  const verdicts = new Map();
+  if (stopped.length === 0) return verdicts;
+  extractedRuns(gitDir, commit);
+  const stops = join(tmpdir(), `loopguard-workbench-stops-${process.pid}.json`);
+  writeFileSync(stops, JSON.stringify(stopped.map(({ entry, executed }) => ({ path: entry.source.path, row: entry.source.row, executed }))));
+  const out = runExtractor([gitDir, commit, '--cut-check', cacheOf(commit), stops]);
+  const byRun = new Map(out.split('\n').filter(Boolean).map((line) => JSON.parse(line)).map((verdict) => [`${verdict.path}#${verdict.row}`, verdict.passes]));
+  for (const { entry } of stopped) verdicts.set(entry.file, byRun.get(`${entry.source.path}#${entry.source.row}`));
+  return verdicts;
 }

@@ -2,6 +2,8 @@
 """WorkBench (olly-styles/WorkBench) recorded runs -> one JSON line per run, with the benchmark's own verdict.
 
 Usage: python3 workbench-extract.py GIT_DIR COMMIT > runs.jsonl
+       python3 workbench-extract.py GIT_DIR COMMIT --cut-check runs.jsonl stops.json
+         (does the checker still pass each stopped run on the calls that ran before the stop? eval/run-wide-check.ts)
 Needs pandas (WorkBench's checker is written with it): python3 -m venv v && v/bin/pip install pandas.
 Called by src-workbench.mjs; the corpus build is otherwise Node only.
 
@@ -81,7 +83,8 @@ def literal(node):
     return ast.unparse(node)
 
 
-def main():
+def checker():
+    """WorkBench's `is_correct` and its ground truth per (domain, query), from the snapshot, in a scratch directory."""
     workdir = tempfile.mkdtemp(prefix='workbench-')
     archive = subprocess.run(['git', f'--git-dir={GIT_DIR}', 'archive', COMMIT, 'src', 'data/processed', 'data/raw'],
                              check=True, capture_output=True).stdout
@@ -97,6 +100,40 @@ def main():
         table = pd.read_csv(os.path.join('data/processed/queries_and_answers', name), dtype=str)
         domain = name.replace('_queries_and_answers.csv', '')
         answers[domain] = {query: ast.literal_eval(answer) for query, answer in zip(table['query'], table['answer'])}
+    return is_correct, answers
+
+
+def escaped(actions):
+    """As WorkBench's calculate_metrics hands actions to is_correct."""
+    return [action.replace('\n', '\\n') for action in actions]
+
+
+def action_of(step):
+    """An agent step as the function call WorkBench replays (convert_agent_action_to_function_call)."""
+    return step['tool'] + '.func(' + ', '.join(f'{key}="{value}"' for key, value in step['args'].items()) + ')'
+
+
+def cut_check(runs_file, stops_file):
+    """For each stopped run (stops_file: [{path, row, executed: [step index, ...]}]): does the checker still pass on
+    the steps loopguard let run before its stop? One line per run."""
+    runs_file, stops_file = os.path.abspath(runs_file), os.path.abspath(stops_file)
+    is_correct, answers = checker()
+    runs = {}
+    with open(runs_file) as lines:
+        for line in lines:
+            record = json.loads(line)
+            runs[(record['path'], record['row'])] = record
+    with open(stops_file) as stops:
+        for stop in json.load(stops):
+            record = runs[(stop['path'], stop['row'])]
+            steps = [record['steps'][index] for index in stop['executed']]
+            actions = [action_of(step) for step in steps if step['tool'] and isinstance(step['args'], dict)]
+            passed = bool(is_correct(escaped(actions), escaped(answers[record['domain']][record['query']]), ''))
+            print(json.dumps({'path': stop['path'], 'row': stop['row'], 'passes': passed}))
+
+
+def main():
+    is_correct, answers = checker()
 
     listing = subprocess.run(['git', f'--git-dir={GIT_DIR}', 'ls-tree', '-r', '--name-only', COMMIT, 'data/results'],
                              check=True, capture_output=True, text=True).stdout.split()
@@ -107,9 +144,7 @@ def main():
                               check=True, capture_output=True, text=True).stdout
         for row_number, row in enumerate(csv.DictReader(io.StringIO(text))):
             error = row.get('error') or ''
-            predicted = [action.replace('\n', '\\n') for action in ast.literal_eval(row['function_calls'])]
-            truth = [action.replace('\n', '\\n') for action in answers[domain][row['query']]]
-            correct = bool(is_correct(predicted, truth, error))
+            correct = bool(is_correct(escaped(ast.literal_eval(row['function_calls'])), escaped(answers[domain][row['query']]), error))
             steps, output = [], None
             if row['full_response']:
                 response = literal(ast.parse(row['full_response'], mode='eval').body)
@@ -120,4 +155,7 @@ def main():
                               'query': row['query'], 'correct': correct, 'error': error, 'output': output, 'steps': steps}))
 
 
-main()
+if len(sys.argv) > 3 and sys.argv[3] == '--cut-check':
+    cut_check(sys.argv[4], sys.argv[5])
+else:
+    main()

@@ -7,6 +7,7 @@
  * - a search found nothing: the MCP filesystem server's `search_files` ("No matches found",
  *   @modelcontextprotocol/server-filesystem), and the same words from file-search tools
  *   ("No files found").
+ * - a search tool's own "No <things> found." (FOUND_NOTHING below: a pattern, not a list).
  * A notice followed by anything (SWE-agent 0.x appends the open file and the directory; a
  * search that names its pattern) is judged as the text it is.
  */
@@ -18,7 +19,8 @@ const EMPTY_RESULT_NOTICES: ReadonlySet<string> = new Set([
   'No matches found',
   'No files found',
 ]);
-const SHORTEST = Math.min(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.length));
+// 'No rows found' is the shortest answer FOUND_NOTHING (below) takes.
+const SHORTEST = Math.min(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.length), 'No rows found'.length);
 const LONGEST = Math.max(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.length));
 
 /**
@@ -30,7 +32,7 @@ const LONGEST = Math.max(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.len
  */
 export function isEmptyResultNotice(text: string): boolean {
   // Length first: every other result is turned away without trimming or a lookup.
-  if (text.length < SHORTEST_FOUND_NOTHING || text.length > LONGEST + 16) return false;
+  if (text.length < SHORTEST || text.length > LONGEST + 16) return false;
   const trimmed = text.trim();
   return EMPTY_RESULT_NOTICES.has(trimmed) || (trimmed.length <= MAX_FOUND_NOTHING_LENGTH && FOUND_NOTHING.test(trimmed));
 }
@@ -45,4 +47,3 @@ export function isEmptyResultNotice(text: string): boolean {
  */
 const FOUND_NOTHING = /^no (?:[a-z]+ ){0,2}(?:results?|matches|items|records|entries|events|emails|messages|tasks|customers|files|documents|rows|hits|users|orders)(?: were)? (?:found|matched|returned)\.?$/i;
 const MAX_FOUND_NOTHING_LENGTH = 48;
-const SHORTEST_FOUND_NOTHING = 'No rows found'.length;
