@@ -710,6 +710,7 @@ function isPlainArgumentError(text: string): boolean {
   // Prose only: JSON text (`[404]`) is judged as the value it stands for, text and value alike.
   if (text.length > MAX_PLAIN_ARGUMENT_ERROR_LENGTH || text.includes('\n') || !/^[A-Za-z]/.test(text)) return false;
   // The first clause only: "Searched the wiki: page not found in index 2" is a report, "Email not found." a refusal.
+  // Cut 24 characters past the head, so a phrase that starts at its end ("please choose from") is read whole.
   const clauseEnd = text.search(/[:;.]/);
   const head = text.slice(0, Math.min(clauseEnd < 0 ? text.length : clauseEnd, PLAIN_ARGUMENT_ERROR_HEAD + 24));
   const match = PLAIN_NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);

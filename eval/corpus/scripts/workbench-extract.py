@@ -93,14 +93,14 @@ def checker():
     sys.path.insert(0, workdir)
     stub_langchain()
     import pandas as pd
-    from src.evals.utils import is_correct
+    from src.evals.utils import convert_agent_action_to_function_call, is_correct
 
     answers = {}
     for name in os.listdir('data/processed/queries_and_answers'):
         table = pd.read_csv(os.path.join('data/processed/queries_and_answers', name), dtype=str)
         domain = name.replace('_queries_and_answers.csv', '')
         answers[domain] = {query: ast.literal_eval(answer) for query, answer in zip(table['query'], table['answer'])}
-    return is_correct, answers
+    return is_correct, convert_agent_action_to_function_call, answers
 
 
 def escaped(actions):
@@ -108,16 +108,11 @@ def escaped(actions):
     return [action.replace('\n', '\\n') for action in actions]
 
 
-def action_of(step):
-    """An agent step as the function call WorkBench replays (convert_agent_action_to_function_call)."""
-    return step['tool'] + '.func(' + ', '.join(f'{key}="{value}"' for key, value in step['args'].items()) + ')'
-
-
 def cut_check(runs_file, stops_file):
     """For each stopped run (stops_file: [{path, row, executed: [step index, ...]}]): does the checker still pass on
     the steps loopguard let run before its stop? One line per run."""
     runs_file, stops_file = os.path.abspath(runs_file), os.path.abspath(stops_file)
-    is_correct, answers = checker()
+    is_correct, function_call_of, answers = checker()
     runs = {}
     with open(runs_file) as lines:
         for line in lines:
@@ -127,13 +122,15 @@ def cut_check(runs_file, stops_file):
         for stop in json.load(stops):
             record = runs[(stop['path'], stop['row'])]
             steps = [record['steps'][index] for index in stop['executed']]
-            actions = [action_of(step) for step in steps if step['tool'] and isinstance(step['args'], dict)]
+            # WorkBench's own conversion of an agent action to the call it replays.
+            actions = [function_call_of(types.SimpleNamespace(tool=step['tool'], tool_input=step['args']))
+                       for step in steps if step['tool'] and isinstance(step['args'], dict)]
             passed = bool(is_correct(escaped(actions), escaped(answers[record['domain']][record['query']]), ''))
             print(json.dumps({'path': stop['path'], 'row': stop['row'], 'passes': passed}))
 
 
 def main():
-    is_correct, answers = checker()
+    is_correct, _, answers = checker()
 
     listing = subprocess.run(['git', f'--git-dir={GIT_DIR}', 'ls-tree', '-r', '--name-only', COMMIT, 'data/results'],
                              check=True, capture_output=True, text=True).stdout.split()

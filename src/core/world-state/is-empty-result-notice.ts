@@ -4,10 +4,10 @@
  *   its shipped configs, SWE-agent/SWE-agent config/*.yaml), and the notice of transcript
  *   formats that wrap tool results in `<system>` (kimi-cli's `ToolResult().to_text()`, and the
  *   same text unwrapped);
- * - a search found nothing: the MCP filesystem server's `search_files` ("No matches found",
- *   @modelcontextprotocol/server-filesystem), and the same words from file-search tools
- *   ("No files found").
- * - a search tool's own "No <things> found." (FOUND_NOTHING below: a pattern, not a list).
+ * - a search found nothing, in a search tool's own "No <things> found." (FOUND_NOTHING below:
+ *   a pattern, not a list): the MCP filesystem server's `search_files` ("No matches found",
+ *   @modelcontextprotocol/server-filesystem), file-search tools ("No files found"), WorkBench's
+ *   calendar ("No events found.").
  * A notice followed by anything (SWE-agent 0.x appends the open file and the directory; a
  * search that names its pattern) is judged as the text it is.
  */
@@ -16,8 +16,6 @@ const EMPTY_RESULT_NOTICES: ReadonlySet<string> = new Set([
   'Your last command ran successfully and did not produce any output.',
   'Tool ran without output or errors',
   '<system>Tool ran without output or errors</system>',
-  'No matches found',
-  'No files found',
 ]);
 // 'No rows found' is the shortest answer FOUND_NOTHING (below) takes.
 const SHORTEST = Math.min(...[...EMPTY_RESULT_NOTICES].map((notice) => notice.length), 'No rows found'.length);
