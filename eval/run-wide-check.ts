@@ -45,6 +45,8 @@ import * as openhandsSwebench from './corpus/scripts/src-openhands-swebench-clau
 import * as intercodeCtf from './corpus/scripts/src-intercode-ctf.mjs';
 // @ts-expect-error: no declaration file
 import * as workbench from './corpus/scripts/src-workbench.mjs';
+// @ts-expect-error: no declaration file
+import * as intercodeSql from './corpus/scripts/src-intercode-sql.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -142,6 +144,14 @@ const SOURCES: Source[] = [
     build: (options) => workbench.build(options).entries,
     verdictAtStop: workbench.verdictAtStop,
   },
+  // The corpus samples gpt-4's runs; here every episode of every SQL model in the paper's results (MIT).
+  {
+    name: 'InterCode-SQL, every model of the paper (Spider, 10 turns)',
+    kind: intercodeSql.KIND,
+    repo: intercodeSql.SOURCE.repo,
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => (intercodeSql.MODELS as string[]).flatMap((model) => intercodeSql.build({ ...(options as object), model }).entries),
+  },
 ];
 
 interface SourceCheck {
@@ -219,12 +229,15 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mirrorsIndex = args.indexOf('--mirrors');
   const mirrors = mirrorsIndex >= 0 ? args[mirrorsIndex + 1]! : '/work/.mirror';
+  // `--only <text>`: the sources whose name holds it, summary printed and WIDE.md left as it is (to try a rule on one source).
+  const onlyIndex = args.indexOf('--only');
+  const only = onlyIndex >= 0 ? args[onlyIndex + 1]! : undefined;
   const rows: string[] = [];
   const stops: string[] = [];
   const withholdings: string[] = [];
   const summary: string[] = [];
   const census: string[] = [];
-  for (const source of SOURCES) {
+  for (const source of only === undefined ? SOURCES : SOURCES.filter((candidate) => candidate.name.includes(only))) {
     const scratch = mkdtempSync(join(tmpdir(), 'loopguard-wide-'));
     try {
       const { totals: t, commands, verdictsAtStop } = await checkSource(source, mirrors, scratch);
@@ -276,6 +289,10 @@ async function main(): Promise<void> {
     '',
     ...census,
   ];
+  if (only !== undefined) {
+    process.stdout.write(`${summary.join('\n')}\n${stops.join('\n')}\n${withholdings.join('\n')}\n(--only: WIDE.md not written)\n`);
+    return;
+  }
   const out = join(dirname(fileURLToPath(import.meta.url)), 'WIDE.md');
   writeFileSync(out, lines.join('\n'));
   process.stdout.write(`${summary.join('\n')}\nwrote ${out}\n`);
