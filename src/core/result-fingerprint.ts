@@ -277,7 +277,11 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   const said = typeof result === 'string' ? result : soleTextPart(result);
   // A shell's output is a program's, not the tool's answer about its arguments: "xxd: command not
   // found" says the machine lacks a program, and ten reworded pipelines around it are a loop.
-  if (isArgumentErrorAnswer(said ?? result, policy.shellArg === undefined)) prehashed.aboutArguments = true;
+  const rejection = argumentErrorAnswerOf(said ?? result, policy.shellArg === undefined);
+  if (rejection !== undefined) {
+    prehashed.aboutArguments = true;
+    if (namesWhatItRejects(rejection)) prehashed.namesRejected = true;
+  }
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
   return prehashed;
 }
@@ -693,16 +697,34 @@ const ERROR_ANSWER_LEAD = /^\s*(?:error|exception)\b|^\{"error":/i;
  * one short line, open with it: isPlainArgumentError): a page or a document that mentions "not
  * found" somewhere is data.
  */
-function isArgumentErrorAnswer(result: unknown, plainTextCounts: boolean): boolean {
+function argumentErrorAnswerOf(result: unknown, plainTextCounts: boolean): string | undefined {
   let text = result;
   let isObject = false;
   if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
     text = (result as Record<string, unknown>).error;
     isObject = true;
   }
-  if (typeof text !== 'string' || text.length > MAX_NOT_FOUND_ANSWER_LENGTH) return false;
-  if ((isObject || ERROR_ANSWER_LEAD.test(text)) && (NOT_FOUND_PATTERN.test(text) || ARGUMENT_ERROR_PATTERN.test(text))) return true;
-  return plainTextCounts && !isObject && isPlainArgumentError(text.trim());
+  if (typeof text !== 'string' || text.length > MAX_NOT_FOUND_ANSWER_LENGTH) return undefined;
+  if ((isObject || ERROR_ANSWER_LEAD.test(text)) && (NOT_FOUND_PATTERN.test(text) || ARGUMENT_ERROR_PATTERN.test(text))) return text;
+  return plainTextCounts && !isObject && isPlainArgumentError(text.trim()) ? text : undefined;
+}
+
+/** A name in quotes: `'shop.teachers'`, `"bob@example.com"`, `` `users` ``. */
+const QUOTED_NAME = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`/;
+
+/**
+ * Does a rejection name what it rejects, before saying it is wrong ("Table 'shop.teachers'
+ * doesn't exist", "Error: user 'bob' not found")? Then the same text again, for another call,
+ * says the call still carries the rejected name: nothing narrowed (run-guard.ts). A rejection
+ * that names only what is accepted ("Value to plot must be one of 'total_visits', …") or nothing
+ * ("Email not found.") is as new for every value tried.
+ */
+export function namesWhatItRejects(text: string): boolean {
+  const head = text.slice(0, MAX_NOT_FOUND_ANSWER_LENGTH);
+  const quoted = QUOTED_NAME.exec(head);
+  if (quoted === null) return false;
+  const rejection = NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);
+  return rejection !== null && quoted.index < rejection.index;
 }
 
 /** `text`: trimmed. See MAX_PLAIN_ARGUMENT_ERROR_LENGTH. */
@@ -730,7 +752,10 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   if (isTransientError(error, outcome)) prehashed.transient = true;
   const head = `${type} ${message.slice(0, 512)}`;
   if (prehashed.transient === true || STATE_ERROR_PATTERN.test(head)) prehashed.argumentIndependent = true;
-  else if (NOT_FOUND_PATTERN.test(head)) prehashed.aboutArguments = true;
+  else if (NOT_FOUND_PATTERN.test(head)) {
+    prehashed.aboutArguments = true;
+    if (namesWhatItRejects(message)) prehashed.namesRejected = true;
+  }
   if (isStepRejection(type, message)) prehashed.stepRejected = true;
   return prehashed;
 }

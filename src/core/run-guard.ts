@@ -514,6 +514,12 @@ export class RunGuard implements RunView, SharedReplica {
     // Judged before the record learns this outcome: a write's result is an acknowledgement
     // unless it repeats this same call's previous outcome.
     const tag = outcomeTagOf(prehashed, argsHash);
+    // A rejection naming what it rejects, word for word as another call already got it ("Table
+    // 'shop.teachers' doesn't exist" for a reworded query on the same table): the call still
+    // carries the rejected name, so it narrows nothing. Asked before judgeNovelty records it.
+    // Measured on every InterCode-SQL run (eval/WIDE.md): loops caught within 5 stale calls
+    // 3,082 → 3,598 of 3,672, healthy runs stopped unchanged (6 of 1,812), other sources unchanged.
+    const rejectionRepeated = prehashed.namesRejected === true && prehashed.resultHash !== undefined && ledger.fingerprints.has(prehashed.resultHash);
     let judged = this.judgeNovelty(tool, prehashed, ticket.decision.kind, record, now, facts, argsHash, tag);
     if (facts.listingKey !== undefined && (prehashed.lastPage === true || prehashed.outcome === 'empty')) ledger.endedListings.set(facts.listingKey, tool);
     if (prehashed.window !== undefined && !failed) {
@@ -544,13 +550,14 @@ export class RunGuard implements RunView, SharedReplica {
       failed &&
       this.profile === 'general' &&
       prehashed.aboutArguments === true &&
+      !rejectionRepeated &&
       record !== undefined &&
       record.state !== CallState.Failed &&
       record.state !== CallState.FailedTransient;
-    // The same said in a result (result-fingerprint.ts isArgumentErrorAnswer: "Error: user not found"
+    // The same said in a result (result-fingerprint.ts argumentErrorAnswerOf: "Error: user not found"
     // as the tool's text): this call's first answer. Counted with the failures that teach.
     const narrowingAnswer =
-      !failed && this.profile === 'general' && prehashed.aboutArguments === true && record !== undefined && record.outcomeTag === 0;
+      !failed && this.profile === 'general' && prehashed.aboutArguments === true && !rejectionRepeated && record !== undefined && record.outcomeTag === 0;
     const teaches = (narrowing || narrowingAnswer) && ledger.teachingFailures < 2 * this.options.consecutiveFailures;
     // A step the harness rejected before running it (world-state/is-step-rejection.ts: BrowserGym's
     // "Received a multi-action") is no answer from the world: not a seen result, not a failure

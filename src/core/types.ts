@@ -180,6 +180,11 @@ export interface PrehashedOutcome {
    */
   aboutArguments?: boolean;
   /**
+   * With `aboutArguments`: the error names what it rejects before saying so ("Table
+   * 'shop.teachers' doesn't exist"). The same text again for another call narrows nothing.
+   */
+  namesRejected?: boolean;
+  /**
    * For a failure: the harness rejected the step before running anything (BrowserGym's
    * "Received a multi-action, only single-actions are allowed."; world-state/is-step-rejection.ts).
    */

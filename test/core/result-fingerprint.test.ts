@@ -54,6 +54,19 @@ describe('fingerprintResult', () => {
     expect(fingerprintResult('/bin/bash: line 1: xxd: command not found', shell, cap)).not.to.have.property('aboutArguments');
   });
 
+  it('marks a rejection that names what it rejects before saying so, and not one naming what is accepted', () => {
+    const naming = [
+      "Error executing query: Table 'course_teach.teachers' doesn't exist",
+      'Error: user "bob@example.com" not found',
+      'Error: file `src/x.py` does not exist',
+    ];
+    for (const answer of naming) expect(fingerprintResult(answer, policy, cap), answer).to.include({ aboutArguments: true, namesRejected: true });
+    const notNaming = ["Value to plot must be one of 'total_visits', 'user_engaged'", 'Email not found.', 'Error: user not found', "Error: not found in 'index 2'"];
+    for (const answer of notNaming) expect(fingerprintResult(answer, policy, cap), answer).to.include({ aboutArguments: true }).and.not.to.have.property('namesRejected');
+    expect(fingerprintError({ type: 'ProgrammingError', message: "Table 'shop.teachers' doesn't exist" })).to.include({ aboutArguments: true, namesRejected: true });
+    expect(fingerprintError({ type: 'NotFound', message: 'user not found' })).to.include({ aboutArguments: true }).and.not.to.have.property('namesRejected');
+  });
+
   it('gives empty results no fingerprint', () => {
     expect(fingerprintResult({ items: [], count: 0 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult('   ', policy, cap)).to.deep.equal({ outcome: 'empty' });

@@ -71,7 +71,8 @@ export function encodeRunEvent(event: RunEvent): string {
         // the flag counted twelve rejected BrowserGym steps as failures and stopped the run.
         (outcome.stepRejected === true ? 128 : 0) |
         (outcome.describesAction === true ? 256 : 0) |
-        (outcome.commandRunning === true ? 512 : 0);
+        (outcome.commandRunning === true ? 512 : 0) |
+        (outcome.namesRejected === true ? 1024 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
@@ -248,6 +249,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 128) outcome.stepRejected = true;
       if (flags & 256) outcome.describesAction = true;
       if (flags & 512) outcome.commandRunning = true;
+      if (flags & 1024) outcome.namesRejected = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

@@ -23,7 +23,7 @@ import type { TrajectoryCalls, TrajectorySource } from './trajectory-source.js';
  * - outcome: the answer's content (text parts joined); an Anthropic `is_error` result, and a
  *   tool message with `error: true` (tau2-bench), is a failure. The OpenAI shape has no error
  *   flag, so a tool's "Error: …" text is a result: what the tool said is still what it taught
- *   the agent (a "not found" one narrows down, result-fingerprint.ts isArgumentErrorAnswer).
+ *   the agent (a "not found" one narrows down, result-fingerprint.ts argumentErrorAnswerOf).
  * - tool calls: OpenAI's `{id, function: {name, arguments}}` or flat `{id, name, arguments}`;
  *   a simulated user's own tool calls (`role: "user"`) are not the agent's and are not read.
  * - A call never answered (the run ended first) is left out.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 const missing = (bid: string) => ({ error: { type: 'ActionError', message: `Could not find element with bid "${bid}"` } });
 
@@ -75,6 +75,49 @@ describe('checks: failures that teach (issue 18 #3)', () => {
     const rounds: ScriptedCall[][] = Array.from({ length: 8 }, (_, i) => [{ tool: 'get_order_details', args: { order_id: `#W${i}` }, outcome: { result: 'Error: the order is archived' } }]);
     const log = playRounds(newRun(), rounds);
     expect(log.at(-1)!.after).to.include({ action: 'stop' });
+  });
+
+  // InterCode-SQL, text-davinci-003, Spider task 69 (eval/corpus/scripts/src-intercode-sql.mjs): ten
+  // rewordings of one query, every one on the table `teachers` the database does not have, each
+  // answered with the same error naming it. The error taught the agent once; after that the call
+  // still carried the rejected name. Before: each answer counted as narrowing down (a different
+  // query, its first answer), the ten rounds passed without a stop.
+  const teachersQueries = [
+    'SELECT name FROM teachers WHERE id IN (SELECT teacher_id FROM courses GROUP BY teacher_id HAVING COUNT(*) >= 2)',
+    'SELECT name FROM teachers WHERE id IN (SELECT teacher_id FROM courses GROUP BY teacher_id HAVING COUNT(*) > 1)',
+    'SELECT name FROM teachers WHERE id IN (SELECT teacher_id FROM course_teach GROUP BY teacher_id HAVING COUNT(*) > 1)',
+    'SELECT name FROM course_teach.teachers WHERE id IN (SELECT teacher_id FROM course_teach.courses GROUP BY teacher_id HAVING COUNT(*) > 1)',
+    'SELECT name FROM course_teach.teachers WHERE id IN (SELECT teacher_id FROM course_teach.courses GROUP BY teacher_id HAVING COUNT(*) >= 2)',
+    'SELECT name FROM course_teach.teachers WHERE id IN (SELECT teacher_id FROM course_teach.courses GROUP BY teacher_id HAVING COUNT(*) > 1) ',
+    'SELECT name FROM course_teach.teachers WHERE id IN (SELECT teacher_id FROM course_teach.courses GROUP BY teacher_id HAVING COUNT(*) >= 2) ',
+  ];
+  const missingTable = "Error executing query: Table 'course_teach.teachers' doesn't exist";
+
+  it('reworded queries on a missing table, each answered with the error naming it, are stopped within 5 stale calls (InterCode-SQL task 69)', () => {
+    const rounds = teachersQueries.map((query): ScriptedCall[] => [{ tool: 'execute_sql', args: { query }, outcome: { result: missingTable } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    // The first answer is new; the five that repeat it word for word are the stale rounds.
+    expect(log).to.have.length(6);
+  });
+
+  it('two engines sharing the run through a store, taking turns on those queries, stop it alike', async () => {
+    const steps = teachersQueries.map((query): ScriptedCall => ({ tool: 'execute_sql', args: { query }, outcome: { result: missingTable } }));
+    expect(await playTakingTurns('sql-69', steps)).to.deep.equal([...Array(5).fill('allow/continue'), 'allow/stop']);
+  });
+
+  it('the same as a thrown error naming the table: counted, not narrowing', () => {
+    const rounds = teachersQueries.map((query): ScriptedCall[] => [{ tool: 'execute_sql', args: { query }, outcome: { error: { type: 'ProgrammingError', message: "Table 'course_teach.teachers' doesn't exist" } } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after.action).to.equal('stop');
+    expect(log.length).to.be.at.most(6);
+  });
+
+  it('lookups that each name another missing user are still narrowing down: not stopped', () => {
+    const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [{ tool: 'get_user', args: { email: `u${i}@example.com` }, outcome: { result: `Error: user 'u${i}@example.com' not found` } }]);
+    rounds.push([{ tool: 'get_user', args: { email: 'yusuf.rossi@example.com' }, outcome: { result: 'yusuf_rossi_9620' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
   });
 
   it('in the researcher profile document 000 holds: the same tool failing 5 times in a row stops, whatever the arguments', () => {

@@ -55,6 +55,13 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(running).to.nested.include({ 'outcome.commandRunning': true });
   });
 
+  it('a rejection that names what it rejects (a replica without the flag would count it as narrowing down)', () => {
+    const named = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', aboutArguments: true, namesRejected: true } }), 'test:1');
+    expect(named).to.nested.include({ 'outcome.aboutArguments': true, 'outcome.namesRejected': true });
+    const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r', aboutArguments: true } }), 'test:2');
+    expect(plain).not.to.have.nested.property('outcome.namesRejected');
+  });
+
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
     const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
     const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');
