@@ -56,6 +56,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // Workplace assistant (WorkBench, gpt-4, LangChain structured chat), checker passed: finds no meeting with lena
     // ("No events found."), looks up her address, sends the mail (dotted tool names, `calendar.search_events`).
     'workbench/gpt-4/domains-multi_domain-65.jsonl',
+    // Data agent (InterCode-SQL, gpt-4), reward 1 on turn 7: three guessed column names, each "Unknown column 'x'",
+    // then SHOW COLUMNS and the right one.
+    'intercode-sql/gpt-4/task369.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -91,6 +94,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     'intercode-ctf/gpt-4/task20.jsonl',
     // Workplace assistant (WorkBench, claude-2): the same bar chart asked for 13 times with identical arguments.
     'workbench/claude-2/all-analytics-7.jsonl',
+    // Data agent (InterCode-SQL, gpt-4): a statement broken the same way (a CTE's tail without its head), respaced
+    // and resent nine times, each the same syntax error.
+    'intercode-sql/gpt-4/task854.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {

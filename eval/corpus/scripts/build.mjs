@@ -18,6 +18,7 @@ import * as openhandsSwebench from './src-openhands-swebench-claude.mjs';
 import * as intercodeBash from './src-intercode-bash.mjs';
 import * as intercodeCtf from './src-intercode-ctf.mjs';
 import * as workbench from './src-workbench.mjs';
+import * as intercodeSql from './src-intercode-sql.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -53,7 +54,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf', 'workbench']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf', 'workbench', 'intercode-sql']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -96,6 +97,11 @@ const workbenchRuns = workbench.build({ gitDir: git('olly-styles/WorkBench'), co
   // Every run with a tool call, of every model and tool setting, in (results file, row) order: 1,225 correct, 318
   // looping, 2,654 failed. 40 healthy, 20 looping and 10 failed, each evenly spaced over that order.
   select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 40, 10][i])) });
+const intercodeSqlRuns = intercodeSql.build({ gitDir: git('princeton-nlp/intercode'), commit: PINS['princeton-nlp/intercode'], model: 'gpt-4', write,
+  // gpt-4 on the 1,034 Spider dev tasks (762 healthy, 75 looping, 197 failed): 30 healthy, 20 looping and 10 failed,
+  // each evenly spaced over the task ids.
+  select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 30, 10][i])) });
+for (const line of intercodeSqlRuns.left) console.error(`intercode-sql: left out ${line}`);
 for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
@@ -124,6 +130,7 @@ const built = [
   ...intercodeRuns.entries,
   ...intercodeCtfRuns.entries,
   ...workbenchRuns.entries,
+  ...intercodeSqlRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
