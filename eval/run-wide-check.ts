@@ -11,10 +11,11 @@
  * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
  * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
  * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
- * WORKBENCH_PYTHON, scripts/workbench-extract.py). Not part of
+ * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
- *   npm run eval:wide -- [--mirrors DIR]   (DIR holds <owner>+<name>/repo; default /work/.mirror)
+ *   npm run eval:wide -- [--mirrors DIR] [--only NAME]   (DIR holds <owner>+<name>/repo; default /work/.mirror;
+ *                                                         NAME: replay the sources whose name holds it, WIDE.md untouched)
  *
  * Why: the corpus's sample had 0 of 40 resolved Gemini runs stopped while the whole set had 7
  * of 371 — a rule's cost on healthy runs shows at this size, not at the sample's.

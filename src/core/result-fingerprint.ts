@@ -719,7 +719,7 @@ const QUOTED_NAME = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`/;
  * that names only what is accepted ("Value to plot must be one of 'total_visits', …") or nothing
  * ("Email not found.") is as new for every value tried.
  */
-export function namesWhatItRejects(text: string): boolean {
+function namesWhatItRejects(text: string): boolean {
   const head = text.slice(0, MAX_NOT_FOUND_ANSWER_LENGTH);
   const quoted = QUOTED_NAME.exec(head);
   if (quoted === null) return false;
