@@ -11,7 +11,8 @@
  * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
  * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
  * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
- * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models. Not part of
+ * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models and every
+ * InterCode-Python one of gpt-3.5 and gpt-4. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR] [--only NAME]   (DIR holds <owner>+<name>/repo; default /work/.mirror;
@@ -48,6 +49,8 @@ import * as intercodeCtf from './corpus/scripts/src-intercode-ctf.mjs';
 import * as workbench from './corpus/scripts/src-workbench.mjs';
 // @ts-expect-error: no declaration file
 import * as intercodeSql from './corpus/scripts/src-intercode-sql.mjs';
+// @ts-expect-error: no declaration file
+import * as intercodePython from './corpus/scripts/src-intercode-python.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -152,6 +155,14 @@ const SOURCES: Source[] = [
     repo: intercodeSql.SOURCE.repo,
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => (intercodeSql.MODELS as string[]).flatMap((model) => intercodeSql.build({ ...(options as object), model }).entries),
+  },
+  // Every InterCode-Python episode, gpt-3.5 and gpt-4 (the corpus takes 50; MIT).
+  {
+    name: 'InterCode-Python, gpt-3.5 and gpt-4 (MBPP, 7 turns)',
+    kind: intercodePython.KIND,
+    repo: intercodePython.SOURCE.repo,
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => intercodePython.build(options).entries,
   },
 ];
 
