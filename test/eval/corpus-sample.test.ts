@@ -59,6 +59,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // Data agent (InterCode-SQL, gpt-4), reward 1 on turn 7: three guessed column names, each "Unknown column 'x'",
     // then SHOW COLUMNS and the right one.
     'intercode-sql/gpt-4/task369.jsonl',
+    // Code interpreter (InterCode-Python, gpt-4), reward 1 on turn 7: six implementations in a row fail the task's
+    // hidden tests with the same "Test case did not pass." — a re-run after each edit, not a loop — the seventh passes.
+    'intercode-python/gpt-4/task109.jsonl',
   ];
   for (const file of healthy) {
     it(`leaves a successful run alone with the defaults: ${file}`, async () => {
@@ -97,6 +100,9 @@ describe('real recorded runs (eval/corpus sample)', () => {
     // Data agent (InterCode-SQL, gpt-4): a statement broken the same way (a CTE's tail without its head), respaced
     // and resent nine times, each the same syntax error.
     'intercode-sql/gpt-4/task854.jsonl',
+    // Code interpreter (InterCode-Python, gpt-3.5): three versions of one function resubmitted in turn, each
+    // failing all three tests again.
+    'intercode-python/gpt-3.5/task52.jsonl',
   ];
   for (const file of loops) {
     it(`stops a recorded loop by a loop rule within 5 stale calls: ${file}`, async () => {

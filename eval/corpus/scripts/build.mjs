@@ -19,6 +19,7 @@ import * as intercodeBash from './src-intercode-bash.mjs';
 import * as intercodeCtf from './src-intercode-ctf.mjs';
 import * as workbench from './src-workbench.mjs';
 import * as intercodeSql from './src-intercode-sql.mjs';
+import * as intercodePython from './src-intercode-python.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argi = process.argv.indexOf('--mirrors');
@@ -54,7 +55,7 @@ function writer(slugs) {
     writeFileSync(p, text);
   };
 }
-const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf', 'workbench', 'intercode-sql']);
+const write = writer(['react-webshop', 'react-fever', 'mini-swe-agent-gemini-3-pro', 'swe-agent-testdata', 'openhands-resolver', 'openhands-swebench-claude', 'browsergym-workarena', 'langgraph-customer-support', 'agentdojo', 'intercode-bash', 'intercode-ctf', 'workbench', 'intercode-sql', 'intercode-python']);
 
 // Deterministic selection helpers.
 function evenly(arr, n) {
@@ -102,6 +103,11 @@ const intercodeSqlRuns = intercodeSql.build({ gitDir: git('princeton-nlp/interco
   // each evenly spaced over the task ids.
   select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 30, 10][i])) });
 for (const line of intercodeSqlRuns.left) console.error(`intercode-sql: left out ${line}`);
+const intercodePythonRuns = intercodePython.build({ gitDir: git('princeton-nlp/intercode'), commit: PINS['princeton-nlp/intercode'], write,
+  // gpt-3.5 and gpt-4 on the 117 MBPP tasks (139 healthy, 49 looping, 48 failed): 20 healthy, 20 looping and 10 failed,
+  // each evenly spaced over the (model, task id) order.
+  select: (cands) => ['looping', 'healthy', 'failed_no_loop'].flatMap((label, i) => evenly(cands.filter((c) => c.label === label), [20, 20, 10][i])) });
+for (const line of intercodePythonRuns.left) console.error(`intercode-python: left out ${line}`);
 for (const line of agentdojoRuns.left.healthyWithLoopRule) console.error(`agentdojo: not taken, utility true but a loop rule fires: ${line}`);
 
 const built = [
@@ -131,6 +137,7 @@ const built = [
   ...intercodeCtfRuns.entries,
   ...workbenchRuns.entries,
   ...intercodeSqlRuns.entries,
+  ...intercodePythonRuns.entries,
 ];
 const entries = built.map((e) => {
   const kind = e.kind ?? KIND[e.file.split('/')[0]];
