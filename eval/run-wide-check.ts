@@ -156,6 +156,14 @@ const SOURCES: Source[] = [
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => (intercodeSql.MODELS as string[]).flatMap((model) => intercodeSql.build({ ...(options as object), model }).entries),
   },
+  // The paper's ReAct SQL agent (gpt-3.5), which ends each episode itself with `submit` (not in the corpus; MIT).
+  {
+    name: 'InterCode-SQL, ReAct agent with submit, gpt-3.5 (Spider, 10 turns)',
+    kind: intercodeSql.KIND,
+    repo: intercodeSql.SOURCE.repo,
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => intercodeSql.build({ ...(options as object), model: 'gpt-3.5', react: true }).entries,
+  },
   // Every InterCode-Python episode, gpt-3.5 and gpt-4 (the corpus takes 50; MIT).
   {
     name: 'InterCode-Python, gpt-3.5 and gpt-4 (MBPP, 7 turns)',

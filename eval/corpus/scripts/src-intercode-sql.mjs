@@ -24,15 +24,29 @@ export const AGENT = 'InterCode multi-turn chat policy (SQL on Spider databases,
 /** The paper's models with a 10-turn multi-turn SQL file (data/results/sql/<model>/). */
 export const MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
 export const resultPath = (model) => `data/results/sql/${model}/ic_sql_multiturn_${model}_10_turns.json`;
+/**
+ * The paper's ReAct runs (gpt-3.5 only): the agent thinks, then writes `execute[<statement>]` or `submit`, and ends
+ * the episode itself with `submit` (an answer tool; its observation is the last one again). Same tools otherwise.
+ */
+export const REACT_PATH = 'data/results/sql/gpt-3.5/ic_sql_react_10_turns.json';
+export const REACT_AGENT = 'InterCode ReAct policy (SQL on Spider databases, thought + execute[…] or submit, 10 turns)';
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
-export function convert(episode, run) {
-  return convertTurns(episode, run, (statement) => ({ tool: 'execute_sql', args: { query: statement } }));
+export function convert(episode, run, react = false) {
+  if (!react) return convertTurns(episode, run, (statement) => ({ tool: 'execute_sql', args: { query: statement } }));
+  const converted = convertTurns(episode, run, (action) => {
+    const execute = /^execute\[(.*)\]$/s.exec(action.trim());
+    if (execute) return { tool: 'execute_sql', args: { query: execute[1] } };
+    // Anything else the model wrote (4 actions of "Observation: …") went to the database as it was.
+    return action.trim() === 'submit' ? { tool: 'submit', args: {} } : { tool: 'execute_sql', args: { query: action } };
+  });
+  // `submit` answers with the last observation again: the answer, not another result, so the loop rules skip it.
+  return { lines: converted.lines, steps: converted.steps.filter((step) => step.action.trim() !== 'submit') };
 }
 
-/** Every episode of `model`, in task-id order, labelled. */
-export function candidates({ gitDir, commit, model }) {
-  const path = resultPath(model);
+/** Every episode of `model` (or of the ReAct runs), in task-id order, labelled. */
+export function candidates({ gitDir, commit, model, react = false }) {
+  const path = react ? REACT_PATH : resultPath(model);
   const episodes = Object.values(JSON.parse(gitShow(gitDir, commit, path))).sort((a, b) => a.task_id - b.task_id);
   const out = [];
   const left = [];
@@ -42,8 +56,8 @@ export function candidates({ gitDir, commit, model }) {
       left.push(`${path} task ${episode.task_id}: no statement, or the policy call failed ("blocked") and the harness stopped the episode`);
       continue;
     }
-    const run = `intercode-sql-${model}-task${episode.task_id}`;
-    const { lines, steps } = convert(episode, run);
+    const run = `intercode-sql-${react ? 'react-' : ''}${model}-task${episode.task_id}`;
+    const { lines, steps } = convert(episode, run, react);
     const la = analyzeLoop(steps);
     const label = episode.summary.max_reward === 1 ? 'healthy' : la.looping ? 'looping' : 'failed_no_loop';
     out.push({ model, path, episode, run, lines, steps, la, label });
@@ -51,8 +65,8 @@ export function candidates({ gitDir, commit, model }) {
   return { candidates: out, left };
 }
 
-export function build({ gitDir, commit, model, write, select = (all) => all }) {
-  const { candidates: all, left } = candidates({ gitDir, commit, model });
+export function build({ gitDir, commit, model, react = false, write, select = (all) => all }) {
+  const { candidates: all, left } = candidates({ gitDir, commit, model, react });
   const entries = [];
   for (const c of select(all)) {
     const { summary, query, task_id: taskId, hardness } = c.episode;
@@ -61,10 +75,10 @@ export function build({ gitDir, commit, model, write, select = (all) => all }) {
       ? `${prefix} (reward 1: the rows match the gold query's)${c.la.looping ? `; note: the loop rule "${c.la.rule}" matches from call #${c.la.loopStart}` : ''}`
       : c.label === 'looping' ? describeLoop(prefix, c.steps, c.la)
         : `${prefix}; no loop rule fires (longest final repeated stretch ${c.la.repeatTail}, final identical results ${c.la.sameObsTail})`;
-    const file = `intercode-sql/${model}/task${taskId}.jsonl`;
+    const file = `intercode-sql/${react ? 'react-' : ''}${model}/task${taskId}.jsonl`;
     write(file, c.lines.join('\n') + '\n');
     entries.push({
-      file, format: 'loopguard-jsonl', kind: KIND, agent: AGENT, model,
+      file, format: 'loopguard-jsonl', kind: KIND, agent: react ? REACT_AGENT : AGENT, model,
       task: `InterCode-SQL Spider dev task ${taskId} (${hardness}): ${query.length > 160 ? query.slice(0, 160) + '…' : query}`,
       label: c.label, reason, ...(c.label === 'looping' ? { loopStart: c.la.loopStart } : {}), calls: c.lines.length,
       source: { ...SOURCE, commit, path: c.path },
