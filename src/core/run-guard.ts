@@ -96,6 +96,15 @@ const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'write.outcome_unknown',
 ]);
 
+/** Refusals of a loop's next repeat: a round of only these, inside a stale streak, continues it (round-verdict.ts). */
+const LOOP_REPEAT_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
+  'repeat.back_to_back',
+  'repeat.run_wide',
+  'repeat.unchanged',
+  'repeat.same_error',
+  'pagination.cursor_not_advanced',
+]);
+
 const BUDGET_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
 
 const FAILURE_OUTCOMES: ReadonlySet<OutcomeClass> = new Set<OutcomeClass>(['error', 'overloaded', 'timeout']);
@@ -382,6 +391,7 @@ export class RunGuard implements RunView, SharedReplica {
       round.refused += 1;
       ledger.refused += 1;
       tally.refused += 1;
+      if (LOOP_REPEAT_REASONS.has(decision.reason)) round.repeatRefusals += 1;
       if (decision.reason === 'tool.disabled') {
         round.disabledRefusals += 1;
         round.toolProgress.set(facts.ladderKey, round.toolProgress.get(facts.ladderKey) ?? false);

@@ -53,6 +53,8 @@ export class RoundAccumulator {
   neutral = 0;
   /** Calls refused because their tool is disabled by the escalation ladder. */
   disabledRefusals = 0;
+  /** Calls refused as a loop's repeats (`repeat.*`, a cursor that did not advance). */
+  repeatRefusals = 0;
   hadOverloadedExemption = false;
   usage: ModelUsage | undefined;
   /** Per tool: did it bring anything new this round (true) or only seen results (false)? */

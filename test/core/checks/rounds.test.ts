@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { StopDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, sameDocuments, type ScriptedCall } from '../play.js';
+import { newRun, playRounds, playTakingTurns, sameDocuments, type ScriptedCall } from '../play.js';
 
 const reworded = (round: number): ScriptedCall => ({ tool: 'search_docs', args: { query: `refund policy wording ${round}` }, outcome: { result: { ...sameDocuments, took_ms: round } } });
 
@@ -108,6 +108,53 @@ describe('checks/refused-rounds', () => {
     const log = playRounds(run, rounds);
     expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
     expect(run.refusedRoundStreak).to.equal(0);
+  });
+
+  // InterCode-SQL, the paper's ReAct agent (gpt-3.5), Spider task 417 (eval/WIDE.md): after reading the schema, four
+  // versions of a malformed `execute[` each got the harness's same rejection, the last one twice (stale rounds), then
+  // it again, refused as a repeat. Four stale rounds and then refused ones: neither count reached 5 before the
+  // recording's 10-turn cap.
+  const rejected = 'Error executing query: Your last `execute` action did not contain sql code';
+  const select = 'execute[SELECT students.first_name, students.middle_name, students.last_name, students.student_id FROM student_enrolment INNER JOIN students ON student_enrol';
+  const malformed = [
+    select,
+    `${select}ment.student_id = students.student_id WHERE student_enrolment.semester_id`,
+    `${select}ment.student_id = students.student_id WHERE`,
+    `${select}ment.student_id = students.student_id WHERE student_enrolment.semester_id GROUP BY student_enrolment.student_`,
+  ];
+  const sql = (query: string, result: string): ScriptedCall[] => [{ tool: 'execute_sql', args: { query }, outcome: { result } }];
+  const task417 = [
+    ...['SHOW TABLES', 'DESC student_enrolment', 'DESC students'].map((query, i) => sql(query, `table ${i}`)),
+    ...malformed.map((query) => sql(query, rejected)),
+    ...[1, 2, 3].map(() => sql(malformed[3]!, rejected)),
+  ];
+
+  it('a round of refused repeats inside a stale streak continues it: stopped at the first (InterCode-SQL ReAct task 417)', () => {
+    const log = playRounds(newRun(), task417);
+    expect(log.at(-1)!.decisions.map((decision) => decision.action)).to.deep.equal(['refuse']);
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds', round: 9 });
+  });
+
+  it('a repeat refused right after progress starts no stale streak: four stale rounds after it do not stop', () => {
+    const read = (path: string, body: string): ScriptedCall[] => [{ tool: 'read_file', args: { path }, outcome: { result: body } }];
+    const rounds = [read('a.md', 'alpha'), read('b.md', 'beta'), read('a.md', 'alpha'), ...['c.md', 'd.md', 'e.md', 'f.md'].map((path) => read(path, 'alpha'))];
+    const log = playRounds(newRun(), rounds);
+    expect(log[2]!.decisions.map((decision) => decision.action)).to.deep.equal(['refuse']);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+  });
+
+  it("the researcher profile keeps document 000's two counts apart: the same run is not stopped", () => {
+    const log = playRounds(newRun({ profile: 'researcher' }), task417);
+    expect(log).to.have.length(task417.length);
+    expect(log.at(-1)!.decisions.map((decision) => decision.action)).to.deep.equal(['refuse']);
+    expect(log.at(-1)!.after.action).to.equal('continue');
+  });
+
+  it('two engines sharing the run through a store, taking turns, stop it alike', async () => {
+    const steps = task417.map((round) => round[0]!);
+    const turns = await playTakingTurns('sql-417', steps);
+    expect(turns.at(-1)).to.equal('refuse/stop');
+    expect(turns).to.have.length(9);
   });
 
   it('scattered refusals between productive rounds never stop a progressing run (the round-11 cut)', () => {
