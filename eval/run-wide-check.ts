@@ -11,8 +11,8 @@
  * AgentDojo's benign banking and travel runs are taken for every model, not the corpus's two; all 50 OpenHands +
  * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
  * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
- * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models and every
- * InterCode-Python one of gpt-3.5 and gpt-4. Not part of
+ * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models, the ReAct SQL
+ * and Bash runs of gpt-3.5, and every InterCode-Python episode of gpt-3.5 and gpt-4. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR] [--only NAME]   (DIR holds <owner>+<name>/repo; default /work/.mirror;
@@ -128,6 +128,15 @@ const SOURCES: Source[] = [
     repo: 'princeton-nlp/intercode',
     commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
     build: (options) => INTERCODE_BASH_MODELS.flatMap((model) => intercodeBash.build({ ...(options as object), model }).entries),
+    commandsOf: jsonlBashCommands,
+  },
+  // The paper's ReAct bash agent (gpt-3.5), which ends each episode itself with `submit` (not in the corpus; MIT).
+  {
+    name: 'InterCode-Bash, ReAct agent with submit, gpt-3.5 (NL2Bash, 10 turns)',
+    kind: 'shell',
+    repo: 'princeton-nlp/intercode',
+    commit: 'c3e46d827cfc9d4c704ec078f7abf9f41e3191d8',
+    build: (options) => intercodeBash.build({ ...(options as object), model: 'gpt-3.5', react: true }).entries,
     commandsOf: jsonlBashCommands,
   },
   // All 93 CTF episodes of gpt-4 (the corpus takes 25).

@@ -24,10 +24,29 @@ export const FILE_SYSTEMS = [1, 2, 3, 4];
 // intercode/envs/bash/bash_env.py exec_action: the observation it writes when the command could not run.
 export const ENVIRONMENT_FAILURES = { 'Command timed out': 'timeout', 'Malformed command': 'MalformedCommand' };
 export const resultPath = (model, fileSystem) => `data/results/bash/${model}/ic_bash_multiturn_${model}_10_turns_fs_${fileSystem}.json`;
+/** The paper's ReAct runs (gpt-3.5 only), which end each episode with `submit` (convertReactTurns). */
+export const reactPath = (fileSystem) => `data/results/bash/gpt-3.5/ic_bash_react_10_turns_fs_${fileSystem}.json`;
+export const REACT_AGENT = 'InterCode ReAct policy (bash, thought + execute[…] or submit, 10 turns)';
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
-export function convert(episode, run) {
-  return convertTurns(episode, run, (command) => ({ tool: 'bash', args: { command } }));
+export function convert(episode, run, react = false) {
+  const call = (command) => ({ tool: 'bash', args: { command } });
+  return react ? convertReactTurns(episode, run, call) : convertTurns(episode, run, call);
+}
+
+/**
+ * One episode of the paper's ReAct policy: the agent thinks, then writes `execute[<action>]` or `submit`, and ends the
+ * episode itself with `submit`, an answer tool whose observation is the last one again — the answer, not another
+ * result, so the loop rules skip it. `callOf` maps an executed action to its call; anything else the model wrote went
+ * to the environment as it was.
+ */
+export function convertReactTurns(episode, run, callOf) {
+  const converted = convertTurns(episode, run, (action) => {
+    if (action.trim() === 'submit') return { tool: 'submit', args: {} };
+    const execute = /^execute\[(.*)\]$/s.exec(action.trim());
+    return callOf(execute ? execute[1] : action);
+  });
+  return { lines: converted.lines, steps: converted.steps.filter((step) => step.action.trim() !== 'submit') };
 }
 
 /**
@@ -51,11 +70,11 @@ export function convertTurns(episode, run, callOf) {
 }
 
 /** Every episode of `model` over the four file systems, in (file system, task id) order, labelled. */
-export function candidates({ gitDir, commit, model }) {
+export function candidates({ gitDir, commit, model, react = false }) {
   const out = [];
   const left = [];
   for (const fileSystem of FILE_SYSTEMS) {
-    const path = resultPath(model, fileSystem);
+    const path = react ? reactPath(fileSystem) : resultPath(model, fileSystem);
     let text;
     try { text = gitShow(gitDir, commit, path); } catch { left.push(`${path}: not in the snapshot`); continue; }
     if (text.trim() === '') { left.push(`${path}: empty file`); continue; }
@@ -66,8 +85,8 @@ export function candidates({ gitDir, commit, model }) {
         left.push(`${path} task ${episode.task_id}: policy call failed ("blocked"), harness stopped the episode`);
         continue;
       }
-      const run = `intercode-bash-${model}-fs${fileSystem}-task${episode.task_id}`;
-      const { lines, steps } = convert(episode, run);
+      const run = `intercode-bash-${react ? 'react-' : ''}${model}-fs${fileSystem}-task${episode.task_id}`;
+      const { lines, steps } = convert(episode, run, react);
       const la = analyzeLoop(steps);
       const success = episode.summary.max_reward === 1;
       const label = success ? 'healthy' : la.looping ? 'looping' : 'failed_no_loop';
@@ -77,8 +96,8 @@ export function candidates({ gitDir, commit, model }) {
   return { candidates: out, left };
 }
 
-export function build({ gitDir, commit, model, write, select }) {
-  const { candidates: all, left } = candidates({ gitDir, commit, model });
+export function build({ gitDir, commit, model, react = false, write, select }) {
+  const { candidates: all, left } = candidates({ gitDir, commit, model, react });
   const entries = [];
   for (const c of select(all)) {
     const { summary, query, task_id: taskId } = c.episode;
@@ -87,11 +106,11 @@ export function build({ gitDir, commit, model, write, select }) {
       ? `${prefix} (reward 1: the task's check passed)${c.la.looping ? `; note: the loop rule "${c.la.rule}" matches from call #${c.la.loopStart}` : ''}`
       : c.label === 'looping' ? describeLoop(prefix, c.steps, c.la)
         : `${prefix}; no loop rule fires (longest final repeated stretch ${c.la.repeatTail}, final identical results ${c.la.sameObsTail})`;
-    const file = `intercode-bash/${model}/fs${c.fileSystem}-task${taskId}.jsonl`;
+    const file = `intercode-bash/${react ? 'react-' : ''}${model}/fs${c.fileSystem}-task${taskId}.jsonl`;
     write(file, c.lines.join('\n') + '\n');
     entries.push({
       file, format: 'loopguard-jsonl', kind: 'shell',
-      agent: 'InterCode multi-turn chat policy (bash, 10 turns, "try again" prompting)', model,
+      agent: react ? REACT_AGENT : 'InterCode multi-turn chat policy (bash, 10 turns, "try again" prompting)', model,
       task: `InterCode-Bash NL2Bash fs_${c.fileSystem} task ${taskId}: ${query.length > 160 ? query.slice(0, 160) + '…' : query}`,
       label: c.label, reason, ...(c.label === 'looping' ? { loopStart: c.la.loopStart } : {}), calls: c.lines.length,
       source: { ...SOURCE, commit, path: c.path },

@@ -16,7 +16,7 @@
 // rows as Python's repr of a list of tuples, or the environment's "Error executing query: …" text, which the model
 // saw as the turn's output, not as a failed call).
 import { gitShow, analyzeLoop, describeLoop } from './lib.mjs';
-import { convertTurns } from './src-intercode-bash.mjs';
+import { convertReactTurns, convertTurns } from './src-intercode-bash.mjs';
 
 export const SOURCE = { repo: 'princeton-nlp/intercode', licence: 'MIT (LICENSE.md)' };
 export const KIND = 'data (SQL)';
@@ -33,15 +33,9 @@ export const REACT_AGENT = 'InterCode ReAct policy (SQL on Spider databases, tho
 
 /** One episode → replay lines and the (action, observation) steps the loop rules read. */
 export function convert(episode, run, react = false) {
-  if (!react) return convertTurns(episode, run, (statement) => ({ tool: 'execute_sql', args: { query: statement } }));
-  const converted = convertTurns(episode, run, (action) => {
-    const execute = /^execute\[(.*)\]$/s.exec(action.trim());
-    if (execute) return { tool: 'execute_sql', args: { query: execute[1] } };
-    // Anything else the model wrote (4 actions of "Observation: …") went to the database as it was.
-    return action.trim() === 'submit' ? { tool: 'submit', args: {} } : { tool: 'execute_sql', args: { query: action } };
-  });
-  // `submit` answers with the last observation again: the answer, not another result, so the loop rules skip it.
-  return { lines: converted.lines, steps: converted.steps.filter((step) => step.action.trim() !== 'submit') };
+  const call = (statement) => ({ tool: 'execute_sql', args: { query: statement } });
+  // ReAct: `execute[…]` or `submit` (4 actions of "Observation: …" went to the database as they were).
+  return react ? convertReactTurns(episode, run, call) : convertTurns(episode, run, call);
 }
 
 /** Every episode of `model` (or of the ReAct runs), in task-id order, labelled. */
