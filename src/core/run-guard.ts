@@ -84,18 +84,6 @@ const STOP_CHECKS: readonly StopCheck[] = [
   stopOnBudget,
 ];
 
-/** Refusals that mean "the model insisted on a call": failures of that tool in the chat profile. */
-const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
-  'repeat.back_to_back',
-  'repeat.run_wide',
-  'repeat.unchanged',
-  'repeat.same_error',
-  'pagination.cursor_not_advanced',
-  'retry.budget_exhausted',
-  'poll.deadline_passed',
-  'write.outcome_unknown',
-]);
-
 /** Refusals of a loop's next repeat: a round of only these, inside a stale streak, continues it (round-verdict.ts). */
 const LOOP_REPEAT_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'repeat.back_to_back',
@@ -103,6 +91,17 @@ const LOOP_REPEAT_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
   'repeat.unchanged',
   'repeat.same_error',
   'pagination.cursor_not_advanced',
+]);
+
+/**
+ * Refusals that mean "the model insisted on a call": failures of that tool in the chat profile. A
+ * loop's repeats, and insisting past a spent retry budget, a poll's deadline or a write of unknown outcome.
+ */
+const INSISTENCE_REASONS: ReadonlySet<RefusalReason> = new Set<RefusalReason>([
+  ...LOOP_REPEAT_REASONS,
+  'retry.budget_exhausted',
+  'poll.deadline_passed',
+  'write.outcome_unknown',
 ]);
 
 const BUDGET_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(['max_tool_calls', 'max_rounds', 'max_run_ms']);
