@@ -125,6 +125,18 @@ function kubectlGetPods(elapsedSeconds: number): string {
   ].join('\n');
 }
 
+/**
+ * `docker ps` (Docker 27) for a database container: STATUS and CREATED are ages that tick on
+ * every look; the health check decides the rest.
+ */
+function dockerPs(minutes: number, health: 'starting' | 'healthy'): string {
+  const up = minutes < 1 ? 'Less than a second' : minutes === 1 ? 'About a minute' : `${minutes} minutes`;
+  return [
+    'CONTAINER ID   IMAGE         COMMAND                  CREATED              STATUS                              PORTS      NAMES',
+    `3f2a1b9c8d7e   postgres:16   "docker-entrypoint.s…"   ${`${Math.max(1, minutes)} minutes ago`.padEnd(20)} ${`Up ${up} (health: ${health})`.padEnd(35)} 5432/tcp   db`,
+  ].join('\n');
+}
+
 /** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
 const SHELL_POLL_DEADLINE_MS = 600_000;
 const KUBECTL_POLL_EVERY_MS = 25_000;
@@ -455,6 +467,32 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     // starts at the last poll the deadline allows.
     loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
     calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
+  },
+  // Re-run at once, with no sleep: the same look at a state that does not move, told apart
+  // from the last only by its ages (kubectl's AGE and `(2m ago)`, docker's `Up 3 minutes`).
+  {
+    name: 'kubectl-get-pods-rerun-at-once',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 12 }, (_, i) => bash('kubectl get pods', kubectlGetPods(i * 8), T0 + i * 8_000)),
+  },
+  {
+    name: 'docker-ps-rerun-at-once',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 12 }, (_, i) => bash('docker ps --filter name=db', dockerPs(2 + i, 'starting'), T0 + i * 60_000)),
+  },
+  // The healthy twin: a look, then a wait that sleeps first (a poll), until the check passes.
+  {
+    name: 'docker-ps-then-sleep-until-healthy',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'healthy',
+    calls: [
+      bash('docker ps --filter name=db', dockerPs(0, 'starting'), T0),
+      ...Array.from({ length: 6 }, (_, i) => bash('sleep 15 && docker ps --filter name=db', dockerPs(1 + i, i < 5 ? 'starting' : 'healthy'), T0 + (i + 1) * 60_000)),
+    ],
   },
   // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
   // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.

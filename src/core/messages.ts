@@ -32,7 +32,7 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
     case 'repeat.back_to_back':
       return `Not run: this is call ${f.position ?? 'number 3'} in a row to ${tool} with the same arguments. The result you already received${earlier} is in the conversation above: use that value. To get something different, change the arguments or turn to a different tool.`;
     case 'repeat.unchanged':
-      return `Not run: ${tool} was run with these same arguments ${f.times ?? 2} times in a row${earlier} and returned the same result each time, with nothing changed in between, so running it again would return the same. That result is in the conversation above: use it. To learn something new, change something first (edit, write, or run a different command), or use another tool.`;
+      return `Not run: ${tool} was run with these same arguments ${f.times ?? 2} times in a row${earlier} and returned the same result each time, with nothing changed in between, so running it again would return the same. That result is in the conversation above: use it. To learn something new, change something first (edit, write, or run a different command), or use another tool.${f.shell === 1 ? ' If you are waiting for it to change (a build, a deployment, a job), wait before you look again: a command that sleeps first (`sleep 30 && …`) is a poll, and it runs.' : ''}`;
     case 'repeat.same_error':
       return `Not run: ${tool} with these arguments failed ${f.times ?? 2} times in a row with the same error${earlier}, and nothing changed in between, so it would fail the same way again. Read the error message above, then fix the arguments or what they depend on, try another approach, or explain the failure in your answer.`;
     case 'repeat.in_flight':

@@ -15,10 +15,14 @@ export const CONFIRMING_EXECUTIONS = 2;
  * have moved), the second confirms, the third is refused — the same point at which the chat
  * check refuses a back-to-back repeat (document 000), but only when the outcome agrees.
  */
-export const refuseConfirmedRepeat: CallCheck = ({ record, epoch, options, effect }) => {
+export const refuseConfirmedRepeat: CallCheck = ({ record, epoch, options, effect, policy }) => {
   if (record === undefined || record.state !== CallState.Succeeded || effect === 'read' || !options.runWideRepeat) return undefined;
   if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === epoch) {
-    return { refuse: 'repeat.unchanged', facts: { times: record.confirmations } };
+    // A shell command re-run at once is often a wait (`kubectl get pods` until Running): the
+    // message tells the model how to wait instead, with a command that sleeps first (a poll).
+    const facts: Record<string, number> = { times: record.confirmations };
+    if (policy.shellArg !== undefined) facts.shell = 1;
+    return { refuse: 'repeat.unchanged', facts };
   }
   return undefined;
 };

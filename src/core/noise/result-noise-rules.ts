@@ -80,7 +80,8 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
  * anywhere else (`Departure Time: 08:45`, a meeting's `Start at 09:00:00`, a laptop's
- * `Battery Time: 10 hours, Memory: 16 GB`), are data.
+ * `Battery Time: 10 hours, Memory: 16 GB`), are data; so are a length or an age in no shape of
+ * AGO, DOCKER_UP or TABLE_AGE below (`"length": "5m"`, `aged 12 years`).
  */
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
@@ -94,3 +95,25 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: '_ms', pattern: '\\bduration_ms:? \\d+(?:\\.\\d+)?' },
   { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },
 ];
+
+/**
+ * Ages, which tick between two looks at the same state: a time before now (`3 minutes ago`,
+ * gh's `about 1 hour ago`, kubectl's restart `(2m30s ago)`, whose `2m30s` the duration rule
+ * took first and left as `#`), docker ps's `Up 3 minutes`, kubectl get's AGE column. Without
+ * them `kubectl get pods` re-run at once on a pod stuck in CrashLoopBackOff, or `docker ps` on a
+ * container that never turns healthy, answers "new" on every call, with no end. An uptime that
+ * drops is no longer a restart by itself; Docker's `Restarting (1)` and kubectl's RESTARTS count
+ * still are. Each is a pass of its own with its own exact gate (create-noise-filter.ts).
+ */
+export const AGO =
+  '(?:\\b(?:(?:[aA]bout|[oO]ver|[aA]lmost|[lL]ess than) )?(?:\\d+(?:[smhdy](?:\\d+[smhd])?| (?:second|minute|hour|day|week|month|year)s?)|(?:an?|a few) (?:second|minute|hour|day|week|month|year)s?)|#) ago\\b';
+/** docker ps's STATUS: `Up 3 minutes`, `Up About an hour`, `Up Less than a second`. */
+export const DOCKER_UP = '\\bUp (?:\\d+|About an?|Less than an?) (?:second|minute|hour|day|week|month|year)s?\\b';
+/**
+ * kubectl get's AGE column (its HumanDuration: `45s`, `6m10s`, `95m`, `3h5m`, `3d4h`, `2y30d`;
+ * `#` where the duration rule already took `6m10s`): an age that is the last field of a
+ * column-aligned line (three spaces before it, the line's or the string's end after it), only
+ * in a text whose header names the column (TABLE_AGE_HEADER).
+ */
+export const TABLE_AGE = '(?<=   )(?:\\d+[smhdy](?:\\d+[smhd])?|#)(?=\\n|\\\\n|"|$)';
+export const TABLE_AGE_HEADER = '\\bAGE(?=\\n|\\\\n| {2,}|$)';

@@ -111,3 +111,33 @@ describe('checks/exempt-tools', () => {
     expect(log).to.have.length(4);
   });
 });
+
+describe('checks/outcome-confirmed-repeat', () => {
+  it('refuses the third identical shell command once two runs gave one outcome; the message says how to wait instead (a command that sleeps first)', () => {
+    const pods = (age: string) => `NAME    READY   STATUS              RESTARTS   AGE\nweb-1   0/1     ContainerCreating   0          ${age}`;
+    const run = newRun();
+    const log = playRounds(run, [
+      [{ tool: 'bash', args: { command: 'kubectl get pods' }, outcome: { result: pods('5s') } }],
+      [{ tool: 'bash', args: { command: 'kubectl get pods' }, outcome: { result: pods('12s') } }],
+      [{ tool: 'bash', args: { command: 'kubectl get pods' } }],
+      [{ tool: 'bash', args: { command: 'sleep 15 && kubectl get pods' }, outcome: { result: pods('30s') } }],
+    ]);
+    const refusal = log[2]!.decisions[0] as RefuseDecision;
+    expect(refusal).to.include({ action: 'refuse', reason: 'repeat.unchanged' });
+    expect(refusal.message).to.include('returned the same result each time').and.include('`sleep 30 && …`');
+    // The wait it suggests is a poll, and runs.
+    expect(log[3]!.decisions[0]).to.include({ action: 'allow' });
+  });
+
+  it('says nothing of waiting for a tool that is not a shell', () => {
+    const run = newRun({ tools: { deploy_status: { writes: true } } });
+    const log = playRounds(run, [
+      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'pending' } } }],
+      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'pending' } } }],
+      [{ tool: 'deploy_status', args: { id: 7 } }],
+    ]);
+    const refusal = log[2]!.decisions[0] as RefuseDecision;
+    expect(refusal).to.include({ action: 'refuse', reason: 'repeat.unchanged' });
+    expect(refusal.message).to.not.include('sleep');
+  });
+});

@@ -26,6 +26,7 @@ const NOISY_TOKENS = [
   'Start at', 'Start at  14:00:01\n   Duration  812ms', 'Time: 00:00.012, Memory: 6.00 MB', 'Time: 00:00.012', 'Memory: ', 'Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s', '810.3 runs/s', 'duration_ms: 0.812',
   '# duration_ms 45.67', '_ms', '3.21=setup[1.02]+cmd[2.19]', '=setup[', 'random seed:        58185801\nhash randomization: on (PYTHONHASHSEED=2322889254)',
   'random seed: 5', 'PYTHONHASHSEED=2', 'Using --randomly-seed=3817263', 'y-seed=',
+  '3 minutes ago', '(2m30s ago)', 'about an hour ago', ' ago', 'a go', ' ago_', ' agox', '# ago', 'go', 'Up About an hour', 'Up 3 minutes (healthy)', 'Up ', 'AGE', 'NAME   AGE\n', 'PAGE  ', '   4m', '   12d\n', '  ', '      ',
 ];
 
 function generated(count: number): string[] {

@@ -9,6 +9,10 @@ import {
   RESPONSE_ID_FIELD_PATTERN,
   SCORE_FIELD_PATTERN,
   SHAPED_NOISE,
+  AGO,
+  DOCKER_UP,
+  TABLE_AGE,
+  TABLE_AGE_HEADER,
   TEXT_DURATION,
   TEXT_REQUEST_ID_PREFIX,
   UUID,
@@ -132,7 +136,11 @@ export function createReferenceNoiseFilter(options: NoiseFilterOptions = {}, gat
       if (UUID_GATE.test(out)) out = out.replace(UUID_PATTERN, replaceUuid);
     }
     // Shaped noise (added after the rewrite, to both): a pass of its own, ungated here.
-    out = out.replace(SHAPED_NOISE_PATTERN, '#');
+    let shaped = out.replace(SHAPED_NOISE_PATTERN, '#').replace(new RegExp(AGO, 'g'), '#').replace(new RegExp(DOCKER_UP, 'g'), '#');
+    // kubectl's AGE column counts only under a header naming it (a condition of the rule, not a gate).
+    if (new RegExp(TABLE_AGE_HEADER).test(shaped)) shaped = shaped.replace(new RegExp(TABLE_AGE, 'g'), '#');
+    // Column padding after an age: collapsed once shaped noise was replaced.
+    out = shaped !== out ? shaped.replace(/ {2,}/g, ' ') : shaped;
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     return out;
   };

@@ -75,6 +75,24 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf({ meeting: 'Standup', note: 'Start at 09:00:00' })).to.not.equal(hashOf({ meeting: 'Standup', note: 'Start at 09:30:00' }));
   });
 
+  it("ages that tick between two looks at the same state: `3 minutes ago`, docker's `Up About an hour`, kubectl's AGE column and `(2m30s ago)`; other lengths and ages are data", () => {
+    const pods = (restarts: number, lastRestart: string, age: string) =>
+      `NAME                        READY   STATUS             RESTARTS        AGE\napi-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${lastRestart} ago)`.padEnd(15)} ${age}\npostgres-0                  1/1     Running            0               3h${age.length}m`;
+    expectNoise([pods(4, '30s', '4m'), pods(4, '2m30s', '6m10s')], pods(5, '30s', '4m'));
+    expectNoise([pods(4, '9s', '95m'), pods(4, '3d4h', '2y30d')], pods(4, '9s', '95m').replace('CrashLoopBackOff', 'Running         '));
+    // The same table inside a {returncode, output} result (JSON text: `\n` escaped, the age before `\"`).
+    expectNoise([{ returncode: 0, output: pods(4, '30s', '4m') }, { returncode: 0, output: pods(4, '1m', '12d') }], { returncode: 0, output: pods(5, '30s', '4m') });
+    const docker = (status: string, created: string) => `CONTAINER ID   IMAGE         STATUS                          NAMES\n3f2a1b9c8d7e   postgres:16   ${status}   db\n(created ${created})`;
+    expectNoise([docker('Up 3 minutes (health: starting)', '3 minutes ago'), docker('Up About an hour (health: starting)', 'an hour ago')], docker('Up 3 minutes (healthy)', '3 minutes ago'));
+    expectNoise(['Triggered via push about 1 minute ago', 'Triggered via push about 12 minutes ago'], 'Triggered via pull_request about 1 minute ago');
+    expectNoise(['Triggered via push less than a minute ago', 'Triggered via push about 2 hours ago'], 'Triggered via pull_request less than a minute ago');
+    // Not an age in those shapes: a cable's length, a wine's age, a table without a kubectl AGE header.
+    expect(hashOf({ item: 'HDMI cable', length: '5m' })).to.not.equal(hashOf({ item: 'HDMI cable', length: '10m' }));
+    expect(hashOf('Scotch whisky, aged 12 years')).to.not.equal(hashOf('Scotch whisky, aged 18 years'));
+    expect(hashOf('NAME   SIZE\nlogs   5m')).to.not.equal(hashOf('NAME   SIZE\nlogs   9m'));
+    expect(hashOf('Wake me up 5 minutes before')).to.not.equal(hashOf('Wake me up 9 minutes before'));
+  });
+
   it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
     const rows = (count: number, ms: number) => ({ rows: [{ id: 1, name: 'ana' }, { id: 2, name: 'bo' }].slice(0, count), rowCount: count, execution_time_ms: ms, took: ms / 2 });
     expectNoise([rows(2, 14.2), rows(2, 9.7)], rows(1, 14.2));
