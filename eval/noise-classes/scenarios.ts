@@ -494,6 +494,33 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       ...Array.from({ length: 6 }, (_, i) => bash('sleep 15 && docker ps --filter name=db', dockerPs(1 + i, i < 5 ? 'starting' : 'healthy'), T0 + (i + 1) * 60_000)),
     ],
   },
+  // A status tool nobody declared a poller: its answer says the state still moves (GitHub
+  // REST's workflow run, `status` queued → in_progress → completed), so the same call again is
+  // a wait — until 2 × threshold unchanged answers (document 002's check_job_status, ten).
+  {
+    name: 'workflow-run-status-until-completed',
+    noiseClass: 'status polls (a state still moving)',
+    label: 'healthy',
+    calls: Array.from({ length: 9 }, (_, i) => ({
+      tool: 'get_workflow_run',
+      args: { owner: 'acme', repo: 'api', run_id: 123 },
+      result: { id: 123, name: 'CI', head_branch: 'main', status: i < 2 ? 'queued' : i < 8 ? 'in_progress' : 'completed', conclusion: i < 8 ? null : 'success' },
+      ts: T0 + i * 15_000,
+    })),
+  },
+  {
+    name: 'workflow-run-status-stuck-queued',
+    noiseClass: 'status polls (a state still moving)',
+    label: 'looping',
+    // Honest until the tenth unchanged answer: the loop is polling past it.
+    loopStart: 9,
+    calls: Array.from({ length: 24 }, (_, i) => ({
+      tool: 'get_workflow_run',
+      args: { owner: 'acme', repo: 'api', run_id: 124 },
+      result: { id: 124, name: 'CI', head_branch: 'main', status: 'queued', conclusion: null },
+      ts: T0 + i * 5_000,
+    })),
+  },
   // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
   // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.
   {

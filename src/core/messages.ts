@@ -42,6 +42,9 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
     case 'retry.budget_exhausted':
       return `Not run: ${tool} with these arguments failed and has been retried ${f.retries ?? 'several'} times, its retry budget. Retrying it unchanged will not help: fix the arguments using the error message, try another tool, or explain the failure in your answer.`;
     case 'poll.deadline_passed':
+      if (f.unchanged !== undefined) {
+        return `Not run: ${tool} with these arguments has answered with the same status ${f.unchanged} times in a row. Stop waiting: report the last status you received${earlier}, or take another approach.`;
+      }
       return `Not run: polling ${tool} with these arguments has gone past its deadline of ${Math.round(Number(f.deadlineMs ?? 0) / 1000)} s. Stop waiting: report the last status you received${earlier}, or take another approach.`;
     case 'poll.too_soon':
       return `Not run: ${tool} was polled ${f.sinceLastMs ?? 0} ms ago; wait at least ${f.minIntervalMs ?? 0} ms between polls. The last status${earlier} is in the conversation above.`;

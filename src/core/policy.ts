@@ -50,7 +50,11 @@ export interface ResolvedOptions {
 export interface ResolvedToolPolicy extends EffectPolicy {
   readonly exempt: boolean;
   readonly approval: boolean;
-  readonly poll: { deadlineMs: number; minIntervalMs: number } | undefined;
+  /**
+   * `maxUnchanged`: only on a poll inferred from a status still moving (run-guard.ts policyOf):
+   * identical answers in a row past which the poll is refused, as past its deadline.
+   */
+  readonly poll: { deadlineMs: number; minIntervalMs: number; maxUnchanged?: number } | undefined;
   readonly cursorArg: string | undefined;
   readonly retries: number;
   /** The tool declared `retries`: its budget covers deterministic failures too (document 003, condition 3). */

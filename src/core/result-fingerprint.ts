@@ -8,6 +8,7 @@ import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from 
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, fingerprintPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
+import { saysInProgress } from './world-state/says-in-progress.js';
 import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
@@ -283,6 +284,8 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (namesWhatItRejects(rejection)) prehashed.namesRejected = true;
   }
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
+  // A status still moving (a job `running`): the same answer again is a poll. Never a list's.
+  if (!policy.page && !(prehashed instanceof ListedOutcome) && saysInProgress(said ?? result)) prehashed.inProgress = true;
   return prehashed;
 }
 

@@ -419,6 +419,7 @@ export class RunGuard implements RunView, SharedReplica {
           inFlight: 0,
           outcomeTag: 0,
           confirmations: 0,
+          inProgress: false,
           changeSerial: 0,
         });
       } else {
@@ -612,6 +613,7 @@ export class RunGuard implements RunView, SharedReplica {
       const unconfirmable = prehashed.describesAction === true && facts.page && isBackToBack(ledger, argsHash);
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
+      record.inProgress = !failed && prehashed.inProgress === true;
       record.changeSerial = ledger.changeSerial;
     }
     if (failed) {
@@ -1075,7 +1077,7 @@ export class RunGuard implements RunView, SharedReplica {
     const context: CallCheckContext = {
       ledger: this.ledger,
       options: this.options,
-      policy: this.policyOf(tool, facts),
+      policy: this.policyOf(tool, facts, record),
       tool,
       argsHash,
       record,
@@ -1124,7 +1126,7 @@ export class RunGuard implements RunView, SharedReplica {
     tag: number,
   ): Novelty {
     const { effect, terminal } = facts;
-    const policy = this.policyOf(tool, facts);
+    const policy = this.policyOf(tool, facts, record);
     const failClosed = this.options.failClosed;
     const failed = FAILURE_OUTCOMES.has(outcome.outcome);
     const fingerprints = this.ledger.fingerprints;
@@ -1286,13 +1288,18 @@ export class RunGuard implements RunView, SharedReplica {
 
   /**
    * The tool's policy, with the poll rule for a shell poll: a Bash user has one tool, so a
-   * poll is told by its command line, not by the tool (issue 24 #4). A tool's own `poll`
-   * wins. The copy is made only for shell polls.
+   * poll is told by its command line, not by the tool (issue 24 #4). And for a call whose last
+   * answer said its state is still moving (`{"status": "running"}`, world-state/says-in-progress.ts):
+   * the same call again is a poll, until the shell-poll deadline or 2 × threshold unchanged
+   * answers, whichever comes first (a replay without times has no deadline). A tool's own
+   * `poll` wins. The copy is made only for such polls.
    */
-  private policyOf(tool: string, facts: CallFacts): ResolvedToolPolicy {
+  private policyOf(tool: string, facts: CallFacts, record: SignatureRecord | undefined): ResolvedToolPolicy {
     const policy = this.options.tool(tool);
-    if (facts.pollDeadlineMs === undefined || policy.poll !== undefined || policy.exempt) return policy;
-    return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
+    if (policy.poll !== undefined || policy.exempt) return policy;
+    if (facts.pollDeadlineMs !== undefined) return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
+    if (record?.inProgress !== true) return policy;
+    return { ...policy, poll: { deadlineMs: this.options.shellPolls.defaultDeadlineMs, minIntervalMs: 0, maxUnchanged: 2 * this.options.threshold } };
   }
 
   /** Effect, terminal flag and ladder key of a call (arguments were classified in prehash). */

@@ -36,6 +36,11 @@ export interface SignatureRecord {
    * (outcome-confirmed repeats, checks/outcome-confirmed-repeat.ts).
    */
   confirmations: number;
+  /**
+   * The last outcome said its state is still moving (world-state/says-in-progress.ts): the
+   * same answer again is a wait, polled until the poll deadline (run-guard.ts policyOf).
+   */
+  inProgress: boolean;
 }
 
 /** Tallies of the round being played; closed into the run's streaks when the next round begins. */
@@ -500,10 +505,12 @@ const OUTCOME_TAG = 9;
 const FIRST_TIME = 10;
 const LAST_TIME = 12;
 /**
- * Confirmations saturate here (30 bits): the checks only ask whether there were two or more
- * (checks/outcome-confirmed-repeat.ts), and a run cannot make a billion identical calls.
+ * Confirmations saturate here (29 bits): the checks only ask whether there were two or more
+ * (checks/outcome-confirmed-repeat.ts), or ten for a poll, and a run cannot make half a billion
+ * identical calls. Bit 29 of the word is `inProgress`, bits 30–31 the state.
  */
-const MAX_CONFIRMATIONS = 0x3fffffff;
+const MAX_CONFIRMATIONS = 0x1fffffff;
+const IN_PROGRESS_BIT = 0x20000000;
 
 /** A float64 seen as two 32-bit words, to keep times in the same Uint32Array as the counters. */
 const timeBits = new Float64Array(1);
@@ -746,7 +753,7 @@ class SignatureView implements SignatureRecord {
   set state(value: CallState) {
     const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
     const data = this.table.data;
-    data[at] = ((value << 30) | (data[at]! & MAX_CONFIRMATIONS)) >>> 0;
+    data[at] = ((value << 30) | (data[at]! & (MAX_CONFIRMATIONS | IN_PROGRESS_BIT))) >>> 0;
   }
   get round(): number {
     return this.table.data[this.entry * STRIDE + ROUND]!;
@@ -794,7 +801,15 @@ class SignatureView implements SignatureRecord {
   set confirmations(value: number) {
     const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
     const data = this.table.data;
-    data[at] = ((data[at]! & 0xc0000000) | Math.min(value, MAX_CONFIRMATIONS)) >>> 0;
+    data[at] = ((data[at]! & ~MAX_CONFIRMATIONS) | Math.min(value, MAX_CONFIRMATIONS)) >>> 0;
+  }
+  get inProgress(): boolean {
+    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & IN_PROGRESS_BIT) !== 0;
+  }
+  set inProgress(value: boolean) {
+    const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
+    const data = this.table.data;
+    data[at] = (value ? data[at]! | IN_PROGRESS_BIT : data[at]! & ~IN_PROGRESS_BIT) >>> 0;
   }
   get firstTime(): number {
     return this.table.time(this.entry * STRIDE + FIRST_TIME);
@@ -827,6 +842,7 @@ function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureReco
   view.inFlight = fields.inFlight;
   view.outcomeTag = fields.outcomeTag;
   view.confirmations = fields.confirmations;
+  view.inProgress = fields.inProgress;
   view.changeSerial = fields.changeSerial;
   return view;
 }

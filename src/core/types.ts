@@ -189,6 +189,11 @@ export interface PrehashedOutcome {
    * "Received a multi-action, only single-actions are allowed."; world-state/is-step-rejection.ts).
    */
   stepRejected?: boolean;
+  /**
+   * For a success: the result reports a state still moving (`{"status": "running"}`;
+   * world-state/says-in-progress.ts). The same answer to the same call again is a poll.
+   */
+  inProgress?: boolean;
   endTime?: number;
 }
 

@@ -15,6 +15,7 @@ describe('run ledger packed tables', () => {
     inFlight: index % 3,
     outcomeTag: (index * 2654435761) >>> 0,
     confirmations: index % 6,
+    inProgress: index % 7 === 0,
     changeSerial: (index * 40503) >>> 0,
   });
 
@@ -36,7 +37,14 @@ describe('run ledger packed tables', () => {
         live.changeSerial = 0xfffffffe - index;
         live.lastTime = 2e12 + index;
         live.callId = `later_${index}`;
+        // State, confirmations and inProgress share a word: each written alone keeps the others.
+        live.inProgress = !live.inProgress;
+        live.confirmations = 0x1fffffff;
+        live.state = CallState.FailedTransient;
         const expected = reference.get(key)!;
+        expected.inProgress = !expected.inProgress;
+        expected.confirmations = 0x1fffffff;
+        expected.state = CallState.FailedTransient;
         expected.retries += 1;
         expected.inFlight += 2;
         expected.changeSerial = 0xfffffffe - index;
@@ -58,6 +66,7 @@ describe('run ledger packed tables', () => {
         lastTime: record.lastTime,
         inFlight: record.inFlight,
         outcomeTag: record.outcomeTag,
+        inProgress: record.inProgress,
         confirmations: record.confirmations,
         changeSerial: record.changeSerial,
       };

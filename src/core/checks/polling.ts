@@ -13,6 +13,11 @@ export const checkPolling: CallCheck = ({ policy, record, now }): CallCheckResul
   if (record === undefined) return { allow: 'new' };
   const elapsed = now - record.firstTime;
   if (elapsed > poll.deadlineMs) return { refuse: 'poll.deadline_passed', facts: { deadlineMs: poll.deadlineMs, elapsedMs: elapsed } };
+  // A poll inferred from a status still moving is also bounded by count: a run fed no times
+  // (a replay of a transcript) would otherwise poll forever.
+  if (poll.maxUnchanged !== undefined && record.confirmations >= poll.maxUnchanged) {
+    return { refuse: 'poll.deadline_passed', facts: { deadlineMs: poll.deadlineMs, elapsedMs: elapsed, unchanged: record.confirmations } };
+  }
   const sinceLast = now - record.lastTime;
   if (poll.minIntervalMs > 0 && sinceLast < poll.minIntervalMs) {
     return { refuse: 'poll.too_soon', facts: { minIntervalMs: poll.minIntervalMs, sinceLastMs: sinceLast } };

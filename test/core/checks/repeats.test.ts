@@ -132,8 +132,8 @@ describe('checks/outcome-confirmed-repeat', () => {
   it('says nothing of waiting for a tool that is not a shell', () => {
     const run = newRun({ tools: { deploy_status: { writes: true } } });
     const log = playRounds(run, [
-      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'pending' } } }],
-      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'pending' } } }],
+      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'failed' } } }],
+      [{ tool: 'deploy_status', args: { id: 7 }, outcome: { result: { state: 'failed' } } }],
       [{ tool: 'deploy_status', args: { id: 7 } }],
     ]);
     const refusal = log[2]!.decisions[0] as RefuseDecision;

@@ -121,8 +121,14 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
 
   it('the same command without the sleep is no poll: an unchanged answer is refused as a confirmed repeat', () => {
     const run = newRun();
-    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('kubectl get pods', i * 25_000)]));
+    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('kubectl get pods', i * 25_000, 'STATUS: CrashLoopBackOff')]));
     expect(log.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+  });
+
+  it('… unless its answer says the state is still moving (`STATUS: Pending`): then it polls', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('kubectl get pods', i * 25_000)]));
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
   });
 
   it('a line that sleeps then writes to a file is not a poll', () => {
@@ -444,5 +450,52 @@ describe('run lifecycle edge cases', () => {
     run.startCall({ tool: 'get_site', args: { id: 1 } });
     expect(run.startCall({ tool: 'get_site', args: { id: 1 } }).decision).to.include({ reason: 'repeat.in_flight' });
     expect(run.partial().tools.get_site!.failures).to.equal(0);
+  });
+});
+
+// A status still moving (world-state/says-in-progress.ts) makes the same call again a poll, with
+// no `poll` declared: document 001's valid polling case, and doc 002's check_job_status.
+describe('checks/polling: a call whose answer says its state is still moving', () => {
+  const status = (state: string) => ({ job_id: 'job-42', status: state });
+
+  it('polls an undeclared status tool until the job is done: no refusal, no stale round', () => {
+    const run = newRun();
+    const rounds = Array.from({ length: 8 }, (_, i) => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status(i < 7 ? 'running' : 'succeeded') } }]);
+    const log = playRounds(run, rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(8).fill('allow'));
+    expect(log.slice(1, 7).map((round) => (round.decisions[0] as { kind?: string }).kind)).to.deep.equal(Array(6).fill('poll'));
+    expect(run.shouldStop().action).to.equal('continue');
+  });
+
+  it('refuses the poll after 2 × threshold unchanged answers, saying so, and the run stops', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 14 }, () => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status('running') } }]));
+    const actions = log.map((round) => round.decisions[0]!.action);
+    expect(actions.slice(0, 10)).to.deep.equal(Array(10).fill('allow'));
+    const refusal = log[10]!.decisions[0] as RefuseDecision;
+    expect(refusal).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+    expect(refusal.message).to.include('same status 10 times in a row').and.include('report the last status');
+    expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
+  });
+
+  it('refuses it past the poll deadline (shellPollDeadlineMs) when polls are slow', () => {
+    const run = newRun({ shellPollDeadlineMs: 60_000 });
+    const log = playRounds(run, Array.from({ length: 5 }, (_, i) => [{ tool: 'get_deployment', args: { id: 'dep-1' }, at: 1_000 + i * 25_000, outcome: { result: { id: 'dep-1', state: 'in_progress' } } }]));
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'refuse', 'refuse']);
+    expect(log[3]!.decisions[0]).to.include({ reason: 'poll.deadline_passed' });
+  });
+
+  it('once the state is final, the same call again is a repeat as before; a list of jobs with statuses is no poll', () => {
+    const done = playRounds(newRun(), Array.from({ length: 3 }, () => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status('succeeded') } }]));
+    expect(done[2]!.decisions[0]).to.include({ action: 'refuse' });
+    const list = { jobs: [{ id: 1, status: 'running' }, { id: 2, status: 'queued' }] };
+    const listed = playRounds(newRun(), Array.from({ length: 3 }, () => [{ tool: 'list_jobs', args: {}, outcome: { result: list } }]));
+    expect(listed[2]!.decisions[0]).to.include({ action: 'refuse' });
+  });
+
+  it('a declared poll keeps its own deadline and no count', () => {
+    const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 3_600_000 } } } });
+    const log = playRounds(run, Array.from({ length: 14 }, () => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status('running') } }]));
+    expect(log.every((round) => round.decisions[0]!.action === 'allow')).to.equal(true);
   });
 });

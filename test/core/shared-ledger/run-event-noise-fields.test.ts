@@ -62,6 +62,13 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(plain).not.to.have.nested.property('outcome.namesRejected');
   });
 
+  it('a status still moving (a replica without the flag would refuse the poll its writer allowed)', () => {
+    const moving = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', inProgress: true } }), 'test:1');
+    expect(moving).to.nested.include({ 'outcome.inProgress': true });
+    const settled = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r' } }), 'test:2');
+    expect(settled).not.to.have.nested.property('outcome.inProgress');
+  });
+
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
     const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
     const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');

@@ -34,7 +34,8 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
   it('lets a call of unknown effect run again until two identical outcomes in a row confirm that nothing changes', () => {
     const run = newRun();
     const status = (state: string): ScriptedCall => ({ tool: 'check_deploy', args: { id: 7 }, outcome: { result: { state } } });
-    const log = playRounds(run, [[status('running')], [status('running')], [status('running')]]);
+    // A settled state: a moving one (`running`) is a poll (world-state/says-in-progress.ts).
+    const log = playRounds(run, [[status('failed')], [status('failed')], [status('failed')]]);
     expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
     const refusal = log[2]!.decisions[0] as RefuseDecision;
     expect(refusal.message).to.include('returned the same result each time').and.include('change something first');

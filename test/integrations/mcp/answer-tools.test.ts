@@ -28,7 +28,7 @@ describe('loopguard mcp-proxy: answer tools are sacred', function () {
     const stopped = await call('get_order', { id: 'W2' });
     expect(metaOf(stopped, 'loopguard/stop')).to.deep.equal({ reason: 'refused_rounds' });
 
-    const answer = await call('respond', { content: 'Your order W1 is pending.' });
+    const answer = await call('respond', { content: 'Your order W1 has shipped.' });
     expect(answer.isError).to.not.equal(true);
     // Only the server says `delivered`: the answer reached it.
     expect(textOf(answer)).to.equal('delivered');

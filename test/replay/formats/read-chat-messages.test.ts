@@ -156,7 +156,7 @@ describe('readChatMessages', () => {
     const messages: unknown[] = [{ role: 'user', content: 'Where is my order?' }];
     for (let turn = 1; turn <= 12; turn++) {
       messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${turn}`, type: 'function', function: { name: 'get_order_status', arguments: '{"order_id":"W123"}' } }] });
-      messages.push({ role: 'tool', tool_call_id: `c${turn}`, content: '{"order_id":"W123","status":"processing"}' });
+      messages.push({ role: 'tool', tool_call_id: `c${turn}`, content: '{"order_id":"W123","status":"shipped"}' });
     }
     const directory = mkdtempSync(join(tmpdir(), 'chat-messages-'));
     try {
