@@ -122,6 +122,7 @@ export function describePolicyText(options: ResolvedOptions): string {
   if (options.profile === 'general') {
     lines.push('- A command or tool that may change things (a write, running a script) may be run again; once it has returned the same result twice in a row with nothing changed in between, a third identical call is refused.');
     lines.push('- A call that failed twice with the same error is not retried unchanged: fix the arguments or what they depend on. Transient failures (overloaded, timeouts, server errors) may be retried a few times.');
+    lines.push(`- To wait for something to finish, ask again while its status says it is still moving (queued, pending, running, in progress): up to ${2 * options.threshold} unchanged answers within ${Math.round(options.shellPolls.defaultDeadlineMs / 60_000)} min. In a shell, wait first: \`sleep 30 && <command>\`.`);
   } else {
     lines.push(`- After a call fails you may retry it unchanged a few times (${options.threshold} by default); after that, change the arguments or the approach.`);
   }

@@ -154,6 +154,9 @@ describe('LoopGuard', () => {
     expect(text).to.include('check_job_status is a status check').and.include('120 s').and.include('5000 ms');
     expect(text).to.include('list_issues pages through results').and.include('`cursor`');
     expect(quietGuard({ profile: 'chat' }).guard.describePolicy()).to.include('3 times in a row is refused');
+    // The general profile tells the model how to wait (polls it infers: a status still moving, a shell sleep).
+    const general = quietGuard({ shellPollDeadlineMs: 300_000 }).guard.describePolicy();
+    expect(general).to.include('still moving').and.include('up to 10 unchanged answers within 5 min').and.include('`sleep 30 && <command>`');
   });
 
   it('rejects bad housekeeping options at construction, naming the field (issue 10 #16)', () => {
