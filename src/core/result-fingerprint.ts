@@ -382,10 +382,14 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   // Durations, clocks, ids and scores (noise/): replaced in the text, which stays valid JSON
   // with the same items at the same nesting, so the items below are hashed without them too.
   text = withoutNoise(text, policy);
-  const list = findItems(value);
+  let list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
-  // same "nothing found" as `[]` (document 000's zero results).
-  if (list !== undefined && list.items.length === 0) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+  // same "nothing found" as `[]` (document 000's zero results). A record with an empty list
+  // among its fields (a new GitHub issue's `"labels": []`) is a record, not an empty answer.
+  if (list !== undefined && list.items.length === 0) {
+    if (text.length <= MAX_EMPTY_ENVELOPE_TEXT) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+    list = undefined;
+  }
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
   // copies itself into a concatenated string first.
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
@@ -530,7 +534,11 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   // saysNoMorePages reads into `response_metadata`: then from the parsed value (rare).
   const noMorePages = shape.hasResponseMetadata ? saysNoMorePages(JSON.parse(text)) : shape.saysNoMorePages;
   // An envelope around zero items: decided before the noise filter, whose output it does not read.
-  if (itemCount === 0) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+  // A record with an empty list among its fields is judged whole (MAX_EMPTY_ENVELOPE_TEXT).
+  if (itemCount === 0) {
+    if (text.length <= MAX_EMPTY_ENVELOPE_TEXT) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+    itemCount = -1;
+  }
   const filtered = policy.noiseFilter === undefined ? text : policy.noiseFilter(text, shape.keyedMembersListed ? shape.keyedMemberPlaces : undefined);
   const resultHash = hashPrefixed('j:', filtered);
   // Only short texts can be acknowledgements: parsing them costs little.
@@ -541,6 +549,13 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   if (noMorePages) prehashed.lastPage = true;
   return prehashed;
 }
+
+/**
+ * An envelope around an empty list is "nothing found" only while it is short: `{"results":[],
+ * "total":0,"page":3,"next":null}` is ~50 characters of paging; a record that happens to hold an
+ * empty list (`{"id":…,"title":…,"labels":[]}`, a new GitHub issue: ~400) has facts of its own.
+ */
+const MAX_EMPTY_ENVELOPE_TEXT = 200;
 
 /** The noise filter's keyed member names, for the JSON text scan to list their keys. */
 const KEYED_NAMES = VolatileKeyMatcher.of(KEYED_MEMBER_NAMES);

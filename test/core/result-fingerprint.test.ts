@@ -116,6 +116,37 @@ describe('fingerprintResult', () => {
   });
 });
 
+describe('fingerprintResult: an envelope around an empty list', () => {
+  const issue = (title: string) => ({
+    id: 2_900_022_899,
+    node_id: 'I_kwDOAbCd11f',
+    number: 1347,
+    title,
+    state: 'open',
+    html_url: 'https://github.com/acme/api/issues/1347',
+    user: { login: 'triage-bot', id: 41898282 },
+    labels: [],
+    comments: 0,
+    body: 'Steps: open /login, submit the form, see a 500.',
+  });
+
+  it('a short paging envelope around no items is "nothing found", as an object and as JSON text', () => {
+    const page = { results: [], total: 0, page: 3, next: null };
+    expect(fingerprintResult(page, policy, cap).outcome).to.equal('empty');
+    expect(fingerprintResult(JSON.stringify(page), policy, cap).outcome).to.equal('empty');
+  });
+
+  it('a record that holds an empty list among its fields (a new GitHub issue) is a record with facts, as an object and as JSON text', () => {
+    for (const value of [issue('Login fails'), JSON.stringify(issue('Login fails'))]) {
+      const prehashed = fingerprintResult(value, policy, cap);
+      expect(prehashed.outcome).to.equal('success');
+      expect(prehashed.resultHash).to.be.a('string');
+    }
+    expect(fingerprintResult(issue('Login fails'), policy, cap).resultHash).to.not.equal(fingerprintResult(issue('Signup fails'), policy, cap).resultHash);
+    expect(fingerprintResult(issue('Login fails'), policy, cap).resultHash).to.equal(fingerprintResult(JSON.stringify(issue('Login fails')), policy, cap).resultHash);
+  });
+});
+
 describe('classifyError / fingerprintError', () => {
   it('sorts rate limits and 503s into overloaded, timeouts into timeout, the rest into error', () => {
     expect(classifyError({ status: 429 })).to.equal('overloaded');
