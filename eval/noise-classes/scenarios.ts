@@ -137,6 +137,24 @@ function dockerPs(minutes: number, health: 'starting' | 'healthy'): string {
   ].join('\n');
 }
 
+/** GitHub REST's answer to "create an issue" (the fields an agent sees), for issue `number`. */
+function githubIssue(number: number, title: string): Record<string, unknown> {
+  return {
+    id: 2_900_000_000 + number * 17,
+    node_id: `I_kwDOAbCd${number.toString(36)}`,
+    number,
+    title,
+    state: 'open',
+    url: `https://api.github.com/repos/acme/api/issues/${number}`,
+    html_url: `https://github.com/acme/api/issues/${number}`,
+    user: { login: 'triage-bot', id: 41898282 },
+    labels: [],
+    comments: 0,
+    created_at: `2026-12-01T10:${String(number % 60).padStart(2, '0')}:00Z`,
+    updated_at: `2026-12-01T10:${String(number % 60).padStart(2, '0')}:00Z`,
+  };
+}
+
 /** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
 const SHELL_POLL_DEADLINE_MS = 600_000;
 const KUBECTL_POLL_EVERY_MS = 25_000;
@@ -519,6 +537,31 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       args: { owner: 'acme', repo: 'api', run_id: 124 },
       result: { id: 124, name: 'CI', head_branch: 'main', status: 'queued', conclusion: null },
       ts: T0 + i * 5_000,
+    })),
+  },
+  // Ids in a write's answer: GitHub REST's "create an issue" answers with the new issue's id,
+  // number, urls and times. The same create again makes a duplicate that differs only there.
+  {
+    name: 'github-create-same-issue-again',
+    noiseClass: "ids in a write's answer",
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => ({
+      tool: 'create_issue',
+      args: { owner: 'acme', repo: 'api', title: 'Login fails with 500', body: 'Steps: open /login, submit.' },
+      result: githubIssue(1347 + i, 'Login fails with 500'),
+      ts: T0 + i * 4_000,
+    })),
+  },
+  {
+    name: 'github-create-ten-issues',
+    noiseClass: "ids in a write's answer",
+    label: 'healthy',
+    calls: Array.from({ length: 10 }, (_, i) => ({
+      tool: 'create_issue',
+      args: { owner: 'acme', repo: 'api', title: `Flaky test ${i + 1}`, body: 'Seen in CI.' },
+      result: githubIssue(1347 + i, `Flaky test ${i + 1}`),
+      ts: T0 + i * 4_000,
     })),
   },
   // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`

@@ -17,7 +17,7 @@ import {
 import { describeConfigValue } from './describe-config-value.js';
 import { VolatileKeyMatcher } from './json-text-shape.js';
 import { WELL_KNOWN_BOOKKEEPING_ARGUMENTS } from './noise/bookkeeping-arguments.js';
-import { createNoiseFilter, defaultNoiseFilter, type NoiseFilter } from './noise/create-noise-filter.js';
+import { createNoiseFilter, defaultNoiseFilter, writeNoiseFilter, type NoiseFilter } from './noise/create-noise-filter.js';
 
 /** Options with every default filled in, plus per-tool lookups built once at construction. */
 export interface ResolvedOptions {
@@ -122,8 +122,10 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
     // `think(thought)`: the thought is the call, not a note about it; it stays in identity.
     const thoughtArguments = general && own !== undefined ? WELL_KNOWN_THOUGHT_TOOLS.get(own) : undefined;
     const isBookkeeping = (argument: string) => thoughtArguments === undefined || !thoughtArguments.includes(argument);
+    const effect = resolveEffectPolicy(policy, own, profile);
+    const writes = effect.effect === 'write' && effect.page !== true;
     return {
-      ...resolveEffectPolicy(policy, own, profile),
+      ...effect,
       exempt: policy.exempt ?? false,
       approval: policy.approval ?? false,
       poll: policy.poll
@@ -150,8 +152,10 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
         policy.resultNoise === false
           ? undefined
           : policy.resultNoisePatterns === undefined || policy.resultNoisePatterns.length === 0
-            ? defaultNoiseFilter
-            : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns }),
+            ? writes
+              ? writeNoiseFilter
+              : defaultNoiseFilter
+            : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns, recordIdentities: writes }),
       thought: thoughtArguments !== undefined,
     };
   };

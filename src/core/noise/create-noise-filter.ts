@@ -13,6 +13,7 @@ import {
   TEXT_DURATION_WORD_LED,
   TEXT_REQUEST_ID_PREFIX,
   UUID,
+  WRITE_RECORD_IDENTITY_FIELD_PATTERN,
 } from './result-noise-rules.js';
 import { holdsUuidGroups } from './holds-uuid-groups.js';
 
@@ -334,6 +335,18 @@ export interface NoiseFilterOptions {
    * by `#`. Must not match a `"` of JSON structure. Default none.
    */
   extraPatterns?: readonly string[];
+  /**
+   * The tool writes: the members naming the record it made (result-noise-rules.ts
+   * WRITE_RECORD_IDENTITY_FIELD_PATTERN) are replaced too, keeping the JSON valid. Default false.
+   */
+  recordIdentities?: boolean;
+}
+
+/** A record-identity member and its value (a string, a number): the value is replaced. */
+const RECORD_IDENTITY = new RegExp(`"(${WRITE_RECORD_IDENTITY_FIELD_PATTERN})":(?:"[^"\\\\]{0,200}"|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?)`, 'g');
+
+function replaceRecordIdentity(match: string, key: string): string {
+  return match.charCodeAt(key.length + 3) === 34 /* " */ ? `"${key}":"#"` : `"${key}":0`;
 }
 
 /**
@@ -346,6 +359,7 @@ export interface NoiseFilterOptions {
  */
 export function createNoiseFilter(options: NoiseFilterOptions = {}): NoiseFilter {
   const extras = options.extraPatterns ?? [];
+  const recordIdentities = options.recordIdentities === true;
   for (const pattern of extras) new RegExp(pattern); // rejects an invalid pattern on its own, with its own message
   // Each filter owns its RegExp objects (lastIndex is state) and its scratch.
   const patterns: RegExp[] = [new RegExp(KEYED_MEMBER), new RegExp(NUMBER_LED), new RegExp(TEXT_REQUEST_ID), new RegExp(WORD_LED_DURATION)];
@@ -366,9 +380,13 @@ export function createNoiseFilter(options: NoiseFilterOptions = {}): NoiseFilter
     const shaped = replaceAges(holdsShapedNoise(out) ? out.replace(SHAPED_NOISE_PATTERN, '#') : out);
     if (shaped !== out) out = shaped.includes('  ') ? shaped.replace(COLUMN_PADDING, ' ') : shaped;
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
+    if (recordIdentities) out = out.replace(RECORD_IDENTITY, replaceRecordIdentity);
     return out;
   };
 }
 
 /** The built-in rules alone: for error bodies, which are judged before any tool policy applies. */
 export const defaultNoiseFilter: NoiseFilter = createNoiseFilter();
+
+/** The built-in rules and the record identities of a write's answer: every write tool without patterns of its own. */
+export const writeNoiseFilter: NoiseFilter = createNoiseFilter({ recordIdentities: true });

@@ -117,3 +117,15 @@ export const DOCKER_UP = '\\bUp (?:\\d+|About an?|Less than an?) (?:second|minut
  */
 export const TABLE_AGE = '(?<=   )(?:\\d+[smhdy](?:\\d+[smhd])?|#)(?=\\n|\\\\n|"|$)';
 export const TABLE_AGE_HEADER = '\\bAGE(?=\\n|\\\\n| {2,}|$)';
+
+/**
+ * Members of a write's answer that name the record it made or touched, not what it did: the
+ * new ticket's `id` and `number`, its `url`, `created_at`, a Slack message's `ts`. Only a tool
+ * that writes (policy.ts: declared, annotated, or named with a write verb) has them removed,
+ * and only in JSON: `create_ticket` called again with the same arguments, answering the same
+ * but for the new ticket's id, is the same outcome — a duplicate made, not a new fact — so the
+ * third identical call is refused as a confirmed repeat (document 003) instead of making
+ * tickets to the end of the budget. In a read's answer the same members are data.
+ */
+export const WRITE_RECORD_IDENTITY_FIELD_PATTERN =
+  '(?:id|uuid|guid|number|ts|node_id|[A-Za-z]+_id|[a-z]+(?:Id|ID|Uuid)|created(?:_?[aA]t)?|updated_?[aA]t|modified_?[aA]t|inserted_?[aA]t|(?:html_|api_|web_)?url|href|permalink|self|link|etag)';

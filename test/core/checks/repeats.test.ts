@@ -141,3 +141,22 @@ describe('checks/outcome-confirmed-repeat', () => {
     expect(refusal.message).to.not.include('sleep');
   });
 });
+
+describe('checks/outcome-confirmed-repeat: a write answering with a new record each time', () => {
+  const ticket = (id: number, title = 'Login broken') => ({ result: { id: `T-${id}`, title, status: 'open', created_at: `2026-12-01T10:00:0${id % 10}Z` } });
+
+  it('the same create_ticket again answers the same but for the new id: the third identical create is refused, the run stops', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 6 }, (_, i) => [{ tool: 'create_ticket', args: { title: 'Login broken', priority: 'high' }, outcome: ticket(1001 + i) }]));
+    expect(log.map((round) => round.decisions[0]!.action).slice(0, 3)).to.deep.equal(['allow', 'allow', 'refuse']);
+    expect(log[2]!.decisions[0]).to.include({ reason: 'repeat.unchanged' });
+    expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
+  });
+
+  it('fifteen different tickets created in a row are neither refused nor a stop', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 15 }, (_, i) => [{ tool: 'create_ticket', args: { title: `Bug ${i}` }, outcome: { result: { id: `T-${1001 + i}`, status: 'open' } } }]));
+    expect(log.every((round) => round.decisions[0]!.action === 'allow')).to.equal(true);
+    expect(run.shouldStop().action).to.equal('continue');
+  });
+});

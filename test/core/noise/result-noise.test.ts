@@ -93,6 +93,18 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('Wake me up 5 minutes before')).to.not.equal(hashOf('Wake me up 9 minutes before'));
   });
 
+  it("a write's answer without the record it made (id, number, url, created_at, Slack's ts): the same write again answers the same; a read keeps them", () => {
+    const writes = resolveOptions().tool('create_ticket');
+    const created = (id: number, title = 'Login broken') => ({ id: `T-${id}`, number: id, title, status: 'open', url: `https://desk.example.com/t/${id}`, created_at: `2026-12-01T10:0${id % 10}:00Z`, author: { id: 7, login: 'ana' } });
+    expect(hashOf(created(1001), writes)).to.equal(hashOf(created(1002), writes));
+    expect(hashOf(JSON.stringify(created(1001)), writes)).to.equal(hashOf(JSON.stringify(created(1002)), writes));
+    expect(hashOf(created(1001, 'Signup broken'), writes)).to.not.equal(hashOf(created(1002), writes));
+    const posted = (ts: string) => ({ ok: true, channel: 'C024BE91L', ts, message: { text: 'Deploy done', ts } });
+    expect(hashOf(posted('1764480000.000100'), resolveOptions().tool('send_message'))).to.equal(hashOf(posted('1764480007.000200'), resolveOptions().tool('send_message')));
+    // A read's ids are data: another ticket is another fact.
+    expect(hashOf(created(1001), resolveOptions().tool('get_ticket'))).to.not.equal(hashOf(created(1002), resolveOptions().tool('get_ticket')));
+  });
+
   it('duration fields in JSON by name and number: took, execution_time_ms, elapsed', () => {
     const rows = (count: number, ms: number) => ({ rows: [{ id: 1, name: 'ana' }, { id: 2, name: 'bo' }].slice(0, count), rowCount: count, execution_time_ms: ms, took: ms / 2 });
     expectNoise([rows(2, 14.2), rows(2, 9.7)], rows(1, 14.2));
