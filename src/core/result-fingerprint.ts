@@ -387,7 +387,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   // same "nothing found" as `[]` (document 000's zero results). A record with an empty list
   // among its fields (a new GitHub issue's `"labels": []`) is a record, not an empty answer.
   if (list !== undefined && list.items.length === 0) {
-    if (text.length <= MAX_EMPTY_ENVELOPE_TEXT) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+    if (text.length <= MAX_EMPTY_ENVELOPE_TEXT || !isRecordAround(value, list.path)) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
     list = undefined;
   }
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
@@ -537,7 +537,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   // A record with an empty list among its fields is judged whole (MAX_EMPTY_ENVELOPE_TEXT).
   if (itemCount === 0) {
     if (text.length <= MAX_EMPTY_ENVELOPE_TEXT) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
-    itemCount = -1;
+    return undefined; // longer: record or paging envelope, told from the parsed value (isRecordAround)
   }
   const filtered = policy.noiseFilter === undefined ? text : policy.noiseFilter(text, shape.keyedMembersListed ? shape.keyedMemberPlaces : undefined);
   const resultHash = hashPrefixed('j:', filtered);
@@ -551,11 +551,32 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
 }
 
 /**
- * An envelope around an empty list is "nothing found" only while it is short: `{"results":[],
- * "total":0,"page":3,"next":null}` is ~50 characters of paging; a record that happens to hold an
- * empty list (`{"id":…,"title":…,"labels":[]}`, a new GitHub issue: ~400) has facts of its own.
+ * An envelope around an empty list is "nothing found" while it is short (`{"results":[],"total":0,
+ * "page":3,"next":null}`: ~50 characters) or, longer, while the object holding the list has few
+ * facts of its own (isRecordAround): a record that happens to hold an empty list (`{"id":…,
+ * "title":…,"labels":[]}`, a new GitHub issue) is judged whole.
  */
 const MAX_EMPTY_ENVELOPE_TEXT = 200;
+
+/**
+ * Scalar members (non-null strings, numbers, booleans) beside the empty list from which the
+ * object holding it is a record: a new GitHub issue has 11, a Jira issue's `fields` more; paging
+ * envelopes have few (Notion's list 4, Slack's history 3, Stripe's 3, Tavily's 3) and keep their
+ * links and counts in nested objects (Laravel's and JSON:API's `meta` and `links`: 0).
+ */
+const MIN_RECORD_SCALARS = 5;
+
+/** Is the object holding the (empty) list at `path` a record rather than a paging envelope? */
+function isRecordAround(value: unknown, path: readonly string[]): boolean {
+  let node = value as Record<string, unknown>;
+  for (let depth = 0; depth < path.length - 1; depth++) node = node[path[depth]!] as Record<string, unknown>;
+  let scalars = 0;
+  for (const key in node) {
+    const member = node[key];
+    if (typeof member === 'string' || typeof member === 'number' || typeof member === 'boolean') scalars++;
+  }
+  return scalars >= MIN_RECORD_SCALARS;
+}
 
 /** The noise filter's keyed member names, for the JSON text scan to list their keys. */
 const KEYED_NAMES = VolatileKeyMatcher.of(KEYED_MEMBER_NAMES);

@@ -136,6 +136,17 @@ describe('fingerprintResult: an envelope around an empty list', () => {
     expect(fingerprintResult(JSON.stringify(page), policy, cap).outcome).to.equal('empty');
   });
 
+  it('a long paging envelope past the end (Laravel: data, meta, links) is still "nothing found"', () => {
+    const past = {
+      data: [],
+      meta: { current_page: 5, per_page: 20, total: 42, last_page: 3, from: null, to: null },
+      links: { first: 'https://api.example.com/orders?page=1', last: 'https://api.example.com/orders?page=3', prev: 'https://api.example.com/orders?page=4', next: null },
+    };
+    expect(JSON.stringify(past).length).to.be.greaterThan(200);
+    expect(fingerprintResult(past, policy, cap).outcome).to.equal('empty');
+    expect(fingerprintResult(JSON.stringify(past), policy, cap).outcome).to.equal('empty');
+  });
+
   it('a record that holds an empty list among its fields (a new GitHub issue) is a record with facts, as an object and as JSON text', () => {
     for (const value of [issue('Login fails'), JSON.stringify(issue('Login fails'))]) {
       const prehashed = fingerprintResult(value, policy, cap);
