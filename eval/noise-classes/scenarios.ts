@@ -155,6 +155,26 @@ function githubIssue(number: number, title: string): Record<string, unknown> {
   };
 }
 
+/** Ten `create_issue` calls, the i-th titled `titleOf(i)`, each answered with a new issue. */
+function createIssueCalls(titleOf: (i: number) => string): ScenarioCall[] {
+  return Array.from({ length: 10 }, (_, i) => ({
+    tool: 'create_issue',
+    args: { owner: 'acme', repo: 'api', title: titleOf(i), body: 'Seen on /login after the last deploy.' },
+    result: githubIssue(1347 + i, titleOf(i)),
+    ts: T0 + i * 4_000,
+  }));
+}
+
+/** `count` looks at GitHub workflow run `runId`, one every `everyMs`, the i-th answering `statusOf(i)`. */
+function workflowRunCalls(runId: number, count: number, everyMs: number, statusOf: (i: number) => string): ScenarioCall[] {
+  return Array.from({ length: count }, (_, i) => ({
+    tool: 'get_workflow_run',
+    args: { owner: 'acme', repo: 'api', run_id: runId },
+    result: { id: runId, name: 'CI', head_branch: 'main', status: statusOf(i), conclusion: statusOf(i) === 'completed' ? 'success' : null },
+    ts: T0 + i * everyMs,
+  }));
+}
+
 /** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
 const SHELL_POLL_DEADLINE_MS = 600_000;
 const KUBECTL_POLL_EVERY_MS = 25_000;
@@ -519,12 +539,7 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     name: 'workflow-run-status-until-completed',
     noiseClass: 'status polls (a state still moving)',
     label: 'healthy',
-    calls: Array.from({ length: 9 }, (_, i) => ({
-      tool: 'get_workflow_run',
-      args: { owner: 'acme', repo: 'api', run_id: 123 },
-      result: { id: 123, name: 'CI', head_branch: 'main', status: i < 2 ? 'queued' : i < 8 ? 'in_progress' : 'completed', conclusion: i < 8 ? null : 'success' },
-      ts: T0 + i * 15_000,
-    })),
+    calls: workflowRunCalls(123, 9, 15_000, (i) => (i < 2 ? 'queued' : i < 8 ? 'in_progress' : 'completed')),
   },
   {
     name: 'workflow-run-status-stuck-queued',
@@ -532,12 +547,7 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     label: 'looping',
     // Honest until the tenth unchanged answer: the loop is polling past it.
     loopStart: 9,
-    calls: Array.from({ length: 24 }, (_, i) => ({
-      tool: 'get_workflow_run',
-      args: { owner: 'acme', repo: 'api', run_id: 124 },
-      result: { id: 124, name: 'CI', head_branch: 'main', status: 'queued', conclusion: null },
-      ts: T0 + i * 5_000,
-    })),
+    calls: workflowRunCalls(124, 24, 5_000, () => 'queued'),
   },
   // Ids in a write's answer: GitHub REST's "create an issue" answers with the new issue's id,
   // number, urls and times. The same create again makes a duplicate that differs only there.
@@ -546,23 +556,13 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     noiseClass: "ids in a write's answer",
     label: 'looping',
     loopStart: 0,
-    calls: Array.from({ length: 10 }, (_, i) => ({
-      tool: 'create_issue',
-      args: { owner: 'acme', repo: 'api', title: 'Login fails with 500', body: 'Steps: open /login, submit.' },
-      result: githubIssue(1347 + i, 'Login fails with 500'),
-      ts: T0 + i * 4_000,
-    })),
+    calls: createIssueCalls(() => 'Login fails with 500'),
   },
   {
     name: 'github-create-ten-issues',
     noiseClass: "ids in a write's answer",
     label: 'healthy',
-    calls: Array.from({ length: 10 }, (_, i) => ({
-      tool: 'create_issue',
-      args: { owner: 'acme', repo: 'api', title: `Flaky test ${i + 1}`, body: 'Seen in CI.' },
-      result: githubIssue(1347 + i, `Flaky test ${i + 1}`),
-      ts: T0 + i * 4_000,
-    })),
+    calls: createIssueCalls((i) => `Flaky test ${i + 1}`),
   },
   // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
   // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.
