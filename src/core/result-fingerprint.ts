@@ -8,7 +8,7 @@ import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from 
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, fingerprintPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
-import { saysInProgress } from './world-state/says-in-progress.js';
+import { objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
 import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
@@ -284,8 +284,6 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (namesWhatItRejects(rejection)) prehashed.namesRejected = true;
   }
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
-  // A status still moving (a job `running`): the same answer again is a poll. Never a list's.
-  if (!policy.page && !(prehashed instanceof ListedOutcome) && saysInProgress(said ?? result)) prehashed.inProgress = true;
   return prehashed;
 }
 
@@ -332,12 +330,13 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     if (policy.shellArg !== undefined || policy.poll !== undefined) {
       const unwrapped = withoutShellEnvelopeNoise(result);
       if (unwrapped === 'empty') return { outcome: 'empty' };
-      if (unwrapped !== result) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(unwrapped, policy)) };
+      if (unwrapped !== result) return textOutcome(hashPrefixed('s:', withoutNoise(unwrapped, policy)), result, policy);
     }
     const trimmed = result.trimStart();
     if (trimmed === '' || isZeroText(trimmed) || isEmptyResultNotice(result)) return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-    if (!looksLikeJson || result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
+    if (!looksLikeJson) return textOutcome(hashPrefixed('s:', withoutNoise(result, policy)), result, policy);
+    if (result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
     const volatileKeys = policy.volatileResultKeys;
     if (readJsonTextShape(result, volatileKeys, policy.noiseFilter === undefined ? undefined : KEYED_NAMES)) {
@@ -396,6 +395,15 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
   if (saysNoMorePages(value)) prehashed.lastPage = true;
   if (list !== undefined) return new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
+  // A status still moving (a job `running`): the same answer again is a poll. Never a list's or a page's.
+  if (!policy.page && objectSaysInProgress(value)) prehashed.inProgress = true;
+  return prehashed;
+}
+
+/** A plain-text success, marked when it is a short status answer still moving (`Status: Processing`). */
+function textOutcome(resultHash: string, text: string, policy: ResolvedToolPolicy): PrehashedOutcome {
+  const prehashed: PrehashedOutcome = { outcome: 'success', resultHash };
+  if (!policy.page && textSaysInProgress(text)) prehashed.inProgress = true;
   return prehashed;
 }
 
@@ -503,6 +511,8 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   const shape = jsonTextShape;
   if (!shape.hasFact) return { outcome: 'empty' };
   if (shape.hasContentMember) return undefined;
+  // A status answer's value is parsed only when the scan saw a status saying "moving" where one is read.
+  const mayReportProgress = !policy.page && shape.statusSaysMoving;
   // findItems, read from the scan before anything else runs a scan.
   let itemCount = -1;
   let keyCount = 0;
@@ -541,12 +551,14 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   }
   const filtered = policy.noiseFilter === undefined ? text : policy.noiseFilter(text, shape.keyedMembersListed ? shape.keyedMemberPlaces : undefined);
   const resultHash = hashPrefixed('j:', filtered);
-  // Only short texts can be acknowledgements: parsing them costs little.
-  const acknowledgement = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH && itemCount < 0 && isAcknowledgement(JSON.parse(text));
-  if (itemCount >= 0) return new ListedOutcome(resultHash, acknowledgement, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
+  if (itemCount >= 0) return new ListedOutcome(resultHash, false, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
+  // Only short texts can be acknowledgements: parsing them costs little. Parsed once for both questions.
+  const mayAcknowledge = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH;
+  const value: unknown = mayAcknowledge || mayReportProgress ? JSON.parse(text) : undefined;
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash };
-  if (acknowledgement) prehashed.acknowledgement = true;
+  if (mayAcknowledge && isAcknowledgement(value)) prehashed.acknowledgement = true;
   if (noMorePages) prehashed.lastPage = true;
+  if (mayReportProgress && objectSaysInProgress(value)) prehashed.inProgress = true;
   return prehashed;
 }
 

@@ -11,48 +11,46 @@
  * finished: the "valid polling case" document 001 asks to keep.
  *
  * Narrow on purpose: one status of the result itself, not of items in a list (`{"tickets":
- * [{"status":"pending"}, …]}` is data), and only a word that says "not finished yet". A status
- * answer is short: a result over {@link MAX_STATUS_TEXT} characters is not read.
+ * [{"status":"pending"}, …]}` is data), and only a word that says "not finished yet".
+ *
+ * A JSON answer is judged by its structure, at any size, and alike whether the tool returned
+ * an object, JSON text or an MCP text part: result-fingerprint.ts asks {@link objectSaysInProgress}
+ * of the value it parsed or was given, and of JSON text it read without parsing only when the
+ * scan saw such a status member say "moving" ({@link STATUS_KEY_TOKENS}). Plain text is read
+ * for a status line only up to {@link MAX_STATUS_TEXT} characters.
  */
 
-/** Status answers are short; longer results are not read (no cost on the hot path of large results). */
+/**
+ * A status line is looked for in plain text this short: a status answer is short, and a long
+ * log that mentions `status: running` on one of its lines is a log (and the regex stays off
+ * the hot path of large text results).
+ */
 export const MAX_STATUS_TEXT = 1024;
 
 const MOVING = 'queued|pending|running|in[_ -]?progress|processing|starting|started|creating|provisioning|initiali[sz]ing|waiting|scheduled|building|deploying|updating|submitted';
-const STATUS_KEYS = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus']);
+const STATUS_KEYS: ReadonlySet<string> = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus']);
 /** One level down: the object a status answer is about (`{"job": {"id": …, "status": "running"}}`). */
-const SUBJECT_KEYS = new Set(['job', 'run', 'task', 'deployment', 'build', 'operation', 'workflow_run', 'data', 'result', 'status']);
-const MOVING_VALUE = new RegExp(`^(?:${MOVING})$`, 'i');
+const SUBJECT_KEYS: ReadonlySet<string> = new Set(['job', 'run', 'task', 'deployment', 'build', 'operation', 'workflow_run', 'data', 'result', 'status']);
+/** The keys above as JSON tokens, for the JSON text scan (json-text-shape.ts) to flag a text worth parsing. */
+export const STATUS_KEY_TOKENS: ReadonlySet<string> = new Set([...STATUS_KEYS].map((key) => `"${key}"`));
+export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
+export const MOVING_VALUE = new RegExp(`^(?:${MOVING})$`, 'i');
 /** What an envelope says of the request, not of the thing (JSend's `"status": "success"`): read past at the top. */
 const ENVELOPE_VALUE = /^(?:ok|success)$/i;
-/** `"status": "running"` in JSON text: the gate before the text is parsed. */
-const JSON_STATUS = new RegExp(`"(?:status|state|phase|job_?[sS]tatus|run_?[sS]tatus)"\\s*:\\s*"(?:${MOVING})"`, 'i');
 /** A line of its own in text: `Status: Running`, `state = pending`. */
 const TEXT_STATUS = new RegExp(`(?:^|\\n)[ \\t]*(?:status|state|phase)[ \\t]*[:=][ \\t]*(?:${MOVING})[ \\t]*\\.?[ \\t]*(?:\\r?\\n|$)`, 'i');
 
-export function saysInProgress(result: unknown): boolean {
-  if (typeof result === 'string') return textSaysInProgress(result);
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
-  return objectSaysInProgress(result as Record<string, unknown>, 0);
+/** Plain text (not JSON) that is short and has a status line saying "moving". */
+export function textSaysInProgress(text: string): boolean {
+  return text.length <= MAX_STATUS_TEXT && TEXT_STATUS.test(text);
 }
 
-function textSaysInProgress(text: string): boolean {
-  if (text.length > MAX_STATUS_TEXT) return false;
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{')) {
-    if (!JSON_STATUS.test(text)) return false;
-    try {
-      const value: unknown = JSON.parse(text);
-      return typeof value === 'object' && value !== null && !Array.isArray(value) && objectSaysInProgress(value as Record<string, unknown>, 0);
-    } catch {
-      return false;
-    }
-  }
-  return !trimmed.startsWith('[') && TEXT_STATUS.test(text);
+/** A JSON value (parsed or given) with one status that says "moving", no status that says otherwise, no list of things with their own. */
+export function objectSaysInProgress(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && recordSaysInProgress(value as Record<string, unknown>, 0);
 }
 
-/** One status that says "moving", no status that says otherwise, no list of things with their own. */
-function objectSaysInProgress(value: Record<string, unknown>, depth: number): boolean {
+function recordSaysInProgress(value: Record<string, unknown>, depth: number): boolean {
   let moving = false;
   for (const key in value) {
     const member = value[key];
@@ -62,7 +60,7 @@ function objectSaysInProgress(value: Record<string, unknown>, depth: number): bo
     } else if (Array.isArray(member) && member.length > 0 && typeof member[0] === 'object') {
       return false;
     } else if (depth === 0 && SUBJECT_KEYS.has(key) && typeof member === 'object' && member !== null && !Array.isArray(member)) {
-      if (objectSaysInProgress(member as Record<string, unknown>, 1)) moving = true;
+      if (recordSaysInProgress(member as Record<string, unknown>, 1)) moving = true;
       else if (hasStatus(member as Record<string, unknown>)) return false;
     }
   }

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
-import { saysInProgress, MAX_STATUS_TEXT } from '../../../src/core/world-state/says-in-progress.js';
+import { MAX_STATUS_TEXT } from '../../../src/core/world-state/says-in-progress.js';
 import { fingerprintResult } from '../../../src/core/result-fingerprint.js';
 import { resolveOptions } from '../../../src/core/policy.js';
+
+/** Asked the way the ledger asks it: through the result's fingerprint. */
+function saysInProgress(result: unknown): boolean {
+  return fingerprintResult(result, resolveOptions().defaultTool, 1 << 20).inProgress === true;
+}
 
 describe('world-state/says-in-progress: a result reporting a state still moving', () => {
   it('reads one status of the result itself, as an object, JSON text, an envelope or a line of text', () => {
@@ -13,7 +18,7 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(saysInProgress({ phase: 'Provisioning' })).to.equal(true);
   });
 
-  it('is false for a finished state, a list of things with their own statuses, a status in prose, or a long result', () => {
+  it('is false for a finished state, a list of things with their own statuses, a status in prose, or a long plain text', () => {
     expect(saysInProgress({ job_id: 'j-42', status: 'succeeded' })).to.equal(false);
     expect(saysInProgress({ status: 'ok' })).to.equal(false);
     expect(saysInProgress({ tickets: [{ id: 1, status: 'pending' }, { id: 2, status: 'open' }] })).to.equal(false);
@@ -21,7 +26,7 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(saysInProgress('{"status":"running","jobs":[{"status":"done"}]}')).to.equal(false);
     expect(saysInProgress({ job: { status: 'running' }, status: 'failed' })).to.equal(false);
     expect(saysInProgress('The status: running late, says the driver')).to.equal(false);
-    expect(saysInProgress(`{"status":"running","log":"${'x'.repeat(MAX_STATUS_TEXT)}"}`)).to.equal(false);
+    expect(saysInProgress(`Status: running\n${'x'.repeat(MAX_STATUS_TEXT)}`)).to.equal(false);
   });
 
   it('marks the fingerprint of such a success (inProgress), never an error or a listed result', () => {
@@ -31,4 +36,69 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(fingerprintResult({ content: [{ type: 'text', text: '{"status":"pending"}' }] }, policy, 1 << 20).inProgress).to.equal(true);
     expect(fingerprintResult({ items: [{ status: 'running' }] }, policy, 1 << 20).inProgress).to.equal(undefined);
   });
+
+  it('judges a JSON answer alike as an object, as JSON text and as an MCP text part, whatever its size', () => {
+    // The GitHub MCP server answers get_workflow_run with the whole run as JSON text (~5 KB with
+    // its repository objects); a tool of one's own may return the same run as an object. Before,
+    // text over 1,024 characters was never read while objects were read at any size: the object
+    // was polled and the text refused at its third look.
+    const policy = resolveOptions().defaultTool;
+    const detail = 'Exported rows of the billing table, partitioned by month. '.repeat(40);
+    const answers: Array<[string, Record<string, unknown>, boolean]> = [
+      ['a workflow run in progress', githubWorkflowRun('in_progress'), true],
+      ['a workflow run completed', githubWorkflowRun('completed'), false],
+      ['an export pending, in a JSend envelope', { status: 'success', data: { id: 'exp-9', state: 'pending', detail } }, true],
+      ['an export done, in a JSend envelope', { status: 'success', data: { id: 'exp-9', state: 'done', detail } }, false],
+      ['a status two levels down', { data: { deployment: { id: 4, state: 'pending', detail } } }, false],
+      ['a list of jobs with their own statuses', { status: 'running', jobs: [{ id: 1, status: 'done', detail }] }, false],
+    ];
+    for (const [name, answer, moving] of answers) {
+      expect(JSON.stringify(answer).length, name).to.be.above(2 * MAX_STATUS_TEXT);
+      const forms: Array<[string, unknown]> = [
+        ['object', answer],
+        ['JSON.stringify text', JSON.stringify(answer)],
+        ['indented JSON text', JSON.stringify(answer, null, 2)],
+        ['MCP text part', { content: [{ type: 'text', text: JSON.stringify(answer) }] }],
+      ];
+      for (const [form, result] of forms) {
+        expect(fingerprintResult(result, policy, 1 << 20).inProgress, `${name} as ${form}`).to.equal(moving ? true : undefined);
+      }
+    }
+  });
+
+  it('reads a status line in plain text only while the text is short: a long log that mentions one is no status answer', () => {
+    const policy = resolveOptions().defaultTool;
+    const log = `Status: running\n${'2026-12-06T03:00:00Z step ok\n'.repeat(60)}`;
+    expect(log.length).to.be.above(MAX_STATUS_TEXT);
+    expect(fingerprintResult(log, policy, 1 << 20).inProgress).to.equal(undefined);
+    expect(fingerprintResult('Export 77\nStatus: Processing\n', policy, 1 << 20).inProgress).to.equal(true);
+  });
 });
+
+/** A workflow run as GitHub's REST API documents it (GET /repos/{owner}/{repo}/actions/runs/{run_id}). */
+function githubWorkflowRun(status: string): Record<string, unknown> {
+  const repository = (name: string) => ({
+    id: 1296269, node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5', name, full_name: `octo-org/${name}`, private: false,
+    owner: { login: 'octo-org', id: 9919, node_id: 'MDEyOk9yZ2FuaXphdGlvbjk5MTk=', avatar_url: 'https://avatars.githubusercontent.com/u/9919?v=4', url: 'https://api.github.com/users/octo-org', html_url: 'https://github.com/octo-org', type: 'Organization', site_admin: false },
+    html_url: `https://github.com/octo-org/${name}`, description: 'This your first repo!', fork: false, url: `https://api.github.com/repos/octo-org/${name}`,
+    branches_url: `https://api.github.com/repos/octo-org/${name}/branches{/branch}`, commits_url: `https://api.github.com/repos/octo-org/${name}/commits{/sha}`,
+    contents_url: `https://api.github.com/repos/octo-org/${name}/contents/{+path}`, issues_url: `https://api.github.com/repos/octo-org/${name}/issues{/number}`,
+    pulls_url: `https://api.github.com/repos/octo-org/${name}/pulls{/number}`, releases_url: `https://api.github.com/repos/octo-org/${name}/releases{/id}`,
+  });
+  return {
+    id: 30433642, name: 'Build', node_id: 'MDEyOldvcmtmbG93IFJ1bjI2OTI4OQ==', check_suite_id: 42, check_suite_node_id: 'MDEwOkNoZWNrU3VpdGU0Mg==',
+    head_branch: 'main', head_sha: 'acb5820ced9479c074f688cc328bf03f341a511d', path: '.github/workflows/build.yml@main', run_number: 562,
+    event: 'push', display_title: 'Update README.md', status, conclusion: status === 'completed' ? 'success' : null, workflow_id: 159038,
+    url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642', html_url: 'https://github.com/octo-org/octo-repo/actions/runs/30433642',
+    pull_requests: [], created_at: '2026-12-06T03:00:00Z', updated_at: '2026-12-06T03:00:05Z',
+    actor: { login: 'octocat', id: 1, node_id: 'MDQ6VXNlcjE=', avatar_url: 'https://github.com/images/error/octocat_happy.gif', type: 'User', site_admin: false },
+    run_attempt: 1, run_started_at: '2026-12-06T03:00:00Z',
+    jobs_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642/jobs', logs_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642/logs',
+    check_suite_url: 'https://api.github.com/repos/octo-org/octo-repo/check-suites/414944374', artifacts_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642/artifacts',
+    cancel_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642/cancel', rerun_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/runs/30433642/rerun',
+    workflow_url: 'https://api.github.com/repos/octo-org/octo-repo/actions/workflows/159038',
+    head_commit: { id: 'acb5820ced9479c074f688cc328bf03f341a511d', tree_id: 'd23f6eedb1e1b9610bbc754ddb5197bfe7271223', message: 'Create linter.yaml', timestamp: '2026-12-06T02:59:00Z', author: { name: 'Octo Cat', email: 'octocat@github.com' }, committer: { name: 'GitHub', email: 'noreply@github.com' } },
+    repository: repository('octo-repo'),
+    head_repository: repository('octo-repo'),
+  };
+}
