@@ -534,12 +534,20 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
   },
   // A status tool nobody declared a poller: its answer says the state still moves (GitHub
   // REST's workflow run, `status` queued → in_progress → completed), so the same call again is
-  // a wait — until 2 × threshold unchanged answers (document 002's check_job_status, ten).
+  // a wait — until 2 × threshold unchanged answers (document 002's check_job_status, ten) when
+  // asked at once; looks paced one per 15 s or slower run to the poll deadline (document 001).
   {
     name: 'workflow-run-status-until-completed',
     noiseClass: 'status polls (a state still moving)',
     label: 'healthy',
     calls: workflowRunCalls(123, 9, 15_000, (i) => (i < 2 ? 'queued' : i < 8 ? 'in_progress' : 'completed')),
+  },
+  {
+    // A nine-minute CI run watched every 30 s: 17 unchanged `in_progress` answers, then completed.
+    name: 'workflow-run-status-paced-until-completed',
+    noiseClass: 'status polls (a state still moving)',
+    label: 'healthy',
+    calls: workflowRunCalls(125, 19, 30_000, (i) => (i < 1 ? 'queued' : i < 18 ? 'in_progress' : 'completed')),
   },
   {
     name: 'workflow-run-status-stuck-queued',

@@ -1,5 +1,6 @@
 import type { ResolvedOptions } from './policy.js';
 import type { PartialResults, RefusalReason } from './types.js';
+import { PACED_POLL_MS } from './checks/polling.js';
 
 /** What a refusal message may mention. */
 export interface RefusalFacts {
@@ -43,7 +44,7 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
       return `Not run: ${tool} with these arguments failed and has been retried ${f.retries ?? 'several'} times, its retry budget. Retrying it unchanged will not help: fix the arguments using the error message, try another tool, or explain the failure in your answer.`;
     case 'poll.deadline_passed':
       if (f.unchanged !== undefined) {
-        return `Not run: ${tool} with these arguments has answered with the same status ${f.unchanged} times in a row. Stop waiting: report the last status you received${earlier}, or take another approach.`;
+        return `Not run: ${tool} with these arguments has answered with the same status ${f.unchanged} times in a row, asked again too soon. To keep waiting, look less often (one look every ${Math.round(Number(f.paceMs ?? 15_000) / 1000)} s, counted from the first); otherwise report the last status you received${earlier}, or take another approach.`;
       }
       return `Not run: polling ${tool} with these arguments has gone past its deadline of ${Math.round(Number(f.deadlineMs ?? 0) / 1000)} s. Stop waiting: report the last status you received${earlier}, or take another approach.`;
     case 'poll.too_soon':
@@ -122,7 +123,7 @@ export function describePolicyText(options: ResolvedOptions): string {
   if (options.profile === 'general') {
     lines.push('- A command or tool that may change things (a write, running a script) may be run again; once it has returned the same result twice in a row with nothing changed in between, a third identical call is refused.');
     lines.push('- A call that failed twice with the same error is not retried unchanged: fix the arguments or what they depend on. Transient failures (overloaded, timeouts, server errors) may be retried a few times.');
-    lines.push(`- To wait for something to finish, ask again while its status says it is still moving (queued, pending, running, in progress): up to ${2 * options.threshold} unchanged answers within ${Math.round(options.shellPolls.defaultDeadlineMs / 60_000)} min. In a shell, wait first: \`sleep 30 && <command>\`.`);
+    lines.push(`- To wait for something to finish, ask again while its status says it is still moving (queued, pending, running, in progress): for up to ${Math.round(options.shellPolls.defaultDeadlineMs / 60_000)} min; after ${2 * options.threshold} unchanged answers, one look every ${PACED_POLL_MS / 1000} s. In a shell, wait first: \`sleep 30 && <command>\`.`);
   } else {
     lines.push(`- After a call fails you may retry it unchanged a few times (${options.threshold} by default); after that, change the arguments or the approach.`);
   }

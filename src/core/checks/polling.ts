@@ -1,6 +1,13 @@
 import type { CallCheck, CallCheckResult } from './call-check.js';
 
 /**
+ * One unchanged look per this long, on average since the first, runs past an inferred poll's
+ * count (2 × threshold): longer than a model's turn asking again at once (2–10 s), shorter than
+ * the `sleep 30` agents put between looks.
+ */
+export const PACED_POLL_MS = 15_000;
+
+/**
  * Polling tools (document 001): server state changes over time, so identical queries are
  * useful — until a deadline. `poll.deadlineMs` counts from the first identical poll; until
  * then identical calls run, and an unchanged answer is neutral (it does not make the round
@@ -13,10 +20,15 @@ export const checkPolling: CallCheck = ({ policy, record, now }): CallCheckResul
   if (record === undefined) return { allow: 'new' };
   const elapsed = now - record.firstTime;
   if (elapsed > poll.deadlineMs) return { refuse: 'poll.deadline_passed', facts: { deadlineMs: poll.deadlineMs, elapsedMs: elapsed } };
-  // A poll inferred from a status still moving is also bounded by count: a run fed no times
-  // (a replay of a transcript) would otherwise poll forever.
-  if (poll.maxUnchanged !== undefined && record.confirmations >= poll.maxUnchanged) {
-    return { refuse: 'poll.deadline_passed', facts: { deadlineMs: poll.deadlineMs, elapsedMs: elapsed, unchanged: record.confirmations } };
+  // A poll inferred from a status still moving is also bounded by count: a model re-asking
+  // every turn, and a run fed no times (a replay of a transcript), would otherwise poll to the
+  // deadline. Past `maxUnchanged`, one unchanged look per PACED_POLL_MS since the first is the
+  // polling interval document 001 asks for, and runs to the deadline: a 15-minute CI run
+  // watched every 30 s was refused at its eleventh look, 5 minutes in. Averaged from the first
+  // look, not timed from the last: a model asking at once gets no look back by waiting out
+  // refusals (refused calls do not move lastTime), so its refusals stop the run.
+  if (poll.maxUnchanged !== undefined && record.confirmations >= Math.max(poll.maxUnchanged, elapsed / PACED_POLL_MS)) {
+    return { refuse: 'poll.deadline_passed', facts: { deadlineMs: poll.deadlineMs, elapsedMs: elapsed, unchanged: record.confirmations, paceMs: PACED_POLL_MS } };
   }
   const sinceLast = now - record.lastTime;
   if (poll.minIntervalMs > 0 && sinceLast < poll.minIntervalMs) {

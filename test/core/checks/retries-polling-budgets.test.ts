@@ -478,6 +478,29 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
   });
 
+  it('lets a paced poll run past 2 × threshold unchanged answers, to the deadline: a CI run waited on with a sleep between looks', () => {
+    // Document 001: "set a polling interval and deadline". The count bounds a model asking again
+    // at once; a look 30 s after the last one is the interval the document asks for.
+    const run = newRun();
+    const looks = Array.from({ length: 16 }, (_, i) => [{ tool: 'get_workflow_run', args: { run_id: 30433642 }, at: 1_000 + i * 30_000, outcome: { result: { id: 30433642, status: i < 15 ? 'in_progress' : 'completed' } } }]);
+    const log = playRounds(run, looks);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(16).fill('allow'));
+    expect(run.shouldStop().action).to.equal('continue');
+  });
+
+  it('past 2 × threshold, refuses looks asked more often than one per 15 s since the first, and waiting out the refusals gives no look back', () => {
+    // Looks every 5 s: the eleventh is refused (ten unchanged answers); refused asks do not move the clock the pace is
+    // counted by, so the refusals run on and stop the run (a look every 5 s forever was a loop).
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 16 }, (_, i) => [{ tool: 'get_workflow_run', args: { run_id: 1 }, at: 1_000 + i * 5_000, outcome: { result: { id: 1, status: 'queued' } } }]));
+    expect(log.slice(0, 10).map((round) => round.decisions[0]!.action)).to.deep.equal(Array(10).fill('allow'));
+    const refusal = log[10]!.decisions[0] as RefuseDecision;
+    expect(refusal).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+    expect(refusal.message).to.include('same status 10 times in a row').and.include('one look every 15 s');
+    expect(log.slice(10).every((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+    expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
+  });
+
   it('refuses it past the poll deadline (shellPollDeadlineMs) when polls are slow', () => {
     const run = newRun({ shellPollDeadlineMs: 60_000 });
     const log = playRounds(run, Array.from({ length: 5 }, (_, i) => [{ tool: 'get_deployment', args: { id: 'dep-1' }, at: 1_000 + i * 25_000, outcome: { result: { id: 'dep-1', state: 'in_progress' } } }]));
