@@ -572,6 +572,20 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     label: 'healthy',
     calls: createIssueCalls((i) => `Flaky test ${i + 1}`),
   },
+  // GitHub REST's "create a deployment" answers the new deployment with `"status": "pending"`
+  // (via its statuses): a state still moving, but the same create again is another deployment.
+  {
+    name: 'github-create-same-deployment-pending',
+    noiseClass: "ids in a write's answer",
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => ({
+      tool: 'create_deployment',
+      args: { owner: 'acme', repo: 'api', ref: 'main', environment: 'production' },
+      result: { id: 1_022_4518 + i, node_id: `DE_kwDOA${i}Bc84A`, sha: 'a84d88e7554fc1fa21bcbc4efae3c782a70d2b9d', ref: 'main', environment: 'production', status: 'pending', created_at: `2026-12-06T03:0${i}:00Z`, url: `https://api.github.com/repos/acme/api/deployments/${1_022_4518 + i}` },
+      ts: T0 + i * 6_000,
+    })),
+  },
   // 5. The same acknowledgement for different targets: Linear's GraphQL `issueAddLabel`
   // mutation answers `{"data":{"issueAddLabel":{"success":true}}}`, Slack's Web API `{"ok":true}`.
   {

@@ -301,10 +301,12 @@ function isWellKnownTool(name: string): boolean {
  * unknown, a booking never counted as a change of the world (RunLedger.changeSerial), so the
  * reservation read again after it was judged stale. Only writes are inferred from a name: a
  * wrong "write" costs nothing (writes are never refused as repeats), a wrong "read" would
- * refuse a re-run after an edit (document 000: unclear leans to "new fact").
+ * refuse a re-run after an edit (document 000: unclear leans to "new fact"). Verbs that start
+ * work (`start_export_job`, `trigger_build`) name a write only with an object: a bare `stop` is
+ * WebArena's answer action. Left out on purpose: `run_` and `execute_` (`run_query` reads).
  */
 const WRITE_VERB_NAME =
-  /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer)(?:[_\-A-Z0-9]|$)/;
+  /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer)(?:[_\-A-Z0-9]|$)|^(?:start|restart|stop|trigger|launch|enqueue)[_\-A-Z0-9]/;
 
 /** `name`: the tool's own name (ownToolName). */
 function namesAWrite(name: string): boolean {

@@ -1291,14 +1291,17 @@ export class RunGuard implements RunView, SharedReplica {
    * poll is told by its command line, not by the tool (issue 24 #4). And for a call whose last
    * answer said its state is still moving (`{"status": "running"}`, world-state/says-in-progress.ts):
    * the same call again is a poll, until the shell-poll deadline or 2 × threshold unchanged
-   * answers, whichever comes first (a replay without times has no deadline). A tool's own
-   * `poll` wins. The copy is made only for such polls.
+   * answers, whichever comes first (a replay without times has no deadline). Never for a call
+   * known to write: `create_deployment` answers `"pending"`, and the same create again makes
+   * another deployment, not a look at the first (it is judged by its outcomes, as any write).
+   * A shell command is read by its answer alone: the classifier knows its reads, and every other
+   * command (`kubectl get`, `gh run view`) "may write". A tool's own `poll` wins. The copy is made only for such polls.
    */
   private policyOf(tool: string, facts: CallFacts, record: SignatureRecord | undefined): ResolvedToolPolicy {
     const policy = this.options.tool(tool);
     if (policy.poll !== undefined || policy.exempt) return policy;
     if (facts.pollDeadlineMs !== undefined) return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
-    if (record?.inProgress !== true) return policy;
+    if (record?.inProgress !== true || (facts.effect === 'write' && policy.shellArg === undefined)) return policy;
     return { ...policy, poll: { deadlineMs: this.options.shellPolls.defaultDeadlineMs, minIntervalMs: 0, maxUnchanged: 2 * this.options.threshold } };
   }
 

@@ -71,6 +71,14 @@ describe('validateOptions', () => {
     expect(() => validateOptions({ tools: { a: { retry: 1 } } })).to.throw(/not a known option \(known: exempt, approval/);
   });
 
+  it('names a write from a verb; a verb that starts work needs its object (a bare `stop` is WebArena\'s answer)', () => {
+    const general = resolveOptions();
+    const effects = (names: string[]) => names.map((name) => general.tool(name).effect);
+    expect(effects(['update_ticket', 'cancelOrder', 'start_export_job', 'trigger-build', 'launchInstance', 'enqueue_job', 'restart_service'])).to.deep.equal(Array(7).fill('write'));
+    expect(effects(['stop', 'start', 'startup_info', 'stoplight', 'run_query', 'get_or_create_user'])).to.deep.equal(Array(6).fill('unknown'));
+    expect(general.tool('stop').terminal).to.equal(true);
+  });
+
   it('accepts the example policy of the replay command', () => {
     const policy = { profile: 'researcher', tools: { wait_for_subagent: { exempt: true }, send_email: { approval: true }, check_job_status: { poll: { deadlineMs: 120000 } } } };
     expect(validateOptions(policy)).to.equal(policy);

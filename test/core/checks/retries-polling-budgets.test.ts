@@ -516,6 +516,22 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(listed[2]!.decisions[0]).to.include({ action: 'refuse' });
   });
 
+  it('a write whose answer says pending is no poll: the same create again is a confirmed repeat, never run ten times', () => {
+    // GitHub's "create a deployment" answers {"status": "pending"} with a new id each time. Read
+    // as a poll, the same create ran until 10 unchanged answers: ten deployments. Calls that write
+    // are judged by their outcomes, as before the status reading (outcome-confirmed-repeat.ts).
+    const deployment = (i: number) => ({ id: 1000 + i, sha: 'a84d88e', ref: 'main', environment: 'production', status: 'pending', created_at: `2026-12-06T03:0${i}:00Z` });
+    const created = playRounds(newRun(), Array.from({ length: 6 }, (_, i) => [{ tool: 'create_deployment', args: { ref: 'main', environment: 'production' }, at: 1_000 + i * 5_000, outcome: { result: deployment(i) } }]));
+    expect(created.map((round) => round.decisions[0]!.action).slice(0, 3)).to.deep.equal(['allow', 'allow', 'refuse']);
+    expect(created[2]!.decisions[0]).to.include({ reason: 'repeat.unchanged' });
+    // A tool declared a write, whatever its name.
+    const declared = playRounds(newRun({ tools: { export_orders: { writes: true } } }), Array.from({ length: 4 }, () => [{ tool: 'export_orders', args: { month: '2026-10' }, outcome: { result: { status: 'queued' } } }]));
+    expect(declared[2]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.unchanged' });
+    // The same status check, undeclared, is a poll.
+    const check = playRounds(newRun(), Array.from({ length: 4 }, () => [{ tool: 'orders_export_status', args: { month: '2026-10' }, outcome: { result: { status: 'queued' } } }]));
+    expect(check.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
+  });
+
   it('a declared poll keeps its own deadline and no count', () => {
     const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 3_600_000 } } } });
     const log = playRounds(run, Array.from({ length: 14 }, () => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status('running') } }]));
