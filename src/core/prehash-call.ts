@@ -34,6 +34,7 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
     if (info.family !== undefined) prehashed.family = info.family;
     if (info.terminal) prehashed.terminal = true;
     if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
+    if (info.changesStateElsewhere === true) prehashed.changesStateElsewhere = true;
     if (info.waitsOnCommand === true) prehashed.waitsOnCommand = true;
   }
   return prehashed;

@@ -119,6 +119,8 @@ interface CallFacts {
   readonly pollDeadlineMs: number | undefined;
   /** A paged call's listing (issue 24 #2); undefined for every other call. */
   readonly listingKey: string | undefined;
+  /** A call known to write: a write of a tool that is not a shell, or a shell command on changes-state-elsewhere.ts's list. */
+  readonly knownWrite: boolean;
 }
 
 /**
@@ -1294,14 +1296,14 @@ export class RunGuard implements RunView, SharedReplica {
    * answers, whichever comes first (a replay without times has no deadline). Never for a call
    * known to write: `create_deployment` answers `"pending"`, and the same create again makes
    * another deployment, not a look at the first (it is judged by its outcomes, as any write).
-   * A shell command is read by its answer alone: the classifier knows its reads, and every other
-   * command (`kubectl get`, `gh run view`) "may write". A tool's own `poll` wins. The copy is made only for such polls.
+   * A shell command's "write" only says it may write (`kubectl get`, `gh run view` do not): it is
+   * a known write when changes-state-elsewhere.ts lists it (`curl -X POST`). A tool's own `poll` wins. The copy is made only for such polls.
    */
   private policyOf(tool: string, facts: CallFacts, record: SignatureRecord | undefined): ResolvedToolPolicy {
     const policy = this.options.tool(tool);
     if (policy.poll !== undefined || policy.exempt) return policy;
     if (facts.pollDeadlineMs !== undefined) return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
-    if (record?.inProgress !== true || (facts.effect === 'write' && policy.shellArg === undefined)) return policy;
+    if (record?.inProgress !== true || facts.knownWrite) return policy;
     return { ...policy, poll: { deadlineMs: this.options.shellPolls.defaultDeadlineMs, minIntervalMs: 0, maxUnchanged: 2 * this.options.threshold } };
   }
 
@@ -1315,10 +1317,11 @@ export class RunGuard implements RunView, SharedReplica {
     // An empty command waits on a command only while one runs; otherwise it is a read of nothing.
     const pollDeadlineMs = call.waitsOnCommand === true && this.ledger.commandRunningTool !== call.tool ? undefined : call.pollDeadlineMs;
     const listingKey = call.listingKey;
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey };
+    const knownWrite = effect === 'write' && (policy.shellArg === undefined || call.changesStateElsewhere === true);
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey, knownWrite };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey };
+    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey, knownWrite };
   }
 
   /**

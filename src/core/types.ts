@@ -75,6 +75,11 @@ export interface PrehashedToolCall {
   /** A shell poll (`sleep 30 && gh run view 123`): the poll rule applies with this deadline. */
   pollDeadlineMs?: number;
   /**
+   * A shell command known to change state elsewhere (`curl -X POST`, `gh workflow run`:
+   * world-state/changes-state-elsewhere.ts): never a poll, not even when its answer says `queued`.
+   */
+  changesStateElsewhere?: boolean;
+  /**
    * An empty shell command (OpenHands' wait on a running command): a poll with
    * `pollDeadlineMs` only while the tool's last answer said its command is still running.
    */

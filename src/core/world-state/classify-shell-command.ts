@@ -17,6 +17,7 @@
  * descriptors; a quote-aware pre-pass here (`prepare`) handles exactly those and hands it a
  * single-line text it can read.
  */
+import { changesStateElsewhere } from './changes-state-elsewhere.js';
 import parseShell from 'shell-quote/parse.js';
 
 export type ShellCommandEffect = 'read' | 'write';
@@ -34,6 +35,12 @@ export interface ShellCommandClass {
    * nothing writes to a file: `sleep 1; echo x > f` is a write like any other.
    */
   sleepsThenRuns: boolean;
+  /**
+   * A command on the line is known to change state elsewhere (`curl -X POST`, `git push`, `gh
+   * workflow run`: world-state/changes-state-elsewhere.ts): run again, it does it again. Such a
+   * line is no poll, sleep or not.
+   */
+  changesStateElsewhere: boolean;
 }
 
 /** Past this the line is not tokenized, so one call costs bounded time whatever the agent sends. */
@@ -72,21 +79,21 @@ export function classifyShellCommand(command: string): ShellCommandClass {
     }
     return result;
   } catch {
-    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false, sleepsThenRuns: false });
+    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false, sleepsThenRuns: false, changesStateElsewhere: false });
   }
 }
 
 function classifyUncached(command: string, depth = 0): ShellCommandClass {
   if (command.length > MAX_PARSED_LENGTH) {
     const family = firstWordFamily(command);
-    return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false };
+    return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false, changesStateElsewhere: false };
   }
   let analysis: LineAnalysis;
   try {
     analysis = analyze(command, 0);
   } catch (error) {
     if (!(error instanceof Unparseable)) throw error;
-    return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false };
+    return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false, changesStateElsewhere: false };
   }
   // `bash -lc '<script>'` runs the script: it is judged, not the shell that runs it. Codex and
   // other harnesses wrap every command this way; judged as `bash`, every line was a write of
@@ -94,11 +101,14 @@ function classifyUncached(command: string, depth = 0): ShellCommandClass {
   const script = analysis.commands.length === 1 && !analysis.writesFile ? shellScriptOf(analysis.commands[0]!) : undefined;
   if (script !== undefined && depth < MAX_SUBSTITUTION_DEPTH) return classifyUncached(script, depth + 1);
   const lead = leadingCommand(analysis.commands);
+  // A read-only line runs nothing on the list; only lines that may write are asked.
+  const elsewhere = !analysis.readOnly && analysis.commands.some(isKnownWriteElsewhere);
   return {
     effect: analysis.readOnly ? 'read' : 'write',
     family: lead === undefined ? undefined : familyOf(lead),
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
-    sleepsThenRuns: !analysis.writesFile && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
+    sleepsThenRuns: !analysis.writesFile && !elsewhere && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
+    changesStateElsewhere: elsewhere,
   };
 }
 
@@ -119,6 +129,15 @@ function shellScriptOf(words: string[]): string | undefined {
     if (word.endsWith('c')) return effective[i + 1];
   }
   return undefined;
+}
+
+function isKnownWriteElsewhere(words: string[]): boolean {
+  const effective = effectiveWords(words);
+  if (effective === 'none') return false;
+  if (effective !== 'write') return changesStateElsewhere(effective);
+  // A wrapper whose options are not read: any command after it counts, the safe side.
+  for (let at = 1; at < words.length; at++) if (changesStateElsewhere(words.slice(at))) return true;
+  return false;
 }
 
 /** `sleep 30`, `sleep 0.5`, `sleep 2m`: a wait before the rest of the line. */

@@ -11,6 +11,8 @@ export interface CallEffectInfo {
   pollDeadlineMs?: number;
   /** An empty command: a wait on the command still running, if one is (world-state/says-command-still-running.ts). */
   waitsOnCommand?: boolean;
+  /** A shell command known to change state elsewhere (world-state/changes-state-elsewhere.ts). */
+  changesStateElsewhere?: boolean;
 }
 
 /** Shell polls as the options resolved them: the first matching pattern's deadline, else the default. */
@@ -71,6 +73,7 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
     const shell = classifyShellCommand(command);
     const info: CallEffectInfo = { effect: shell.effect, terminal: policy.terminal || shell.terminal };
     if (shell.family !== undefined) info.family = shell.family;
+    if (shell.changesStateElsewhere) info.changesStateElsewhere = true;
     if (shellPolls !== undefined) {
       const deadlineMs = shellPollDeadline(command, shell.sleepsThenRuns, shellPolls);
       if (deadlineMs !== undefined) info.pollDeadlineMs = deadlineMs;

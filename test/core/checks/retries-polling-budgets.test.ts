@@ -131,6 +131,21 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
     expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
   });
 
+  it('a line that sleeps then triggers or posts is no poll: the same trigger again is judged by its outcome, not run to the deadline', () => {
+    // `gh workflow run` answers the same line each time; read as a poll, each minute for ten
+    // minutes was another CI run. Refused at the third, as a confirmed repeat.
+    const triggered = 'Created workflow_dispatch event for ci.yml at main\n\nTo see runs for this workflow, try: gh run list --workflow=ci.yml\n';
+    const log = playRounds(newRun(), Array.from({ length: 5 }, (_, i) => [shell('sleep 60 && gh workflow run ci.yml', i * 65_000, triggered)]));
+    expect(log.map((round) => round.decisions[0]!.action).slice(0, 3)).to.deep.equal(['allow', 'allow', 'refuse']);
+    expect(log[2]!.decisions[0]).to.include({ reason: 'repeat.unchanged' });
+    // A POST answering a status still moving is no status poll either.
+    const posted = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [shell('curl -s -X POST https://api.example.com/exports -d \'{"month":"2026-10"}\'', i * 5_000, '{"status":"queued"}')]));
+    expect(posted[2]!.decisions[0]).to.include({ action: 'refuse', reason: 'repeat.unchanged' });
+    // The status check of the same export is one.
+    const checked = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [shell('curl -s https://api.example.com/exports/7', i * 5_000, '{"status":"queued"}')]));
+    expect(checked.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
+  });
+
   it('a line that sleeps then writes to a file is not a poll', () => {
     const run = newRun({ shellPollDeadlineMs: 3_600_000 });
     const log = playRounds(run, Array.from({ length: 4 }, (_, i) => [shell('sleep 5; date > stamp.txt', i * 10_000, '')]));

@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { classifyShellCommand } from '../../../src/core/world-state/classify-shell-command.js';
+
+const changes = (command: string) => classifyShellCommand(command).changesStateElsewhere;
+
+describe('world-state/changes-state-elsewhere: shell commands that do it again when run again', () => {
+  it('knows the requests, pushes, triggers, deployments and inserts people write', () => {
+    const writes = [
+      'curl -X POST https://api.example.com/jobs -d @job.json',
+      'curl -XPUT https://api.example.com/items/7',
+      'curl --request=DELETE https://api.example.com/items/7',
+      'curl -s -H "Content-Type: application/json" --data \'{"a":1}\' https://api.example.com/jobs',
+      'curl -F file=@report.pdf https://upload.example.com',
+      'wget --post-data "a=1" https://api.example.com/jobs',
+      'http POST api.example.com/jobs name=x',
+      'git push origin main',
+      'git -C repo commit -m "fix"',
+      'git tag v1.2.0',
+      'gh workflow run ci.yml --ref main',
+      'gh run rerun 123',
+      'gh pr create --fill',
+      'gh issue comment 42 --body "done"',
+      'gh api -X POST repos/acme/api/dispatches',
+      'gh api repos/acme/api/issues -f title=Bug',
+      'kubectl apply -f deploy.yaml',
+      'kubectl -n prod rollout restart deploy/web',
+      'kubectl scale deploy/web --replicas=3',
+      'docker run -d nginx',
+      'docker compose up -d',
+      'npm publish',
+      'psql -c "INSERT INTO jobs VALUES (1)"',
+      'sqlite3 app.db "update users set active = 1"',
+      'aws ecs update-service --cluster c --service s --force-new-deployment',
+      'aws lambda invoke --function-name f out.json',
+      'aws s3 cp build/ s3://bucket/ --recursive',
+      'gcloud run deploy web --image gcr.io/p/web',
+      'terraform apply -auto-approve',
+      'helm upgrade web ./chart',
+      'sudo docker restart web',
+      'timeout 60 gh workflow run deploy.yml',
+    ];
+    for (const command of writes) expect(changes(command), command).to.equal(true);
+  });
+
+  it('leaves the reads and polls people write alone, though the classifier says they may write', () => {
+    const others = [
+      'kubectl get pods',
+      'kubectl -n prod rollout status deploy/web',
+      'gh run view 123',
+      'gh pr view 42 --json state',
+      'gh api repos/acme/api/actions/runs/123',
+      'curl -s https://api.example.com/health',
+      'curl -X GET https://api.example.com/jobs/7',
+      'curl -I https://example.com',
+      'wget -qO- https://example.com/status',
+      'docker ps',
+      'docker logs web --tail 50',
+      'docker compose ps',
+      'git status',
+      'git tag',
+      'git log -5',
+      'npm test',
+      'psql -c "SELECT count(*) FROM jobs"',
+      'aws ecs describe-services --cluster c --services s',
+      'aws s3 ls s3://bucket/',
+      'gcloud run services describe web',
+      'terraform plan',
+      'helm status web',
+      'python manage.py migrate',
+    ];
+    for (const command of others) expect(changes(command), command).to.equal(false);
+  });
+
+  it('makes a line that sleeps first no poll when it runs such a command', () => {
+    expect(classifyShellCommand('sleep 60 && gh workflow run ci.yml')).to.include({ sleepsThenRuns: false, changesStateElsewhere: true });
+    expect(classifyShellCommand('sleep 5; curl -X POST https://api.example.com/jobs')).to.include({ sleepsThenRuns: false });
+    expect(classifyShellCommand('sleep 20; kubectl get pods')).to.include({ sleepsThenRuns: true, changesStateElsewhere: false });
+    expect(classifyShellCommand('sleep 30 && gh run view 123 --json status')).to.include({ sleepsThenRuns: true });
+  });
+});
