@@ -550,6 +550,20 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     calls: workflowRunCalls(125, 19, 30_000, (i) => (i < 1 ? 'queued' : i < 18 ? 'in_progress' : 'completed')),
   },
   {
+    // An action, not a look: tau-bench-style retail refund answering its own status. The same
+    // refund again is another refund (world-state/names-a-status-look.ts).
+    name: 'process-refund-again-while-processing',
+    noiseClass: 'status polls (a state still moving)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => ({
+      tool: 'process_refund',
+      args: { order_id: '#W6247578', item_ids: ['3799046073'], payment_method_id: 'credit_card_9513926' },
+      result: { order_id: '#W6247578', refund_amount: 53.27, status: 'processing' },
+      ts: T0 + i * 7_000,
+    })),
+  },
+  {
     name: 'workflow-run-status-stuck-queued',
     noiseClass: 'status polls (a state still moving)',
     label: 'looping',

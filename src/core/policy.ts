@@ -273,7 +273,7 @@ function browserActionArgOf(name: string): string | undefined {
  * lookup caches it), and every table is given the same own name. A name with nothing before
  * or after its `__` (`__proto__`) is its own.
  */
-function ownToolName(name: string): string {
+export function ownToolName(name: string): string {
   const start = name.lastIndexOf('__');
   return start < 1 || start + 2 >= name.length ? name : name.slice(start + 2);
 }

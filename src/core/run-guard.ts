@@ -22,11 +22,13 @@ import type { StopCheck } from './checks/stop-check.js';
 import { hashText } from './hash.js';
 import { nudgeMessage, refusalMessage, stalledProgressNudgeMessage, stopMessage } from './messages.js';
 import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
+import { ownToolName } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType, jsonTextValue } from './result-fingerprint.js';
 import { prehashCall } from './prehash-call.js';
 import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
 import { returnedWindowOf } from './world-state/returned-window-of.js';
 import { isPageInputAction } from './world-state/page-state.js';
+import { namesAStatusLook } from './world-state/names-a-status-look.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
 import type { SharedReplica, SharedRunLink } from './shared-ledger/shared-run-link.js';
@@ -1297,13 +1299,16 @@ export class RunGuard implements RunView, SharedReplica {
    * known to write: `create_deployment` answers `"pending"`, and the same create again makes
    * another deployment, not a look at the first (it is judged by its outcomes, as any write).
    * A shell command's "write" only says it may write (`kubectl get`, `gh run view` do not): it is
-   * a known write when changes-state-elsewhere.ts lists it (`curl -X POST`). A tool's own `poll` wins. The copy is made only for such polls.
+   * a known write when changes-state-elsewhere.ts lists it (`curl -X POST`). A tool of unknown
+   * effect polls only when its name says it looks (world-state/names-a-status-look.ts:
+   * `process_refund` answering "processing" is an action). A tool's own `poll` wins. The copy is made only for such polls.
    */
   private policyOf(tool: string, facts: CallFacts, record: SignatureRecord | undefined): ResolvedToolPolicy {
     const policy = this.options.tool(tool);
     if (policy.poll !== undefined || policy.exempt) return policy;
     if (facts.pollDeadlineMs !== undefined) return { ...policy, poll: { deadlineMs: facts.pollDeadlineMs, minIntervalMs: 0 } };
     if (record?.inProgress !== true || facts.knownWrite) return policy;
+    if (facts.effect === 'unknown' && !namesAStatusLook(ownToolName(tool))) return policy;
     return { ...policy, poll: { deadlineMs: this.options.shellPolls.defaultDeadlineMs, minIntervalMs: 0, maxUnchanged: 2 * this.options.threshold } };
   }
 

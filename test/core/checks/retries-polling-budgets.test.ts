@@ -547,6 +547,20 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(check.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
   });
 
+  it('a tool of unknown effect polls only when its name says it looks: an action answering "processing" is refused at the third', () => {
+    // process_refund answering {"status":"processing"} read as a poll ran the same refund ten times.
+    const refund = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [{ tool: 'process_refund', args: { order_id: '#W1', amount: 53.27 }, at: 1_000 + i * 5_000, outcome: { result: { refund_id: 'r-9', status: 'processing' } } }]));
+    expect(refund.map((round) => round.decisions[0]!.action).slice(0, 3)).to.deep.equal(['allow', 'allow', 'refuse']);
+    expect(refund[2]!.decisions[0]).to.include({ reason: 'repeat.unchanged' });
+    // Names that look, an MCP client's prefix included; and any tool declared read-only.
+    for (const tool of ['check_job_status', 'get_export', 'jobStatus', 'mcp__ci__poll_build', 'deployment_state']) {
+      const looked = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [{ tool, args: { id: 7 }, at: 1_000 + i * 5_000, outcome: { result: { id: 7, status: 'running' } } }]));
+      expect(looked.map((round) => round.decisions[0]!.action), tool).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
+    }
+    const declared = playRounds(newRun({ tools: { process_export: { readOnly: true } } }), Array.from({ length: 4 }, (_, i) => [{ tool: 'process_export', args: { id: 7 }, at: 1_000 + i * 5_000, outcome: { result: { status: 'running' } } }]));
+    expect(declared.map((round) => round.decisions[0]!.action)).to.deep.equal(['allow', 'allow', 'allow', 'allow']);
+  });
+
   it('a declared poll keeps its own deadline and no count', () => {
     const run = newRun({ tools: { check_job_status: { poll: { deadlineMs: 3_600_000 } } } });
     const log = playRounds(run, Array.from({ length: 14 }, () => [{ tool: 'check_job_status', args: { job_id: 'job-42' }, outcome: { result: status('running') } }]));
