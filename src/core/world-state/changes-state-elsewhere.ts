@@ -26,8 +26,9 @@ type Rule = (words: readonly string[]) => boolean;
 const READ_METHODS = /^(?:GET|HEAD|OPTIONS)$/i;
 const SQL_WRITE = /\b(?:INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|TRUNCATE|MERGE|UPSERT|REPLACE)\b/i;
 
-/** `curl -X POST`, `-XPOST`, `--request PUT`, a body (`-d`, `--data*`, `--json`, `-F`), an upload (`-T`). */
+/** `curl -X POST`, `-XPOST`, `--request PUT`, a body (`-d`, `--data*`, `--json`, `-F`), an upload (`-T`); `-G` sends `-d` as a query. */
 const curl: Rule = (words) => {
+  const get = words.some((word) => word === '--get' || /^-[A-Za-z]*G[A-Za-z]*$/.test(word));
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     if (word === '-X' || word === '--request') {
@@ -36,7 +37,9 @@ const curl: Rule = (words) => {
       if (!READ_METHODS.test(word.slice(2))) return true;
     } else if (word.startsWith('--request=')) {
       if (!READ_METHODS.test(word.slice('--request='.length))) return true;
-    } else if (/^(?:-d|-F|-T|--data(?:-raw|-binary|-urlencode|-ascii)?|--json|--form(?:-string)?|--upload-file)(?:=|$)/.test(word) || /^-[dFT]./.test(word)) {
+    } else if (/^(?:-d|--data(?:-raw|-binary|-urlencode|-ascii)?)(?:=|$)/.test(word) || /^-d./.test(word)) {
+      if (!get) return true;
+    } else if (/^(?:-F|-T|--json|--form(?:-string)?|--upload-file)(?:=|$)/.test(word) || /^-[FT]./.test(word)) {
       return true;
     }
   }
@@ -70,6 +73,8 @@ const GH_WRITES: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 const gh: Rule = (words) => {
   const [group, action] = positional(words, 2);
+  // `gh api graphql -f query='…'` posts every query: a write only when it is a mutation.
+  if (group === 'api' && action === 'graphql') return words.some((word) => /\bmutation\b/.test(word));
   if (group === 'api') return words.some((word, i) => ((word === '-X' || word === '--method') && !READ_METHODS.test(words[i + 1] ?? '')) || /^(?:-f|-F|--field|--raw-field|--input)(?:=|$)/.test(word));
   return group !== undefined && action !== undefined && GH_WRITES.get(group)?.has(action) === true;
 };
