@@ -535,7 +535,7 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
   // A status tool nobody declared a poller: its answer says the state still moves (GitHub
   // REST's workflow run, `status` queued → in_progress → completed), so the same call again is
   // a wait — until 2 × threshold unchanged answers (document 002's check_job_status, ten) when
-  // asked at once; looks paced one per 15 s or slower run to the poll deadline (document 001).
+  // asked at once; looks paced one per 20 s or slower run to the poll deadline (document 001).
   {
     name: 'workflow-run-status-until-completed',
     noiseClass: 'status polls (a state still moving)',

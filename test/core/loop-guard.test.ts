@@ -156,7 +156,7 @@ describe('LoopGuard', () => {
     expect(quietGuard({ profile: 'chat' }).guard.describePolicy()).to.include('3 times in a row is refused');
     // The general profile tells the model how to wait (polls it infers: a status still moving, a shell sleep).
     const general = quietGuard({ shellPollDeadlineMs: 300_000 }).guard.describePolicy();
-    expect(general).to.include('still moving').and.include('for up to 5 min; after 10 unchanged answers, one look every 15 s').and.include('`sleep 30 && <command>`');
+    expect(general).to.include('still moving').and.include('for up to 5 min; after 10 unchanged answers, one look every 20 s').and.include('`sleep 30 && <command>`');
   });
 
   it('rejects bad housekeeping options at construction, naming the field (issue 10 #16)', () => {

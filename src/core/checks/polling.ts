@@ -2,10 +2,11 @@ import type { CallCheck, CallCheckResult } from './call-check.js';
 
 /**
  * One unchanged look per this long, on average since the first, runs past an inferred poll's
- * count (2 × threshold): longer than a model's turn asking again at once (2–10 s), shorter than
- * the `sleep 30` agents put between looks.
+ * count (2 × threshold): longer than a model's turn asking again at once (2–10 s, up to ~20 s
+ * with a long context: such a loop stays bounded by the count), shorter than the `sleep 30` or
+ * `sleep 60` agents put between looks at a CI run.
  */
-export const PACED_POLL_MS = 15_000;
+export const PACED_POLL_MS = 20_000;
 
 /**
  * Polling tools (document 001): server state changes over time, so identical queries are

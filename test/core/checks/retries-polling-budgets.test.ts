@@ -503,7 +503,7 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(run.shouldStop().action).to.equal('continue');
   });
 
-  it('past 2 × threshold, refuses looks asked more often than one per 15 s since the first, and waiting out the refusals gives no look back', () => {
+  it('past 2 × threshold, refuses looks asked more often than one per 20 s since the first, and waiting out the refusals gives no look back', () => {
     // Looks every 5 s: the eleventh is refused (ten unchanged answers); refused asks do not move the clock the pace is
     // counted by, so the refusals run on and stop the run (a look every 5 s forever was a loop).
     const run = newRun();
@@ -511,9 +511,15 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(log.slice(0, 10).map((round) => round.decisions[0]!.action)).to.deep.equal(Array(10).fill('allow'));
     const refusal = log[10]!.decisions[0] as RefuseDecision;
     expect(refusal).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
-    expect(refusal.message).to.include('same status 10 times in a row').and.include('one look every 15 s');
+    expect(refusal.message).to.include('same status 10 times in a row').and.include('one look every 20 s');
     expect(log.slice(10).every((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
     expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
+  });
+
+  it('bounds a slow model asking again every turn (16 s) by the count, as a model asking at once', () => {
+    const log = playRounds(newRun(), Array.from({ length: 12 }, (_, i) => [{ tool: 'get_workflow_run', args: { run_id: 2 }, at: 1_000 + i * 16_000, outcome: { result: { id: 2, status: 'in_progress' } } }]));
+    expect(log.slice(0, 10).every((round) => round.decisions[0]!.action === 'allow')).to.equal(true);
+    expect(log[10]!.decisions[0]).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
   });
 
   it('refuses it past the poll deadline (shellPollDeadlineMs) when polls are slow', () => {
