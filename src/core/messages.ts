@@ -44,7 +44,7 @@ export function refusalMessage(reason: RefusalReason, facts: RefusalFacts): stri
       return `Not run: ${tool} with these arguments failed and has been retried ${f.retries ?? 'several'} times, its retry budget. Retrying it unchanged will not help: fix the arguments using the error message, try another tool, or explain the failure in your answer.`;
     case 'poll.deadline_passed':
       if (f.unchanged !== undefined) {
-        return `Not run: ${tool} with these arguments has answered with the same status ${f.unchanged} times in a row, asked again too soon. To keep waiting, look less often (one look every ${Math.round(Number(f.paceMs ?? 15_000) / 1000)} s, counted from the first); otherwise report the last status you received${earlier}, or take another approach.`;
+        return `Not run: ${tool} with these arguments has answered with the same status ${f.unchanged} times in a row, asked again too soon. To keep waiting, look less often (one look every ${Math.round(Number(f.paceMs ?? PACED_POLL_MS) / 1000)} s, counted from the first); otherwise report the last status you received${earlier}, or take another approach.`;
       }
       return `Not run: polling ${tool} with these arguments has gone past its deadline of ${Math.round(Number(f.deadlineMs ?? 0) / 1000)} s. Stop waiting: report the last status you received${earlier}, or take another approach.`;
     case 'poll.too_soon':

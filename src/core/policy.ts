@@ -52,8 +52,8 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   readonly approval: boolean;
   /**
    * `maxUnchanged`: only on a poll inferred from a status still moving (run-guard.ts policyOf):
-   * identical answers in a row past which a look asked within PACED_POLL_MS of the last one is
-   * refused, as past its deadline (checks/polling.ts).
+   * identical answers in a row past which a look is refused, as past its deadline, unless looks
+   * average one per PACED_POLL_MS or slower since the first (checks/polling.ts).
    */
   readonly poll: { deadlineMs: number; minIntervalMs: number; maxUnchanged?: number } | undefined;
   readonly cursorArg: string | undefined;

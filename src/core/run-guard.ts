@@ -1294,8 +1294,9 @@ export class RunGuard implements RunView, SharedReplica {
    * The tool's policy, with the poll rule for a shell poll: a Bash user has one tool, so a
    * poll is told by its command line, not by the tool (issue 24 #4). And for a call whose last
    * answer said its state is still moving (`{"status": "running"}`, world-state/says-in-progress.ts):
-   * the same call again is a poll, until the shell-poll deadline or 2 × threshold unchanged
-   * answers, whichever comes first (a replay without times has no deadline). Never for a call
+   * the same call again is a poll, until the shell-poll deadline, and past 2 × threshold
+   * unchanged answers only while looks are paced (checks/polling.ts PACED_POLL_MS; a replay
+   * without times has no deadline and no pace, so the count bounds it). Never for a call
    * known to write: `create_deployment` answers `"pending"`, and the same create again makes
    * another deployment, not a look at the first (it is judged by its outcomes, as any write).
    * A shell command's "write" only says it may write (`kubectl get`, `gh run view` do not): it is

@@ -1,3 +1,5 @@
+import { programName } from './program-name.js';
+
 /**
  * Is this simple command one known to change state elsewhere, so that running it again does it
  * again: a request that posts, a push, a workflow triggered, a deployment, a row inserted?
@@ -16,8 +18,7 @@
  * `words` are the command's words after wrappers (`sudo`, `timeout 60`, `env X=1`).
  */
 export function changesStateElsewhere(words: readonly string[]): boolean {
-  const program = programOf(words[0]);
-  const rule = RULES.get(program);
+  const rule = RULES.get(programName(words[0]));
   return rule !== undefined && rule(words);
 }
 
@@ -150,10 +151,6 @@ const RULES: ReadonlyMap<string, Rule> = new Map([
   ['tofu', terraform],
   ['helm', helm],
 ]);
-
-function programOf(word: string | undefined): string {
-  return word === undefined ? '' : word.slice(word.lastIndexOf('/') + 1);
-}
 
 /** The first `count` words after the program that are not options (`git -C dir push` → `push`). */
 function positional(words: readonly string[], count: number): string[] {

@@ -18,6 +18,7 @@
  * single-line text it can read.
  */
 import { changesStateElsewhere } from './changes-state-elsewhere.js';
+import { programName } from './program-name.js';
 import parseShell from 'shell-quote/parse.js';
 
 export type ShellCommandEffect = 'read' | 'write';
@@ -600,12 +601,6 @@ function wrappedCommand(program: string, words: string[], at: number): number | 
     default:
       return 'self';
   }
-}
-
-/** Basename of the program word; '' for an empty word. */
-function programName(word: string | undefined): string {
-  if (word === undefined) return '';
-  return word.slice(word.lastIndexOf('/') + 1);
 }
 
 /** A program path we trust to be the system's tool and not, say, a `./grep` script in the repo. */

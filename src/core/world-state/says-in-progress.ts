@@ -4,7 +4,8 @@
  * a wait, not a loop (document 001: "server state can change over time, making identical
  * queries useful"; document 003: repetition is recursion only without a state that advances),
  * and the call is polled like a declared polling tool, until the poll deadline
- * (`shellPollDeadlineMs`), or 2 × `threshold` unchanged answers for looks asked at once (checks/polling.ts).
+ * (`shellPollDeadlineMs`), or 2 × `threshold` unchanged answers while looks come faster than
+ * one per PACED_POLL_MS on average (checks/polling.ts).
  *
  * Without this, `check_job_status` answering `{"status":"running"}` was refused from its third
  * call unless the user declared it a polling tool, and the run was stopped before the job
