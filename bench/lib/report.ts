@@ -601,7 +601,7 @@ function renderOwnedTargetRow(call: NonNullable<RedisSuiteResult['perCall']>): s
       : `; missed on this loopback: the engine with no store alone is ×${call.ratios[noStoreName]!.toFixed(2)} of this SET, and the read costs ${us(readNs - setNs)} µs more than a SET, which fits in ${REDIS_CALL_TARGET}× once a SET takes ${us((readNs - setNs) / (REDIS_CALL_TARGET - 1))} µs or more`;
   return [
     `| … a read in a run this process owns (\`ownedRuns: true\`), the row "${owned.readTask}" | ×${read.toFixed(2)} (rounds ×${spread.min.toFixed(2)}–×${spread.max.toFixed(2)}); ${owned.readAppendsPerCall.toFixed(2)} store round trips per call, none awaited` +
-      `${mayWrite === undefined ? '' : `; a call that may write in the same run stays awaited: ×${mayWrite.toFixed(2)}`}${why}. Relies on one process writing the run: a read's claim reaches the log after the read ran, so a crash can lose the record of the last reads (docs/operations/exactly-once-and-store-faults.md); writes are still claimed before they run | ${verdict(read <= REDIS_CALL_TARGET)} |`,
+      `${mayWrite === undefined ? '' : `; a call that may write in the same run stays awaited: ×${mayWrite.toFixed(2)}`}${why}. Relies on one process writing the run: a read's claim reaches the log after the read ran (an owned run appends at most once a millisecond, the reads in between riding along), so a crash can lose the record of the last millisecond's reads (docs/operations/exactly-once-and-store-faults.md); writes are still claimed before they run | ${verdict(read <= REDIS_CALL_TARGET)} |`,
   ];
 }
 
@@ -717,6 +717,15 @@ const REDIS_NOTES: string[] = [
   'same call again. For a read that costs a record (loop detection after a restart may see a few calls fewer), never a',
   "second effect. Ownership is the host's promise (sticky routing), not a lease: another process appending to an",
   'owned run is found at the next append, and the run claims every call from then on.',
+  '',
+  "**Owned reads share their appends (2026-12-06).** Until then every owned read's claim went out in its own append as",
+  'soon as the previous one came back: 0.86 appends per read in this case, and with them about 75 µs of client CPU',
+  '(the socket write and the reply) and 27 µs of redis-server CPU per read, ×1.78 of a SET (`BENCH_SUITES=redis`, the',
+  'runner slower than in this run: a SET at 55 µs). An owned run now appends at most once a millisecond',
+  '(`OWNED_APPEND_INTERVAL_MS`, src/core/shared-ledger/shared-run-link.ts), the reads decided in between riding in the',
+  'next append: 0.034 appends per read, 4.8 µs of server CPU, ×0.64 of the SET, back to back on the same runner. A',
+  'run whose calls come more than a millisecond apart (any agent that waits on a model) appends each read at once, as',
+  "before; the record a crash can lose grows from the last read or two to the last millisecond's reads.",
   '',
   "**Compact encoding: unchanged.** An entry's bytes barely show in server time (RPUSH of a call and an outcome,",
   '280 B: 0.8–1.6 µs); shorter forms (item fingerprints in base 36, times relative to the run) change what an older',

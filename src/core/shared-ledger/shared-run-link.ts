@@ -70,6 +70,17 @@ const MAX_PENDING_EVENTS = 10_000;
  * would otherwise never flush, and its oldest entries would be dropped at MAX_PENDING_EVENTS.
  */
 const OWNED_READ_BACKLOG = 1_000;
+/**
+ * An owned run's background appends start at most this often: the reads decided in between
+ * go in the next one. A read already returned without the store, so the wait costs no caller
+ * anything; what it saves is an append per read under load (bench/redis.ts, the owned-read row:
+ * 0.86 appends and about 75 us of client CPU per read when every read got its own append, the
+ * socket write and the reply's parsing being most of a round trip's client side). A run whose
+ * calls come further apart than this (an agent waiting on a model) appends each read as soon
+ * as before, so the record a crash can lose stays the reads of the last millisecond and the
+ * append in flight.
+ */
+const OWNED_APPEND_INTERVAL_MS = 1;
 /** Retries of a failed background append: from 1 s, doubling, at most every 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
@@ -115,6 +126,8 @@ export class SharedRunLink {
   private uncertain: { at: number; entries: readonly string[] } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private flushQueued = false;
+  /** When the last background append was sent (performance.now(), not the injected clock: a test's frozen clock would hold an owned run's flush forever). */
+  private lastAppendAt = -Infinity;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private retryDelay = RETRY_FIRST_MS;
   private sequence = 0;
@@ -448,29 +461,35 @@ export class SharedRunLink {
     this.flushQueued = true;
     // On the next macrotask, not now: every event recorded until then goes in one append
     // (the pipelining of outcomes), and a claim made in the meantime carries them in its own
-    // append, so a call costs one round trip, not two (bench/redis.ts).
-    setImmediate(() => {
-      // A claim queued or running carries the pending events in its own append, and its end
-      // schedules a flush for what it did not carry: a task queued behind it would only find
-      // claimsWaiting > 0 (below) and return. Not queueing it saves every awaited guarded
-      // call an async task and its promise hops between the claim's reply and the caller:
-      // with the redis store's ready() skipped too, 61.4 -> 58.9 us client CPU and 104.9 ->
-      // 100.3 us wall per guarded call (median of 100 interleaved blocks of 500 calls).
-      if (this.claimsWaiting > 0 && this.untold.length === 0) {
-        this.flushQueued = false;
-        return;
-      }
-      void this.exclusive(async () => {
-        this.flushQueued = false;
-        this.releaseUntold();
-        // A claim behind this one carries the pending events in its own append: flushing them
-        // first would be a second round trip per call (bench/redis.ts: 1.5 appends per guarded
-        // call before this check, 1.0 after).
-        if (this.claimsWaiting > 0) return;
-        await this.flush();
-      });
-    });
+    // append, so a call costs one round trip, not two (bench/redis.ts). An owned run waits
+    // out OWNED_APPEND_INTERVAL_MS since its last append instead.
+    const wait = this.owned ? this.lastAppendAt + OWNED_APPEND_INTERVAL_MS - performance.now() : 0;
+    if (wait > 0) setTimeout(this.runScheduledFlush, wait);
+    else setImmediate(this.runScheduledFlush);
   }
+
+  /** A field, not a method: scheduling it allocates no closure per flush. */
+  private readonly runScheduledFlush = (): void => {
+    // A claim queued or running carries the pending events in its own append, and its end
+    // schedules a flush for what it did not carry: a task queued behind it would only find
+    // claimsWaiting > 0 (below) and return. Not queueing it saves every awaited guarded
+    // call an async task and its promise hops between the claim's reply and the caller:
+    // with the redis store's ready() skipped too, 61.4 -> 58.9 us client CPU and 104.9 ->
+    // 100.3 us wall per guarded call (median of 100 interleaved blocks of 500 calls).
+    if (this.claimsWaiting > 0 && this.untold.length === 0) {
+      this.flushQueued = false;
+      return;
+    }
+    void this.exclusive(async () => {
+      this.flushQueued = false;
+      this.releaseUntold();
+      // A claim behind this one carries the pending events in its own append: flushing them
+      // first would be a second round trip per call (bench/redis.ts: 1.5 appends per guarded
+      // call before this check, 1.0 after).
+      if (this.claimsWaiting > 0) return;
+      await this.flush(true);
+    });
+  };
 
   /** After a failed append: try again later by itself, so an outage's events reach the log. */
   private scheduleRetry(): void {
@@ -510,6 +529,7 @@ export class SharedRunLink {
     }
     const batch = this.pending.slice();
     this.sending = batch.length;
+    this.lastAppendAt = performance.now();
     try {
       const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary);
       this.storeRecovered();
@@ -542,15 +562,16 @@ export class SharedRunLink {
     return landed;
   }
 
-  private async flush(): Promise<void> {
+  /** `paced`: a background flush, which leaves an owned run's entries for its next paced append; flushed() and refresh() drain. */
+  private async flush(paced = false): Promise<void> {
     try {
-      await this.flushPending();
+      await this.flushPending(paced);
     } finally {
       this.markIdleIfDone();
     }
   }
 
-  private async flushPending(): Promise<void> {
+  private async flushPending(paced: boolean): Promise<void> {
     // Only refused appends count toward the limit: entries recorded while an append is in
     // flight (owned reads, the synchronous path) make the next accepted append, not a loss
     // (bench/redis.ts warned "8 appends lost" on a run with one writer before).
@@ -561,6 +582,10 @@ export class SharedRunLink {
           this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: ${MAX_CLAIM_ATTEMPTS} appends in a row lost to other processes; this process's entries go in on a later try (said once per run)`);
         }
         this.scheduleRetry();
+        return;
+      }
+      if (paced && this.owned && performance.now() < this.lastAppendAt + OWNED_APPEND_INTERVAL_MS) {
+        this.scheduleFlush();
         return;
       }
       try {
