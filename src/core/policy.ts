@@ -300,8 +300,9 @@ function isWellKnownTool(name: string): boolean {
  * style, the LangGraph support bot) name their tools this way and declare no effects; left
  * unknown, a booking never counted as a change of the world (RunLedger.changeSerial), so the
  * reservation read again after it was judged stale. Only writes are inferred from a name: a
- * wrong "write" costs nothing (writes are never refused as repeats), a wrong "read" would
- * refuse a re-run after an edit (document 000: unclear leans to "new fact"). Verbs that start
+ * wrong "write" costs little (a write is refused only once its own outcomes confirm it
+ * changes nothing, checks/outcome-confirmed-repeat.ts), a wrong "read" would refuse a re-run
+ * after an edit (document 000: unclear leans to "new fact"). Verbs that start
  * work (`start_export_job`, `trigger_build`) name a write only with an object: a bare `stop` is
  * WebArena's answer action. Left out on purpose: `run_` and `execute_` (`run_query` reads).
  */

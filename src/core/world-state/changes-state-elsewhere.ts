@@ -27,19 +27,25 @@ type Rule = (words: readonly string[]) => boolean;
 const READ_METHODS = /^(?:GET|HEAD|OPTIONS)$/i;
 const SQL_WRITE = /\b(?:INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|TRUNCATE|MERGE|UPSERT|REPLACE)\b/i;
 
-/** `curl -X POST`, `-XPOST`, `--request PUT`, a body (`-d`, `--data*`, `--json`, `-F`), an upload (`-T`); `-G` sends `-d` as a query. */
+/**
+ * `curl -X POST`, `-XPOST`, `--request PUT`, a body (`-d`, `--data*`, `--json`, `-F`), an upload
+ * (`-T`). A body sent with an explicit read method is a read's (`curl -X GET …/_search -d '{…}'`,
+ * Elasticsearch's search), and `-G` sends `-d` as a query. Forms and uploads stay writes.
+ */
 const curl: Rule = (words) => {
-  const get = words.some((word) => word === '--get' || /^-[A-Za-z]*G[A-Za-z]*$/.test(word));
+  let method: string | undefined;
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
-    if (word === '-X' || word === '--request') {
-      if (!READ_METHODS.test(words[i + 1] ?? '')) return true;
-    } else if (word.startsWith('-X') && word.length > 2) {
-      if (!READ_METHODS.test(word.slice(2))) return true;
-    } else if (word.startsWith('--request=')) {
-      if (!READ_METHODS.test(word.slice('--request='.length))) return true;
-    } else if (/^(?:-d|--data(?:-raw|-binary|-urlencode|-ascii)?)(?:=|$)/.test(word) || /^-d./.test(word)) {
-      if (!get) return true;
+    if (word === '-X' || word === '--request') method = words[i + 1] ?? '';
+    else if (word.startsWith('-X') && word.length > 2) method = word.slice(2);
+    else if (word.startsWith('--request=')) method = word.slice('--request='.length);
+  }
+  if (method !== undefined && !READ_METHODS.test(method)) return true;
+  const bodyIsRead = method !== undefined || words.some((word) => word === '--get' || /^-[A-Za-z]*G[A-Za-z]*$/.test(word));
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (/^(?:-d|--data(?:-raw|-binary|-urlencode|-ascii)?)(?:=|$)/.test(word) || /^-d./.test(word)) {
+      if (!bodyIsRead) return true;
     } else if (/^(?:-F|-T|--json|--form(?:-string)?|--upload-file)(?:=|$)/.test(word) || /^-[FT]./.test(word)) {
       return true;
     }

@@ -11,6 +11,7 @@ describe('world-state/changes-state-elsewhere: shell commands that do it again w
       'curl --request=DELETE https://api.example.com/items/7',
       'curl -s -H "Content-Type: application/json" --data \'{"a":1}\' https://api.example.com/jobs',
       'curl -F file=@report.pdf https://upload.example.com',
+      'curl -d @job.json -X POST https://api.example.com/jobs',
       'wget --post-data "a=1" https://api.example.com/jobs',
       'http POST api.example.com/jobs name=x',
       'git push origin main',
@@ -56,6 +57,10 @@ describe('world-state/changes-state-elsewhere: shell commands that do it again w
       'curl -I https://example.com',
       'curl -sG https://api.example.com/search -d q=loopguard',
       'curl -G --data-urlencode "q=status:open" https://api.example.com/issues',
+      // An explicit read method makes -d the body of a read: Elasticsearch's search, before or after the method.
+      'curl -X GET localhost:9200/orders/_search -d \'{"query":{"term":{"status":"pending"}}}\'',
+      'curl -s -d \'{"size":1}\' -XGET localhost:9200/orders/_search',
+      'curl --request=GET --data-binary @query.json localhost:9200/_search',
       'wget -qO- https://example.com/status',
       'docker ps',
       'docker logs web --tail 50',
