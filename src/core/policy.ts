@@ -250,9 +250,18 @@ function foldToolName(name: string): string {
 const FOLDED_ANSWER_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_TERMINAL_TOOLS, ...WELL_KNOWN_ANSWER_TOOLS].map(foldToolName));
 const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([...WELL_KNOWN_BROWSER_TOOLS].map(([name, actionArg]) => [foldToolName(name), actionArg]));
 
+/**
+ * "Final answer" in the words agents' own answer tools use, folded: `submit_final_answer`,
+ * `provideFinalAnswer`, `give_answer` (ToolBench's give-answer finish), `final_response`,
+ * `final_output`. Whole names only: `get_final_answer_status` and `search_answers` are
+ * lookups, and a lookup taken for an answer tool would never be refused.
+ */
+const FINAL_ANSWER_NAME = /^(?:(?:submit|provide|give|return|send|deliver)(?:the)?(?:final)?answer|(?:submit|provide|give|return|send|deliver)?(?:the)?final(?:answer|response|result|output))$/;
+
 /** `name`: the tool's own name (ownToolName), as for every table below. */
 function isAnswerToolName(name: string): boolean {
-  return FOLDED_ANSWER_TOOLS.has(foldToolName(name));
+  const folded = foldToolName(name);
+  return FOLDED_ANSWER_TOOLS.has(folded) || FINAL_ANSWER_NAME.test(folded);
 }
 
 function isBrowserToolName(name: string): boolean {

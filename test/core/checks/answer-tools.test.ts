@@ -26,6 +26,14 @@ describe('answer tools are sacred (issue 18 item 1)', () => {
       const log = playRounds(newRun({ profile }), [1, 2, 3].map(() => [{ tool: 'final_answer', args: { answer: 'Paris' }, outcome: { result: 'ok' } }]));
       expect(kinds(log.flatMap((round) => round.decisions)), profile).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal']);
     }
+    // Names the table does not list but that say "final answer" in the usual words.
+    const general = newRun();
+    for (const tool of ['submit_final_answer', 'provideFinalAnswer', 'give_answer', 'final_response', 'FinalOutput', 'return_final_result']) {
+      expect(general.isAnswerTool(tool), tool).to.equal(true);
+    }
+    for (const tool of ['get_final_answer_status', 'final_answer_draft_search', 'answer_lookup', 'search_answers', 'finalize_order']) {
+      expect(general.isAnswerTool(tool), tool).to.equal(false);
+    }
     const custom = newRun({ profile: 'researcher', tools: { reply_to_customer: { terminal: true } } });
     expect(custom.isAnswerTool('reply_to_customer')).to.equal(true);
     expect(custom.isAnswerTool('search')).to.equal(false);
