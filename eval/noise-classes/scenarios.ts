@@ -137,6 +137,11 @@ function dockerPs(minutes: number, health: 'starting' | 'healthy'): string {
   ].join('\n');
 }
 
+/** A service's health endpoint as JSON text: the state, and an uptime and check time that tick between looks. */
+function healthCheck(uptimeSeconds: number, status: 'degraded' | 'ok'): string {
+  return JSON.stringify({ status, checks: { db: status === 'ok' ? 'up' : 'down', cache: 'up' }, version: '2.14.1', uptime_seconds: uptimeSeconds, checked_at: new Date(T0 + uptimeSeconds * 1000).toISOString() });
+}
+
 /** GitHub REST's answer to "create an issue" (the fields an agent sees), for issue `number`. */
 function githubIssue(number: number, title: string): Record<string, unknown> {
   return {
@@ -521,6 +526,24 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     label: 'looping',
     loopStart: 0,
     calls: Array.from({ length: 12 }, (_, i) => bash('docker ps --filter name=db', dockerPs(2 + i, 'starting'), T0 + i * 60_000)),
+  },
+  {
+    name: 'health-endpoint-rerun-at-once',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 12 }, (_, i) => bash('curl -s localhost:8080/health', healthCheck(3600 + i * 9, 'degraded'), T0 + i * 9_000)),
+  },
+  {
+    name: 'health-endpoint-after-each-restart',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'healthy',
+    // Fix, restart, look: each look follows a write, so the same answer again is no repeat; the third fix works.
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`sed -i 's/^DB_POOL=.*/DB_POOL=${attempt * 10}/' .env`, '', T0 + attempt * 60_000),
+      bash('docker compose restart api', ' Container app-api-1  Restarting\n Container app-api-1  Started', T0 + attempt * 60_000 + 5_000),
+      bash('curl -s localhost:8080/health', healthCheck(4 + attempt, attempt < 3 ? 'degraded' : 'ok'), T0 + attempt * 60_000 + 9_000),
+    ]),
   },
   // The healthy twin: a look, then a wait that sleeps first (a poll), until the check passes.
   {

@@ -90,6 +90,18 @@ describe('fingerprintResult', () => {
     expect(fingerprintResult({ t: 3, observed: 'now' }, policy, cap).resultHash).to.not.equal(fingerprintResult({ t: 3, observed: 'later' }, policy, cap).resultHash);
   });
 
+  it('an uptime ticks between two looks at the same state: a health check re-run at once answers the same', () => {
+    // As docker ps's `Up 3 minutes` (result-noise-rules.ts AGO): the counter moves, the state does not.
+    for (const key of ['uptime', 'uptime_seconds', 'uptimeMs', 'uptime_in_seconds', 'upTime']) {
+      const health = (uptime: number) => ({ status: 'degraded', db: 'down', [key]: uptime, checked_at: `2026-12-06T07:0${uptime % 10}:00Z` });
+      for (const form of [(v: object) => v, (v: object) => JSON.stringify(v), (v: object) => JSON.stringify(v, null, 2)]) {
+        expect(fingerprintResult(form(health(86400)), policy, cap).resultHash, key).to.equal(fingerprintResult(form(health(86407)), policy, cap).resultHash);
+      }
+    }
+    // The state itself still tells answers apart.
+    expect(fingerprintResult({ status: 'degraded', uptime: 1 }, policy, cap).resultHash).to.not.equal(fingerprintResult({ status: 'ok', uptime: 2 }, policy, cap).resultHash);
+  });
+
   it('treats a result holding only volatile fields and empties as empty', () => {
     expect(fingerprintResult({ items: [], took_ms: 31 }, policy, cap)).to.deep.equal({ outcome: 'empty' });
   });

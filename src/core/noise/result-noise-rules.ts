@@ -28,7 +28,9 @@
 /** JSON member names whose numeric (or short string) value is a duration. */
 export const DURATION_FIELD_PATTERN =
   '(?:took|took_?ms|tookMs|elapsed|elapsed_?(?:ms|time|seconds|sec)|elapsed(?:Ms|Time|Seconds)|duration|duration_?(?:ms|seconds|sec|s)|duration(?:Ms|Seconds)|latency|latency_?ms|latencyMs|' +
-  '(?:execution|exec|response|query|processing|run|wall|cpu|render|search|total)_?[tT]ime(?:_?(?:ms|Ms|in_millis|seconds|sec|s))?|time_?(?:ms|taken|elapsed|spent)|timeTaken|runtime(?:_?ms)?)';
+  '(?:execution|exec|response|query|processing|run|wall|cpu|render|search|total)_?[tT]ime(?:_?(?:ms|Ms|in_millis|seconds|sec|s))?|time_?(?:ms|taken|elapsed|spent)|timeTaken|runtime(?:_?ms)?|' +
+  // A process's uptime ticks between two looks at the same state, as docker ps's `Up 3 minutes` (AGO below).
+  'uptime(?:_?(?:ms|seconds|secs|sec|s|in_seconds|in_millis))?|uptime(?:Ms|Seconds|InSeconds|Millis)|up_?[tT]ime)';
 
 /** JSON member names whose fractional value is a relevance score that jitters between calls. */
 export const SCORE_FIELD_PATTERN = '(?:_?score|max_?score|maxScore|relevance(?:_?score)?|relevanceScore|similarity(?:_?score)?|rank_?score|confidence|_?distance|certainty)';
