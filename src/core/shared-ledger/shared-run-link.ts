@@ -468,7 +468,7 @@ export class SharedRunLink {
     else setImmediate(this.runScheduledFlush);
   }
 
-  /** A field, not a method: scheduling it allocates no closure per flush. */
+  /** A field, so setTimeout and setImmediate both take it as it is (no bind, no closure per flush). */
   private readonly runScheduledFlush = (): void => {
     // A claim queued or running carries the pending events in its own append, and its end
     // schedules a flush for what it did not carry: a task queued behind it would only find
