@@ -90,6 +90,14 @@ function esResponse(took: number, hits: Array<Record<string, unknown>>): Record<
   };
 }
 
+/** str_replace_editor's answer (OpenHands' wording) to an old_str that is not in the file: nothing was written. */
+const notAppliedEdit = (ts: number, oldText: string, newText: string): ScenarioCall => ({
+  tool: 'str_replace_editor',
+  args: { command: 'str_replace', path: '/workspace/calc/calc.py', old_str: oldText, new_str: newText },
+  result: `ERROR:\nNo replacement was performed, old_str \`${oldText}\` did not appear verbatim in /workspace/calc/calc.py.`,
+  ts,
+});
+
 function badCredentials(requestId: string): ScenarioCall['error'] {
   return { type: 'HttpError', status: 401, message: `Bad credentials - https://docs.github.com/rest (x-github-request-id: ${requestId})` };
 }
@@ -401,6 +409,30 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       bash('python reproduce.py', undefined, T0 + 40_000, { type: 'CommandError', message: 'AssertionError: 3600 != 5400\n[exit code 1]' }),
       edit(T0 + 50_000, 'hours * 3600', 'hours * 3600 + minutes * 60'),
       bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 60_000),
+    ],
+  },
+  // An edit the editor did not apply is no change (str_replace_editor's answer when old_str is not
+  // in the file): the same test run after it is a repeat, not a re-run after an edit.
+  {
+    name: 'edits-not-applied-between-the-same-test',
+    noiseClass: 'the identical call failing (OpenHands)',
+    label: 'looping',
+    loopStart: 1,
+    calls: Array.from({ length: 8 }, (_, k) => [
+      notAppliedEdit(T0 + k * 20_000, `    return hours * ${3600 + (k % 3)}`, '    return hours * 3600 + minutes * 60'),
+      bash('python reproduce.py', 'AssertionError: 3600 != 5400', T0 + k * 20_000 + 10_000),
+    ]).flat(),
+  },
+  {
+    name: 'edit-not-applied-then-applied',
+    noiseClass: 'the identical call failing (OpenHands)',
+    label: 'healthy',
+    calls: [
+      bash('python reproduce.py', 'AssertionError: 3600 != 5400', T0),
+      notAppliedEdit(T0 + 10_000, '    return hours*3600', '    return hours * 3600 + minutes * 60'),
+      notAppliedEdit(T0 + 20_000, '  return hours * 3600', '    return hours * 3600 + minutes * 60'),
+      edit(T0 + 30_000, '    return hours * 3600', '    return hours * 3600 + minutes * 60'),
+      bash('python reproduce.py', 'OK: 1h30m = 5400s', T0 + 40_000),
     ],
   },
   // 6. Window re-reads: a file read whole, then again in windows it already showed.

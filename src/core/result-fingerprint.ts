@@ -284,8 +284,24 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (namesWhatItRejects(rejection)) prehashed.namesRejected = true;
   }
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
+  if (said !== undefined && EDIT_NOT_APPLIED.test(said)) {
+    // Its old_str or its text was wrong: another edit after it is narrowing down, as after a "not found".
+    prehashed.wroteNothing = true;
+    prehashed.aboutArguments = true;
+  }
   return prehashed;
 }
+
+/**
+ * An editor's answer that it left the file as it was, as its first words: str_replace_editor's
+ * (Anthropic's, SWE-agent's; OpenHands' behind `ERROR:`) "No replacement was performed" when
+ * old_str is missing or not unique, and SWE-agent's linted `edit` refusing a syntax error ("Your
+ * proposed edit has introduced new syntax error(s)… Your changes have NOT been applied").
+ * Without it such an answer counted as a change of the workspace: a cycle of failed edits and
+ * the same test run was "re-runs after an edit", caught only once the failed edits themselves
+ * repeated (8–13 calls in, issue 18). Anchored: a file or a log that quotes it further in is data.
+ */
+const EDIT_NOT_APPLIED = /^(?:ERROR:\s*)?(?:No replacement was performed\b|Your proposed edit has introduced new syntax error)/;
 
 /** The text of an MCP `CallToolResult` with one text part and no structured content, else undefined. */
 function soleTextPart(result: unknown): string | undefined {

@@ -593,7 +593,7 @@ export class RunGuard implements RunView, SharedReplica {
     // World state (document 001 generalised): a call that may write advances it unless it
     // certainly did nothing — turned away by an overloaded server, or failed
     // deterministically. A timed-out write may well have happened (document 001).
-    const mayHaveWritten = facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient);
+    const mayHaveWritten = facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient) && prehashed.wroteNothing !== true;
     // A write the run has not seen answer this way before (its first run, or another answer
     // than last time) is a change the next re-run may reflect. Only calls known to write
     // count (a write tool, a shell command or editor action that writes); a tool of unknown

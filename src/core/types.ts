@@ -199,6 +199,12 @@ export interface PrehashedOutcome {
    * world-state/says-in-progress.ts). The same answer to the same call again is a poll.
    */
   inProgress?: boolean;
+  /**
+   * For a success of a call that may write: the tool says it changed nothing (an editor's "No
+   * replacement was performed", SWE-agent's "Your changes have NOT been applied"). It advances
+   * no write epoch, so the tests run again after it are a repeat, not a re-run after an edit.
+   */
+  wroteNothing?: boolean;
   endTime?: number;
 }
 

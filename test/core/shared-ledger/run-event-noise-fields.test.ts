@@ -69,6 +69,13 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(settled).not.to.have.nested.property('outcome.inProgress');
   });
 
+  it('an edit the editor did not apply (a replica without the flag would count it as a change and let the same test run again)', () => {
+    const unapplied = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', aboutArguments: true, wroteNothing: true } }), 'test:1');
+    expect(unapplied).to.nested.include({ 'outcome.wroteNothing': true, 'outcome.aboutArguments': true });
+    const applied = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r' } }), 'test:2');
+    expect(applied).not.to.have.nested.property('outcome.wroteNothing');
+  });
+
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
     const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
     const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');

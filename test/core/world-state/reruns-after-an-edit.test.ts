@@ -143,3 +143,51 @@ describe('customer-service writes named by their verb (issue 18)', () => {
     }
   });
 });
+
+describe('an edit the editor did not apply changes nothing (issue 18)', () => {
+  // str_replace_editor (Anthropic's, SWE-agent's, OpenHands') answers a str_replace whose old_str
+  // is not in the file with "No replacement was performed…", and SWE-agent's linted edit with
+  // "Your proposed edit has introduced new syntax error(s)… Your changes have NOT been applied."
+  // Both are successful tool results: the file is as it was, so the tests run again after one
+  // are a repeat, not a re-run after an edit.
+  const notApplied = (old: string, prefix = '') =>
+    `${prefix}No replacement was performed, old_str \`${old}\` did not appear verbatim in /testbed/src/fields.py.`;
+  const rerun = { tool: 'bash', args: { command: 'cd /testbed && python reproduce.py' }, result: 'Traceback (most recent call last):\n  File "reproduce.py", line 2\nAttributeError: x' };
+
+  for (const [editor, failedEdit] of [
+    ['str_replace_editor, SWE-agent', (k: number) => ({ tool: 'str_replace_editor', args: { command: 'str_replace', path: '/testbed/src/fields.py', old_str: `    self.x = ${k % 3}`, new_str: '    self.x = 1' }, result: notApplied(`    self.x = ${k % 3}`) })],
+    ['str_replace_editor, OpenHands', (k: number) => ({ tool: 'str_replace_editor', args: { command: 'str_replace', path: '/testbed/src/fields.py', old_str: `    self.x = ${k % 3}`, new_str: '    self.x = 1' }, result: notApplied(`    self.x = ${k % 3}`, 'ERROR:\n') })],
+    ['SWE-agent 0.x edit', (k: number) => ({ tool: 'bash', args: { command: `edit 251:251\n        self.x = ${k % 3}\nend_of_edit` }, result: `Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- E999 IndentationError: unexpected indent (variant ${k % 3})\n\nYour changes have NOT been applied. Please fix your edit command and try again.` })],
+  ] as const) {
+    it(`${editor}: failed edits cycling with the same test run between them are stopped within 5 stale calls`, () => {
+      const run = newRun();
+      const judged: string[] = [];
+      const call = caller(run, judged);
+      let stop: RunDecision | undefined;
+      for (let k = 0; k < 8 && stop === undefined; k++) {
+        for (const step of [failedEdit(k), rerun]) {
+          const after = call(step.tool, step.args, step.result);
+          if (after.action === 'stop') {
+            stop = after;
+            break;
+          }
+        }
+      }
+      expect(stop?.action, judged.join(' ')).to.equal('stop');
+      // The loop starts at the first re-run's answer (call 2); at most 5 calls run after it.
+      expect(judged.filter((novelty) => !novelty.startsWith('refused')).length, judged.join(' ')).to.be.at.most(2 + 5);
+    });
+  }
+
+  it('an edit that applies still makes the next run of the tests a re-run after an edit', () => {
+    const run = newRun();
+    const judged: string[] = [];
+    const call = caller(run, judged);
+    call('bash', rerun.args, rerun.result);
+    for (let n = 0; n < 6; n++) {
+      call('str_replace_editor', { command: 'str_replace', path: '/testbed/src/fields.py', old_str: `    self.x = ${n}`, new_str: `    self.x = ${n + 1}` }, `The file /testbed/src/fields.py has been edited. Here's the result of running \`cat -n\` on a snippet:\n   251\t    self.x = ${n + 1}\nReview the changes and make sure they are as expected.`);
+      expect(call('bash', rerun.args, rerun.result).action).to.equal('continue');
+    }
+    expect(judged.filter((novelty) => novelty.startsWith('refused'))).to.deep.equal([]);
+  });
+});
