@@ -92,10 +92,8 @@ function esResponse(took: number, hits: Array<Record<string, unknown>>): Record<
 
 /** str_replace_editor's answer (OpenHands' wording) to an old_str that is not in the file: nothing was written. */
 const notAppliedEdit = (ts: number, oldText: string, newText: string): ScenarioCall => ({
-  tool: 'str_replace_editor',
-  args: { command: 'str_replace', path: '/workspace/calc/calc.py', old_str: oldText, new_str: newText },
+  ...edit(ts, oldText, newText),
   result: `ERROR:\nNo replacement was performed, old_str \`${oldText}\` did not appear verbatim in /workspace/calc/calc.py.`,
-  ts,
 });
 
 function badCredentials(requestId: string): ScenarioCall['error'] {

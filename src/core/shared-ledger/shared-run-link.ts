@@ -463,9 +463,14 @@ export class SharedRunLink {
     // (the pipelining of outcomes), and a claim made in the meantime carries them in its own
     // append, so a call costs one round trip, not two (bench/redis.ts). An owned run waits
     // out OWNED_APPEND_INTERVAL_MS since its last append instead.
-    const wait = this.owned ? this.lastAppendAt + OWNED_APPEND_INTERVAL_MS - performance.now() : 0;
+    const wait = this.ownedAppendWait();
     if (wait > 0) setTimeout(this.runScheduledFlush, wait);
     else setImmediate(this.runScheduledFlush);
+  }
+
+  /** Milliseconds until an owned run may start its next background append (OWNED_APPEND_INTERVAL_MS); 0 for a run not owned. */
+  private ownedAppendWait(): number {
+    return this.owned ? this.lastAppendAt + OWNED_APPEND_INTERVAL_MS - performance.now() : 0;
   }
 
   /** A field, so setTimeout and setImmediate both take it as it is (no bind, no closure per flush). */
@@ -584,7 +589,7 @@ export class SharedRunLink {
         this.scheduleRetry();
         return;
       }
-      if (paced && this.owned && performance.now() < this.lastAppendAt + OWNED_APPEND_INTERVAL_MS) {
+      if (paced && this.ownedAppendWait() > 0) {
         this.scheduleFlush();
         return;
       }
