@@ -9,6 +9,8 @@
  *   `hits.max_score`, per-hit `_score`);
  * - GitHub REST's 401 (`{"message":"Bad credentials","documentation_url":…}`) as Octokit
  *   reports it, with the `x-github-request-id` that differs on every response;
+ * - `curl -sI` as it prints an HTTP/2 response (the `date:` header the server's clock), and an
+ *   evaluation script's tqdm bar (`50/50 [00:03<00:00, 14.10it/s]`, tqdm 4's format);
  * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
  * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
  *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
@@ -146,6 +148,16 @@ function dockerPs(minutes: number, health: 'starting' | 'healthy'): string {
 /** A service's health endpoint as JSON text: the state, and an uptime and check time that tick between looks. */
 function healthCheck(uptimeSeconds: number, status: 'degraded' | 'ok'): string {
   return JSON.stringify({ status, checks: { db: status === 'ok' ? 'up' : 'down', cache: 'up' }, version: '2.14.1', uptime_seconds: uptimeSeconds, checked_at: new Date(T0 + uptimeSeconds * 1000).toISOString() });
+}
+
+/** `curl -sI` as it prints an HTTP/2 response: the Date header is the server's clock at `ts`. */
+function httpHead(status: number, ts: number): string {
+  return `HTTP/2 ${status}\ndate: ${new Date(ts).toUTCString()}\ncontent-type: application/json\ncontent-length: ${status === 200 ? 61 : 19}\n${status === 200 ? '' : 'retry-after: 30\n'}`;
+}
+
+/** An evaluation script's output: tqdm's bar (elapsed, rate) over 50 batches, then the metric. */
+function tqdmRun(seconds: number, rate: number, accuracy: string): string {
+  return `Loading checkpoint from runs/latest/model.pt\nEvaluating: 100%|██████████| 50/50 [00:${String(seconds).padStart(2, '0')}<00:00, ${rate.toFixed(2)}it/s]\naccuracy: ${accuracy}\n`;
 }
 
 /** GitHub REST's answer to "create an issue" (the fields an agent sees), for issue `number`. */
@@ -584,6 +596,41 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       bash('docker ps --filter name=db', dockerPs(0, 'starting'), T0),
       ...Array.from({ length: 6 }, (_, i) => bash('sleep 15 && docker ps --filter name=db', dockerPs(1 + i, i < 5 ? 'starting' : 'healthy'), T0 + (i + 1) * 60_000)),
     ],
+  },
+  // curl -sI re-run at once on a service that stays down: only the Date header moves.
+  {
+    name: 'http-head-rerun-at-once',
+    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('curl -sI https://api.internal.example/v1/status', httpHead(503, T0 + i * 4_000), T0 + i * 4_000)),
+  },
+  {
+    name: 'http-head-after-each-deploy',
+    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    label: 'healthy',
+    // Deploy, look: each look follows a write, so the same 503 again is no repeat; the third deploy works.
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`kubectl set image deployment/api api=registry.example/api:1.4.${attempt}`, 'deployment.apps/api image updated', T0 + attempt * 60_000),
+      bash('curl -sI https://api.internal.example/v1/status', httpHead(attempt < 3 ? 503 : 200, T0 + attempt * 60_000 + 30_000), T0 + attempt * 60_000 + 30_000),
+    ]),
+  },
+  // An evaluation script re-run with no edit: tqdm's clock and rate move, the accuracy does not.
+  {
+    name: 'eval-script-rerun-with-progress-bar',
+    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('python eval.py --split dev', tqdmRun(3 + (i % 3), 14.1 - i * 0.37, '0.412'), T0 + i * 20_000)),
+  },
+  {
+    name: 'eval-script-after-each-config-change',
+    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    label: 'healthy',
+    calls: ['0.412', '0.455', '0.503'].flatMap((accuracy, attempt) => [
+      bash(`sed -i 's/^lr: .*/lr: ${(3 - attempt) * 1e-4}/' config.yaml`, '', T0 + attempt * 90_000),
+      bash('python eval.py --split dev', tqdmRun(3 + attempt, 13.9 + attempt, accuracy), T0 + attempt * 90_000 + 5_000),
+    ]),
   },
   // A status tool nobody declared a poller: its answer says the state still moves (GitHub
   // REST's workflow run, `status` queued → in_progress → completed), so the same call again is

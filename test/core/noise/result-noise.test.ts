@@ -75,6 +75,27 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf({ meeting: 'Standup', note: 'Start at 09:00:00' })).to.not.equal(hashOf({ meeting: 'Standup', note: 'Start at 09:30:00' }));
   });
 
+  it("a response's own clock and a progress bar's rate: HTTP's `Date:` header, tqdm's `[00:03<00:00, 14.10it/s]`, pip's `3.4 MB/s eta 0:00:00`; a due date, a Last-Modified and a measured speed are data", () => {
+    // `curl -sI` on a service that stays down: only the header's clock moves.
+    const head = (date: string, status: number) => `HTTP/2 ${status}\ndate: ${date}\ncontent-type: application/json\nretry-after: 30`;
+    expectNoise([head('Sun, 06 Dec 2026 09:10:00 GMT', 503), head('Sun, 06 Dec 2026 09:11:07 GMT', 503)], head('Sun, 06 Dec 2026 09:10:00 GMT', 200));
+    const verbose = (date: string, body: string) => `< HTTP/1.1 503 Service Unavailable\n< Date: ${date}\n< Content-Length: 19\n<\n${body}`;
+    expectNoise([verbose('Sun, 06 Dec 2026 09:10:00 GMT', '{"error":"upstream"}'), verbose('Mon, 07 Dec 2026 00:00:59 GMT', '{"error":"upstream"}')], verbose('Sun, 06 Dec 2026 09:10:00 GMT', '{"error":"database"}'));
+    expect(hashOf('Ticket 12\nDue date: Mon, 07 Dec 2026 17:00:00 GMT')).to.not.equal(hashOf('Ticket 12\nDue date: Tue, 08 Dec 2026 17:00:00 GMT'));
+    expect(hashOf('HTTP/2 200\nlast-modified: Sun, 06 Dec 2026 09:10:00 GMT')).to.not.equal(hashOf('HTTP/2 200\nlast-modified: Sun, 06 Dec 2026 09:12:00 GMT'));
+    // A training or evaluation script re-run with no edit: the bar's clock and rate move, the metric is the outcome.
+    const tqdm = (bar: string, accuracy: string) => `Evaluating: 100%|██████████| 50/50 ${bar}\naccuracy: ${accuracy}`;
+    expectNoise([tqdm('[00:03<00:00, 14.10it/s]', '0.42'), tqdm('[00:04<00:00, 12.87it/s]', '0.42')], tqdm('[00:03<00:00, 14.10it/s]', '0.57'));
+    expectNoise([tqdm('[01:02<00:00,  2.31s/it]', '0.42'), tqdm('[00:58<00:00,  1.97s/it]', '0.42')], tqdm('[01:02<00:00,  2.31s/it]', '0.57'));
+    expectNoise([tqdm('[00:00<?, ?it/s]', '0.42'), tqdm('[00:01<00:00, 31.2MB/s]', '0.42')], tqdm('[00:00<?, ?it/s]', '0.57'));
+    // The count is kept: a run cut short is another outcome.
+    expect(hashOf(tqdm('[00:03<00:00, 14.10it/s]', '0.42'))).to.not.equal(hashOf(tqdm('[00:03<00:00, 14.10it/s]', '0.42').replace('50/50', '37/50')));
+    const pip = (rate: string, error: string) => `Collecting torch==2.9.0\n  Downloading torch-2.9.0-cp311-cp311-manylinux_2_28_x86_64.whl (899.7 MB)\n     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 899.7/899.7 MB ${rate} eta 0:00:00\nERROR: ${error}`;
+    expectNoise([pip('3.4 MB/s', 'No space left on device'), pip('11.2 MB/s', 'No space left on device')], pip('3.4 MB/s', 'Hash mismatch'));
+    // A speed the tool measured is its answer (tau2's telecom speed test).
+    expect(hashOf('Speed test: Download 5.2 MB/s, Upload 1.1 MB/s')).to.not.equal(hashOf('Speed test: Download 48.3 MB/s, Upload 12.0 MB/s'));
+  });
+
   it("ages that tick between two looks at the same state: `3 minutes ago`, docker's `Up About an hour`, kubectl's AGE column and `(2m30s ago)`; other lengths and ages are data", () => {
     const pods = (restarts: number, lastRestart: string, age: string) =>
       `NAME                        READY   STATUS             RESTARTS        AGE\napi-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${lastRestart} ago)`.padEnd(15)} ${age}\npostgres-0                  1/1     Running            0               3h${age.length}m`;
