@@ -553,6 +553,20 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
     calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
   },
+  // The wait in a call of its own (Claude Code's `Bash(sleep 5)`, then the look): the look after
+  // each wait is a poll, as in one line; the dev server answers nothing until it is up.
+  {
+    name: 'dev-server-waited-on-in-separate-calls',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'healthy',
+    calls: [
+      bash('nohup npm run dev > server.log 2>&1 &', '', T0),
+      ...Array.from({ length: 6 }, (_, i) => [
+        bash('sleep 5', '', T0 + 1_000 + i * 7_000),
+        bash('curl -s localhost:3000/api/health', i < 5 ? '' : '{"ok":true}', T0 + 6_500 + i * 7_000),
+      ]).flat(),
+    ],
+  },
   // Re-run at once, with no sleep: the same look at a state that does not move, told apart
   // from the last only by its ages (kubectl's AGE and `(2m ago)`, docker's `Up 3 minutes`).
   {

@@ -36,6 +36,8 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
     if (info.pollDeadlineMs !== undefined) prehashed.pollDeadlineMs = info.pollDeadlineMs;
     if (info.changesStateElsewhere === true) prehashed.changesStateElsewhere = true;
     if (info.waitsOnCommand === true) prehashed.waitsOnCommand = true;
+    if (info.sleepsOnly === true) prehashed.sleepsOnly = true;
+    if (info.pollsAfterSleep === true) prehashed.pollsAfterSleep = true;
   }
   return prehashed;
 }

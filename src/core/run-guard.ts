@@ -656,6 +656,7 @@ export class RunGuard implements RunView, SharedReplica {
     // The command this shell tool started may still be running: an empty command to it waits (factsOf).
     if (prehashed.commandRunning === true) ledger.commandRunningTool = tool;
     else if (ledger.commandRunningTool === tool) ledger.commandRunningTool = undefined;
+    if (ticket.call.sleepsOnly === true) ledger.sleptRound = ledger.round;
     // A write that timed out may have happened (document 001): its identical retry waits
     // until the run has looked (checks/unknown-outcome-write.ts). Any other outcome settles it.
     if (facts.effect === 'write' && prehashed.outcome === 'timeout') {
@@ -1147,6 +1148,8 @@ export class RunGuard implements RunView, SharedReplica {
         // same again (below); finishCall makes it neutral when anything wrote in between.
         const repeated = record !== undefined && record.outcomeTag === tag;
         if (!repeated || policy.exempt || terminal || policy.approval || policy.page || policy.thought) return 'neutral';
+        // A poll that still answers nothing (`sleep 5 && curl -s …/health` while the server starts) waits, as below.
+        if (kind === 'poll' && policy.poll !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) return 'neutral';
         return 'seen';
       } else if (facts.listingKey !== undefined && this.ledger.endedListings.has(facts.listingKey)) {
         // Another page of a listing that said it has no more (`has_more: false`, an empty
@@ -1321,9 +1324,15 @@ export class RunGuard implements RunView, SharedReplica {
     const terminal = call.terminal ?? policy.terminal;
     const page = policy.page;
     // An empty command waits on a command only while one runs; otherwise it is a read of nothing.
-    const pollDeadlineMs = call.waitsOnCommand === true && this.ledger.commandRunningTool !== call.tool ? undefined : call.pollDeadlineMs;
+    let pollDeadlineMs = call.waitsOnCommand === true && this.ledger.commandRunningTool !== call.tool ? undefined : call.pollDeadlineMs;
     const listingKey = call.listingKey;
     const knownWrite = effect === 'write' && (policy.shellArg === undefined || call.changesStateElsewhere === true);
+    // The look in the round after a wait (`sleep 5`, then `curl …/health`) is a poll, as `sleep 5 &&
+    // curl …` is: time has passed, and a server starting or a job running moves on its own. A shell
+    // line only when nothing on it writes (pollsAfterSleep); another tool unless it writes.
+    if (pollDeadlineMs === undefined && this.ledger.sleptRound > 0 && this.ledger.round === this.ledger.sleptRound + 1) {
+      if (policy.shellArg !== undefined ? call.pollsAfterSleep === true : effect !== 'write') pollDeadlineMs = this.options.shellPolls.defaultDeadlineMs;
+    }
     if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey, knownWrite };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);

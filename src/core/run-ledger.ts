@@ -138,6 +138,8 @@ export class RunLedger {
   stepRejections = 0;
   /** The shell tool whose last answer said its command is still running: an empty command to it waits (a poll). */
   commandRunningTool: string | undefined = undefined;
+  /** The round in which a wait (`sleep 5` alone) last finished; 0: none. The next round's look is a poll (run-guard.ts factsOf). */
+  sleptRound = 0;
 
   /** Executed calls that count against maxToolCalls. */
   budgetedCalls = 0;

@@ -84,6 +84,14 @@ export interface PrehashedToolCall {
    * `pollDeadlineMs` only while the tool's last answer said its command is still running.
    */
   waitsOnCommand?: boolean;
+  /**
+   * A shell line that only waits (`sleep 5`). Agents wait in a call of its own as often as in
+   * front of the look (`sleep 5`, then `curl localhost:3000/health`): the call after it, in the
+   * next round, is a poll as `sleep 5 && curl …` is, when it `pollsAfterSleep`.
+   */
+  sleepsOnly?: boolean;
+  /** A shell line that is a poll when it follows a wait: nothing on it writes a file or changes state elsewhere. */
+  pollsAfterSleep?: boolean;
   /** A paged call: the listing it reads, whatever the page (world-state/listing-key-of.ts). */
   listingKey?: string;
   /**

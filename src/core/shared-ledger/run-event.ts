@@ -46,7 +46,13 @@ export function encodeRunEvent(event: RunEvent): string {
       break;
     case 'call': {
       const { call, decision } = event;
-      const flags = (call.terminal === true ? 1 : 0) | (call.observeOnly === true ? 2 : 0) | (call.waitsOnCommand === true ? 4 : 0);
+      const flags =
+        (call.terminal === true ? 1 : 0) |
+        (call.observeOnly === true ? 2 : 0) |
+        (call.waitsOnCommand === true ? 4 : 0) |
+        // A wait and a look after it: a replica that lost them would judge the look as a repeat.
+        (call.sleepsOnly === true ? 8 : 0) |
+        (call.pollsAfterSleep === true ? 16 : 0);
       encoded = ['c', event.key, event.time, call.tool, call.argsHash, call.callId ?? 0, call.effect ?? 0, call.family ?? 0, flags];
       if (decision.action === 'allow') encoded.push('a', decision.kind);
       else encoded.push('x', decision.reason, decision.message, decision.previousCallId ?? 0, decision.previousRound ?? 0);
@@ -208,6 +214,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 1) call.terminal = true;
       if (flags & 2) call.observeOnly = true;
       if (flags & 4) call.waitsOnCommand = true;
+      if (flags & 8) call.sleepsOnly = true;
+      if (flags & 16) call.pollsAfterSleep = true;
       const time = number(v[2], 'time', where);
       call.startTime = time;
       let decision: CallDecision;

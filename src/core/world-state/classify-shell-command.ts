@@ -37,6 +37,16 @@ export interface ShellCommandClass {
    */
   sleepsThenRuns: boolean;
   /**
+   * The line only waits (`sleep 5`): it writes nothing, and the look that follows it in the
+   * next round is a poll, as `sleep 5 && <look>` in one line is (run-guard.ts factsOf).
+   */
+  sleepsOnly: boolean;
+  /**
+   * Run after a wait, the line would be a poll: nothing on it writes to a file or is known to
+   * change state elsewhere (the condition of `sleepsThenRuns` without the leading sleep).
+   */
+  pollsAfterSleep: boolean;
+  /**
    * A command on the line is known to change state elsewhere (`curl -X POST`, `git push`, `gh
    * workflow run`: world-state/changes-state-elsewhere.ts): run again, it does it again. Such a
    * line is no poll, sleep or not.
@@ -80,21 +90,21 @@ export function classifyShellCommand(command: string): ShellCommandClass {
     }
     return result;
   } catch {
-    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false, sleepsThenRuns: false, changesStateElsewhere: false });
+    return Object.freeze({ effect: 'write', family: safeFirstWordFamily(command), terminal: false, sleepsThenRuns: false, sleepsOnly: false, pollsAfterSleep: false, changesStateElsewhere: false });
   }
 }
 
 function classifyUncached(command: string, depth = 0): ShellCommandClass {
   if (command.length > MAX_PARSED_LENGTH) {
     const family = firstWordFamily(command);
-    return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false, changesStateElsewhere: false };
+    return { effect: 'write', family, terminal: family === 'submit', sleepsThenRuns: false, sleepsOnly: false, pollsAfterSleep: false, changesStateElsewhere: false };
   }
   let analysis: LineAnalysis;
   try {
     analysis = analyze(command, 0);
   } catch (error) {
     if (!(error instanceof Unparseable)) throw error;
-    return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false, changesStateElsewhere: false };
+    return { effect: 'write', family: firstWordFamily(command), terminal: false, sleepsThenRuns: false, sleepsOnly: false, pollsAfterSleep: false, changesStateElsewhere: false };
   }
   // `bash -lc '<script>'` runs the script: it is judged, not the shell that runs it. Codex and
   // other harnesses wrap every command this way; judged as `bash`, every line was a write of
@@ -104,11 +114,16 @@ function classifyUncached(command: string, depth = 0): ShellCommandClass {
   const lead = leadingCommand(analysis.commands);
   // A read-only line runs nothing on the list; only lines that may write are asked.
   const elsewhere = !analysis.readOnly && analysis.commands.some(isKnownWriteElsewhere);
+  const pollsAfterSleep = !analysis.writesFile && !elsewhere;
+  // Waiting changes no file: a line of sleeps alone is a read, not a write that moves the run's epoch.
+  const sleepsOnly = pollsAfterSleep && analysis.commands.length > 0 && analysis.commands.every(isSleep);
   return {
-    effect: analysis.readOnly ? 'read' : 'write',
+    effect: analysis.readOnly || sleepsOnly ? 'read' : 'write',
     family: lead === undefined ? undefined : familyOf(lead),
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
-    sleepsThenRuns: !analysis.writesFile && !elsewhere && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
+    sleepsThenRuns: pollsAfterSleep && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
+    sleepsOnly,
+    pollsAfterSleep,
     changesStateElsewhere: elsewhere,
   };
 }

@@ -13,6 +13,10 @@ export interface CallEffectInfo {
   waitsOnCommand?: boolean;
   /** A shell command known to change state elsewhere (world-state/changes-state-elsewhere.ts). */
   changesStateElsewhere?: boolean;
+  /** A shell line that only waits (`sleep 5`): the look in the next round is a poll (run-guard.ts factsOf). */
+  sleepsOnly?: boolean;
+  /** A shell line that would be a poll after a wait: nothing on it writes a file or changes state elsewhere. */
+  pollsAfterSleep?: boolean;
 }
 
 /** Shell polls as the options resolved them: the first matching pattern's deadline, else the default. */
@@ -74,9 +78,12 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
     const info: CallEffectInfo = { effect: shell.effect, terminal: policy.terminal || shell.terminal };
     if (shell.family !== undefined) info.family = shell.family;
     if (shell.changesStateElsewhere) info.changesStateElsewhere = true;
+    if (shell.pollsAfterSleep) info.pollsAfterSleep = true;
     if (shellPolls !== undefined) {
-      const deadlineMs = shellPollDeadline(command, shell.sleepsThenRuns, shellPolls);
+      // A wait repeated is a wait, not a repeat: `sleep 5` in a loop of looks is bounded by the poll deadline.
+      const deadlineMs = shellPollDeadline(command, shell.sleepsThenRuns || shell.sleepsOnly, shellPolls);
       if (deadlineMs !== undefined) info.pollDeadlineMs = deadlineMs;
+      if (shell.sleepsOnly) info.sleepsOnly = true;
     }
     return info;
   }

@@ -152,6 +152,40 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
     expect(log.every((round) => (round.decisions[0] as { kind?: string }).kind !== 'poll')).to.equal(true);
   });
 
+  it('a wait in a call of its own makes the look in the next round a poll, as `sleep 5 && <look>` is: a server starting is waited on', () => {
+    // Claude Code and OpenHands wait as often in a call of their own as in front of the look.
+    // Judged as repeats, the same empty health check after each wait was refused and the run stopped.
+    const rounds = Array.from({ length: 6 }, (_, i) => [
+      [shell('sleep 5', i * 7_000, '')],
+      [shell('curl -s localhost:3000/api/health', i * 7_000 + 5_500, i < 5 ? '' : '{"ok":true}')],
+    ]).flat();
+    const log = playRounds(newRun(), rounds);
+    expect(log.every((round) => round.decisions[0]!.action === 'allow')).to.equal(true);
+    expect(log.at(-1)!.after.action).to.equal('continue');
+    expect(log.slice(3).filter((_, i) => i % 2 === 0).every((round) => (round.decisions[0] as { kind?: string }).kind === 'poll')).to.equal(true);
+    // In one line, a look that answers nothing while the server starts waits too (it was seen at its third empty answer).
+    const oneLine = playRounds(newRun(), Array.from({ length: 7 }, (_, i) => [shell('sleep 5 && curl -s localhost:3000/api/health', i * 6_000, i < 6 ? '' : '{"ok":true}')]));
+    expect(oneLine.every((round) => round.decisions[0]!.action === 'allow' && round.after.action === 'continue')).to.equal(true);
+    // The same look asked again at once, with no wait before it, is a repeat as before.
+    const atOnce = playRounds(newRun(), [[shell('sleep 5', 0, '')], ...Array.from({ length: 4 }, (_, i) => [shell('tail -n 5 server.log', 6_000 + i * 1_000, 'compiling...')])]);
+    expect(atOnce.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+    // After a wait, a POST is no look: the same post again is judged by its outcome.
+    const posts = playRounds(
+      newRun(),
+      Array.from({ length: 4 }, (_, i) => [[shell('sleep 2', i * 3_000, '')], [shell('curl -s -X POST localhost:3000/api/jobs -d "{}"', i * 3_000 + 2_100, '{"error":"queue full"}')]]).flat(),
+    );
+    expect(posts.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+  });
+
+  it('a wait and a look after it run to the poll deadline, not forever', () => {
+    const rounds = Array.from({ length: 44 }, (_, i) => [i % 2 === 0 ? shell('sleep 30', i * 16_000, '') : shell('curl -s localhost:3000/api/health', i * 16_000, '{"ok":false,"db":"down"}')]);
+    const log = playRounds(newRun(), rounds);
+    const refusedAt = log.findIndex((round) => round.decisions[0]!.action === 'refuse');
+    // The look's first answer came at 16 s: past 616 s it is refused.
+    expect(refusedAt).to.be.within(38, 39);
+    expect(log.at(-1)!.after.action).to.equal('stop');
+  });
+
   it('shellPolls gives matching commands their own deadline, first match wins, sleep or not', () => {
     const run = newRun({ shellPolls: [{ pattern: /gh run view/, deadlineMs: 30_000 }, { pattern: 'kubectl rollout status', deadlineMs: 120_000 }] });
     const log = playRounds(run, [

@@ -55,6 +55,15 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(running).to.nested.include({ 'outcome.commandRunning': true });
   });
 
+  it('a wait in a call of its own, and a look that polls after one (a replica without them would judge the look as a repeat)', () => {
+    const allow = { action: 'allow', kind: 'new', tool: 'bash', argsHash: 'h1' } as const;
+    const wait = decodeRunEvent(encodeRunEvent({ type: 'call', key: 'k1', time: 5, call: { tool: 'bash', argsHash: 'h1', effect: 'read', pollDeadlineMs: 600_000, sleepsOnly: true, pollsAfterSleep: true }, decision: allow }), 'test:1');
+    expect(wait).to.nested.include({ 'call.sleepsOnly': true, 'call.pollsAfterSleep': true });
+    const look = decodeRunEvent(encodeRunEvent({ type: 'call', key: 'k2', time: 6, call: { tool: 'bash', argsHash: 'h2', effect: 'write', pollsAfterSleep: true }, decision: { ...allow, argsHash: 'h2' } }), 'test:2');
+    expect(look).to.nested.include({ 'call.pollsAfterSleep': true });
+    expect(look).not.to.have.nested.property('call.sleepsOnly');
+  });
+
   it('a rejection that names what it rejects (a replica without the flag would count it as narrowing down)', () => {
     const named = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', aboutArguments: true, namesRejected: true } }), 'test:1');
     expect(named).to.nested.include({ 'outcome.aboutArguments': true, 'outcome.namesRejected': true });

@@ -85,5 +85,11 @@ describe('world-state/changes-state-elsewhere: shell commands that do it again w
     expect(classifyShellCommand('sleep 5; curl -X POST https://api.example.com/jobs')).to.include({ sleepsThenRuns: false });
     expect(classifyShellCommand('sleep 20; kubectl get pods')).to.include({ sleepsThenRuns: true, changesStateElsewhere: false });
     expect(classifyShellCommand('sleep 30 && gh run view 123 --json status')).to.include({ sleepsThenRuns: true });
+    // A wait alone writes nothing; a look after it is a poll unless it writes (run-guard.ts factsOf).
+    expect(classifyShellCommand('sleep 5')).to.include({ effect: 'read', sleepsOnly: true, pollsAfterSleep: true });
+    expect(classifyShellCommand('sleep 1m; sleep 30')).to.include({ effect: 'read', sleepsOnly: true });
+    expect(classifyShellCommand('sleep 5; date > stamp.txt')).to.include({ sleepsOnly: false, pollsAfterSleep: false });
+    expect(classifyShellCommand('curl -s localhost:3000/health')).to.include({ sleepsOnly: false, pollsAfterSleep: true });
+    expect(classifyShellCommand('curl -s -X POST localhost:3000/jobs')).to.include({ pollsAfterSleep: false });
   });
 });
