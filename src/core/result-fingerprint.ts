@@ -298,13 +298,16 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
  * old_str is missing or not unique; OpenHands' rejected parameters ("ERROR:\nInvalid `path`
  * parameter: … File already exists at: … Cannot overwrite files using command `create`",
  * "ERROR:\nParameter `old_str` is required"; with the first, 51 answers in 17 of the corpus's
- * 40 OpenHands runs); SWE-agent's linted `edit` refusing a syntax error ("Your proposed edit has
+ * 40 OpenHands runs), which SWE-agent 1.x's own editor prints bare ("File already exists at: …
+ * Cannot overwrite files using command `create`.", "Parameter `old_str` is required for command:
+ * str_replace"); SWE-agent's linted `edit` refusing a syntax error ("Your proposed edit has
  * introduced new syntax error(s)… Your changes have NOT been applied"). Without it such an answer
  * counted as a change of the workspace: a cycle of failed edits and the same test run was
  * "re-runs after an edit", caught only once the failed edits themselves repeated (8–13 calls in,
  * issue 18). Anchored: a file or a log that quotes it further in is data.
  */
-const EDIT_NOT_APPLIED = /^(?:ERROR:\s*)?(?:No replacement was performed\b|Your proposed edit has introduced new syntax error)|^ERROR:\s*(?:Invalid `\w+` parameter|Parameter `\w+` is required)/;
+const EDIT_NOT_APPLIED =
+  /^(?:ERROR:\s*)?(?:No replacement was performed\b|Your proposed edit has introduced new syntax error|File already exists at: [^\n]*Cannot overwrite files using command `create`|Parameter `\w+` is required for command\b)|^ERROR:\s*(?:Invalid `\w+` parameter|Parameter `\w+` is required)/;
 
 /** The text of an MCP `CallToolResult` with one text part and no structured content, else undefined. */
 function soleTextPart(result: unknown): string | undefined {
