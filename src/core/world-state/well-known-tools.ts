@@ -22,6 +22,8 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
   ['run_command', 'command'],
   ['run_shell_command', 'command'],
   ['run_terminal_cmd', 'command'],
+  // VS Code's agent mode (GitHub Copilot)
+  ['run_in_terminal', 'command'],
   ['exec_command', 'cmd'],
   ['local_shell', 'command'],
 ]);
@@ -40,14 +42,16 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   'list_files', 'search_files', 'list_code_definition_names',
   // SWE-agent's search tools, when a harness names each SWE-agent command as its own tool
   'search_dir', 'search_file', 'find_file', 'filemap',
+  // Cursor; VS Code's agent mode (GitHub Copilot)
+  'codebase_search', 'grep_search', 'file_search', 'list_dir', 'semantic_search',
 ]);
 
 /**
  * Tools that wait on something that changes by itself. Claude Code's `BashOutput` (a shell
  * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
  * `block: true` waits up to its `timeout`), Codex CLI's `write_stdin` (`chars: ""` waits on a
- * session `exec_command` left running) and Windsurf's `command_status` read the output of a
- * command still running; a
+ * session `exec_command` left running), Windsurf's `command_status` and VS Code's
+ * `get_terminal_output` read the output of a command still running; a
  * browser agent's wait gives a page time to change (Playwright MCP's `browser_wait_for`,
  * BrowserGym's `noop(wait_ms)`, browser-use's `wait`; computer use's `wait` action is one by
  * its action, resolve-call-effect.ts). Waiting on a build that prints nothing, or a CI page
@@ -55,7 +59,7 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
  * (`shellPollDeadlineMs`, 10 minutes): the same answer is neutral until then, refused after.
  * A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'browser_wait_for', 'noop', 'wait']);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'browser_wait_for', 'noop', 'wait']);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
@@ -66,6 +70,8 @@ export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
   // SWE-agent's windowed editing commands named as tools; OpenHands' IPython cell, which runs any code
   'edit', 'create', 'insert', 'execute_ipython_cell',
+  // Cursor's edit tool (its name starts with a read verb)
+  'search_replace',
 ]);
 
 /**
@@ -77,6 +83,8 @@ export const WELL_KNOWN_EDITOR_TOOLS: ReadonlySet<string> = new Set([
   'str_replace_editor',
   'str_replace_based_edit_tool',
   'text_editor',
+  // the OpenHands agent SDK's FileEditorTool, and smolagents ports of it
+  'file_editor',
 ]);
 
 /**

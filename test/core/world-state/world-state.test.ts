@@ -105,6 +105,29 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
     expect(chat[1]!.decisions[0]).to.include({ action: 'allow' });
   });
 
+  it("Cursor's and VS Code's coding tools are known: search_replace writes, run_in_terminal is a shell, get_terminal_output polls, file_editor views and edits", () => {
+    // Cursor: an edit with search_replace, then the same failing tests again, eight times. Unknown,
+    // the edit changed nothing the run could see and the re-runs were stale.
+    const cursor = playRounds(
+      newRun(),
+      Array.from({ length: 8 }, (_, k) => [
+        [{ tool: 'search_replace', args: { file_path: 'src/parse.ts', old_string: `return ${k};`, new_string: `return ${k + 1};` }, outcome: { result: 'The file src/parse.ts has been updated.' } }],
+        [{ tool: 'run_terminal_cmd', args: { command: 'npx vitest run src/parse.test.ts', is_background: false }, outcome: { result: 'FAIL src/parse.test.ts > parses a date\nTests  1 failed (1)' } }],
+      ]).flat() as ScriptedCall[][],
+    );
+    expect(cursor.every((round) => round.decisions[0]!.action === 'allow' && round.after.action === 'continue')).to.equal(true);
+    // VS Code: a shell line that sleeps then looks is a poll; the terminal's output read again is a poll.
+    const vscode = playRounds(newRun(), [
+      ...Array.from({ length: 5 }, (_, k) => [{ tool: 'run_in_terminal', args: { command: 'sleep 10 && curl -s localhost:3000/health', explanation: `check ${k}`, isBackground: false }, at: k * 11_000, outcome: { result: 'curl: (7) Failed to connect to localhost port 3000' } }]),
+      ...Array.from({ length: 4 }, (_, k) => [{ tool: 'get_terminal_output', args: { id: 'term-1' }, at: 60_000 + k * 5_000, outcome: { result: 'webpack compiling...' } }]),
+    ]);
+    expect(kinds(vscode.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', ...Array(4).fill('allow:poll'), 'allow:new', ...Array(3).fill('allow:poll')]);
+    // OpenHands' agent SDK editor: a view is a read (refused again with nothing written), str_replace a write.
+    const view: ScriptedCall = { tool: 'file_editor', args: { command: 'view', path: '/workspace/app.py' }, outcome: { result: '     1\tprint(1)' } };
+    const editor = playRounds(newRun(), [[view], [view], [{ tool: 'file_editor', args: { command: 'str_replace', path: '/workspace/app.py', old_str: 'print(1)', new_str: 'print(2)' }, outcome: { result: 'The file /workspace/app.py has been edited.' } }], [{ ...view, outcome: { result: '     1\tprint(2)' } }]]);
+    expect(kinds(editor.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'allow:new', 'allow:reread']);
+  });
+
   it("Claude Code's BashOutput polls a background shell: an identical poll is not a read repeat", () => {
     const polls = playRounds(newRun(), [
       [{ tool: 'BashOutput', args: { bash_id: 'b1' }, outcome: { result: 'compiling…' } }],
