@@ -9,8 +9,9 @@
  *   `hits.max_score`, per-hit `_score`);
  * - GitHub REST's 401 (`{"message":"Bad credentials","documentation_url":…}`) as Octokit
  *   reports it, with the `x-github-request-id` that differs on every response;
- * - `curl -sI` as it prints an HTTP/2 response (the `date:` header the server's clock), and an
- *   evaluation script's tqdm bar (`50/50 [00:03<00:00, 14.10it/s]`, tqdm 4's format);
+ * - `curl -sI` as it prints an HTTP/2 response (the `date:` header the server's clock), an
+ *   evaluation script's tqdm bar (`50/50 [00:03<00:00, 14.10it/s]`, tqdm 4's format), and jest
+ *   under Node 21+ behind Node's punycode warning (`(node:48213) [DEP0040] DeprecationWarning`);
  * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
  * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
  *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
@@ -153,6 +154,13 @@ function healthCheck(uptimeSeconds: number, status: 'degraded' | 'ok'): string {
 /** `curl -sI` as it prints an HTTP/2 response: the Date header is the server's clock at `ts`. */
 function httpHead(status: number, ts: number): string {
   return `HTTP/2 ${status}\ndate: ${new Date(ts).toUTCString()}\ncontent-type: application/json\ncontent-length: ${status === 200 ? 61 : 19}\n${status === 200 ? '' : 'retry-after: 30\n'}`;
+}
+
+/** jest's output under Node 21+, behind Node's punycode deprecation warning and its process id. */
+function jestWithNodeWarning(pid: number, failed: number, seconds: number): string {
+  const warning = `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)`;
+  const summary = failed > 0 ? `Tests:       ${failed} failed, ${3 - failed} passed, 3 total` : 'Tests:       3 passed, 3 total';
+  return `${warning}\n${failed > 0 ? 'FAIL' : 'PASS'} src/date.test.ts\n${summary}\nTime:        ${seconds.toFixed(3)} s\nRan all test suites matching /src\\/date.test.ts/i.\n`;
 }
 
 /** An evaluation script's output: tqdm's bar (elapsed, rate) over 50 batches, then the metric. */
@@ -614,14 +622,14 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
   // curl -sI re-run at once on a service that stays down: only the Date header moves.
   {
     name: 'http-head-rerun-at-once',
-    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    noiseClass: 'clocks, rates and process ids in output',
     label: 'looping',
     loopStart: 0,
     calls: Array.from({ length: 10 }, (_, i) => bash('curl -sI https://api.internal.example/v1/status', httpHead(503, T0 + i * 4_000), T0 + i * 4_000)),
   },
   {
     name: 'http-head-after-each-deploy',
-    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    noiseClass: 'clocks, rates and process ids in output',
     label: 'healthy',
     // Deploy, look: each look follows a write, so the same 503 again is no repeat; the third deploy works.
     calls: [1, 2, 3].flatMap((attempt) => [
@@ -632,18 +640,35 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
   // An evaluation script re-run with no edit: tqdm's clock and rate move, the accuracy does not.
   {
     name: 'eval-script-rerun-with-progress-bar',
-    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    noiseClass: 'clocks, rates and process ids in output',
     label: 'looping',
     loopStart: 0,
     calls: Array.from({ length: 10 }, (_, i) => bash('python eval.py --split dev', tqdmRun(3 + (i % 3), 14.1 - i * 0.37, '0.412'), T0 + i * 20_000)),
   },
   {
     name: 'eval-script-after-each-config-change',
-    noiseClass: 'clocks and rates in output (HTTP Date, tqdm)',
+    noiseClass: 'clocks, rates and process ids in output',
     label: 'healthy',
     calls: ['0.412', '0.455', '0.503'].flatMap((accuracy, attempt) => [
       bash(`sed -i 's/^lr: .*/lr: ${(3 - attempt) * 1e-4}/' config.yaml`, '', T0 + attempt * 90_000),
       bash('python eval.py --split dev', tqdmRun(3 + attempt, 13.9 + attempt, accuracy), T0 + attempt * 90_000 + 5_000),
+    ]),
+  },
+  // jest under Node 22 re-run with no edit: only the process id of Node's punycode warning moves.
+  {
+    name: 'jest-rerun-with-node-warning',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('npx jest src/date.test.ts', jestWithNodeWarning(48_213 + i * 17, 1, 0.8 + i / 10), T0 + i * 15_000)),
+  },
+  {
+    name: 'jest-after-each-edit-with-node-warning',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'healthy',
+    calls: [2, 1, 0].flatMap((failed, attempt) => [
+      edit(T0 + attempt * 60_000, `parse${attempt}(`, `parse${attempt + 1}(`),
+      bash('npx jest src/date.test.ts', jestWithNodeWarning(50_000 + attempt * 31, failed, 0.9), T0 + attempt * 60_000 + 10_000),
     ]),
   },
   // A status tool nobody declared a poller: its answer says the state still moves (GitHub

@@ -82,6 +82,10 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  *   `duration_ms 45.67`, tox's `(3.21=setup[1.02]+cmd[2.19] seconds)`.
  * - a response's own clock: HTTP's `Date:` header as `curl -I` / `curl -v` print it (`date: Sun, 06
  *   Dec 2026 09:10:00 GMT`, at a line's start or after curl's `< `), as the JSON member `date` is;
+ * - process ids a runtime prints in its own notices: Node's warnings (`(node:48213) [DEP0040]
+ *   DeprecationWarning: The \`punycode\` module is deprecated`, under every `npx` of 2025's
+ *   toolchains), uvicorn's `Started server process [31000]`; npm's debug log named by the clock
+ *   (`/root/.npm/_logs/2026-12-06T09_10_30_120Z-debug-0.log`);
  * - progress bars' clocks and rates: tqdm's `[00:03<00:00, 14.10it/s]` (`s/it`, `?it/s`, `MB/s`),
  *   pip's `3.4 MB/s eta 0:00:00`.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
@@ -117,6 +121,10 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   // Literals led by a rare character (create-noise-filter.ts): a search for ` GMT` would stop at every space.
   { literal: 'GMT', pattern: `(?<=^|\\n|\\\\n|< )[dD]ate: ${HTTP_DATE}` },
   { literal: '%|', pattern: TQDM_CLOCK_AND_RATE },
+  { literal: 'Warning:', pattern: '\\(node:\\d+\\)(?= (?:\\[\\w+\\] )?\\w*Warning:)' },
+  { literal: 'Started server process [', pattern: '(?<=Started server process \\[)\\d+(?=\\])' },
+  { literal: 'Finished server process [', pattern: '(?<=Finished server process \\[)\\d+(?=\\])' },
+  { literal: 'Z-debug-', pattern: '_logs/\\d{4}-\\d{2}-\\d{2}T\\d{2}_\\d{2}_\\d{2}_\\d{3}Z-debug-\\d+\\.log' },
   { literal: 'B/s eta', pattern: '\\b\\d+(?:\\.\\d+)? [kMG]?i?B/s eta (?:\\d+:)?\\d{1,2}:\\d{2}\\b' },
 ];
 

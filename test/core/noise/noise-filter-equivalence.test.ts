@@ -29,6 +29,8 @@ const NOISY_TOKENS = [
   '\ndate: Sun, 06 Dec 2026 09:10:00 GMT', '< Date: Mon, 07 Dec 2026 00:00:59 GMT', 'Due date: Mon, 07 Dec 2026 17:00:00 GMT', 'GMT', 'date: ',
   '100%|██████████| 50/50 [00:03<00:00, 14.10it/s]', '[01:02<00:00,  2.31s/it]', ' 0%|          | 0/50 [00:00<?, ?it/s]', '| 1.23G/1.23G ', '[00:01<00:00, 31.2MB/s]', '%|', '/it]', '<00:00, ',
   '899.7/899.7 MB 3.4 MB/s eta 0:00:00', 'B/s eta', ' eta 0:00:00',
+  '(node:48213) [DEP0040] DeprecationWarning: x', '(node:7) Warning: y', '(node:7)', 'Warning:', 'Started server process [31000]', 'Finished server process [4]',
+  'server process [', '/root/.npm/_logs/2026-12-06T09_10_30_120Z-debug-0.log', '_logs/', 'Z-debug-',
   '3 minutes ago', '(2m30s ago)', 'about an hour ago', ' ago', 'a go', ' ago_', ' agox', '# ago', 'go', 'Up About an hour', 'Up 3 minutes (healthy)', 'Up ', 'AGE', 'NAME   AGE\n', 'PAGE  ', '   4m', '   12d\n', '  ', '      ',
 ];
 

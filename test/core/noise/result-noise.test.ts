@@ -96,6 +96,22 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('Speed test: Download 5.2 MB/s, Upload 1.1 MB/s')).to.not.equal(hashOf('Speed test: Download 48.3 MB/s, Upload 12.0 MB/s'));
   });
 
+  it("process ids in a runtime's own notices: Node's `(node:48213) … Warning:`, uvicorn's `Started server process [31000]`, npm's debug log named by the clock; a pid anywhere else is data", () => {
+    // Every npx of a 2025 toolchain on Node 21+ prints the punycode warning with its process id.
+    const jest = (pid: number, failed: number) =>
+      `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)\nTests:       ${failed} failed, 1 total`;
+    expectNoise([jest(48213, 1), jest(48230, 1)], jest(48213, 0));
+    expectNoise([`(node:7) ExperimentalWarning: VM Modules is an experimental feature\nFAIL a.test.mjs`, `(node:9) ExperimentalWarning: VM Modules is an experimental feature\nFAIL a.test.mjs`], `(node:7) ExperimentalWarning: VM Modules is an experimental feature\nPASS a.test.mjs`);
+    const uvicorn = (pid: number, port: number) =>
+      `INFO:     Started server process [${pid}]\nINFO:     Waiting for application startup.\nERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', ${port}): address already in use\nINFO:     Finished server process [${pid}]`;
+    expectNoise([uvicorn(31000, 8000), uvicorn(31011, 8000)], uvicorn(31000, 8001));
+    const npm = (stamp: string, code: string) => `npm error code ${code}\nnpm error A complete log of this run can be found in: /root/.npm/_logs/${stamp}-debug-0.log`;
+    expectNoise([npm('2026-12-06T09_10_30_120Z', 'ERESOLVE'), npm('2026-12-06T09_12_01_007Z', 'ERESOLVE')], npm('2026-12-06T09_10_30_120Z', 'E404'));
+    // A process id the tool reports as its answer stays: `pgrep`, a job started, Node's own `process.pid`.
+    expect(hashOf('(node) pid 48213')).to.not.equal(hashOf('(node) pid 48230'));
+    expect(hashOf('worker started: process [31000]')).to.not.equal(hashOf('worker started: process [31011]'));
+  });
+
   it("ages that tick between two looks at the same state: `3 minutes ago`, docker's `Up About an hour`, kubectl's AGE column and `(2m30s ago)`; other lengths and ages are data", () => {
     const pods = (restarts: number, lastRestart: string, age: string) =>
       `NAME                        READY   STATUS             RESTARTS        AGE\napi-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${lastRestart} ago)`.padEnd(15)} ${age}\npostgres-0                  1/1     Running            0               3h${age.length}m`;
