@@ -25,7 +25,7 @@ const NOISY_TOKENS = [
   '/tmp/pytest-of-root/pytest-3', 'pytest-3', ' at 0x7f756da73710>', '0x7f75', '/tmp/tmpo1apzkgx', '/tmp/build', 'Start at  14:00:01',
   'Start at', 'Start at  14:00:01\n   Duration  812ms', 'Time: 00:00.012, Memory: 6.00 MB', 'Time: 00:00.012', 'Memory: ', 'Finished in 0.0012s, 810.3 runs/s, 810.3 assertions/s', '810.3 runs/s', 'duration_ms: 0.812',
   '# duration_ms 45.67', '_ms', '3.21=setup[1.02]+cmd[2.19]', '=setup[', 'random seed:        58185801\nhash randomization: on (PYTHONHASHSEED=2322889254)',
-  'random seed: 5', 'PYTHONHASHSEED=2', 'Using --randomly-seed=3817263', 'y-seed=',
+  'random seed: 5', 'PYTHONHASHSEED=2', 'Using --randomly-seed=3817263', 'y-seed=', 'Using --', '-p randomly --randomly-seed=12',
   '\ndate: Sun, 06 Dec 2026 09:10:00 GMT', '< Date: Mon, 07 Dec 2026 00:00:59 GMT', 'Due date: Mon, 07 Dec 2026 17:00:00 GMT', 'GMT', 'date: ',
   '100%|██████████| 50/50 [00:03<00:00, 14.10it/s]', '[01:02<00:00,  2.31s/it]', ' 0%|          | 0/50 [00:00<?, ?it/s]', '| 1.23G/1.23G ', '[00:01<00:00, 31.2MB/s]', '%|', '/it]', '<00:00, ',
   '899.7/899.7 MB 3.4 MB/s eta 0:00:00', 'B/s eta', ' eta 0:00:00',

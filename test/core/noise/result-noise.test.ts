@@ -69,6 +69,8 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([wrapped(58185801, 2322889254), wrapped(5745444, 4266025786)], { returncode: 0, output: sympy(58185801, 2322889254, '......') });
     const randomly = (seed: number, failed: number) => `Using --randomly-seed=${seed}\nrootdir: /repo\ncollected 4 items\n\n${failed} failed, ${4 - failed} passed`;
     expectNoise([randomly(3817263, 1), randomly(1290473, 1)], randomly(3817263, 2));
+    // A seed chosen on the command line is the user's, the same on every run: data.
+    expect(hashOf('$ pytest -p randomly --randomly-seed=12')).to.not.equal(hashOf('$ pytest -p randomly --randomly-seed=13'));
     // A time of day anywhere else is data: a flight, a meeting, a shop's hours.
     expect(hashOf('Flight BA117 departs at 14:00:00')).to.not.equal(hashOf('Flight BA117 departs at 16:30:00'));
     expect(hashOf('Flight BA117\nDeparture Time: 08:45\nSeats: 4')).to.not.equal(hashOf('Flight BA117\nDeparture Time: 09:30\nSeats: 4'));
