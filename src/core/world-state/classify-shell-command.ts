@@ -31,9 +31,10 @@ export interface ShellCommandClass {
   /** The line submits/finishes the task (SWE-agent `submit`, mini-swe-agent's `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT ...` / `echo MINI_SWE_AGENT_FINAL_OUTPUT`). */
   terminal: boolean;
   /**
-   * The line waits, then runs something (`sleep 30 && gh run view 123`, `sleep 20; kubectl get
-   * pods`): a poll of state that changes over time, not a repeat (issue 24 #4). Only when
-   * nothing writes to a file: `sleep 1; echo x > f` is a write like any other.
+   * The line waits and runs something (`sleep 30 && gh run view 123`, `sleep 20; kubectl get
+   * pods`, `kubectl get pods; sleep 10`, a loop with a sleep in it): a poll of state that
+   * changes over time, not a repeat (issue 24 #4). Only when nothing writes to a file: `sleep 1;
+   * echo x > f` is a write like any other.
    */
   sleepsThenRuns: boolean;
   /**
@@ -121,7 +122,9 @@ function classifyUncached(command: string, depth = 0): ShellCommandClass {
     effect: analysis.readOnly || sleepsOnly ? 'read' : 'write',
     family: lead === undefined ? undefined : familyOf(lead),
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
-    sleepsThenRuns: pollsAfterSleep && analysis.commands.length > 1 && isSleep(analysis.commands[0]!),
+    // The wait anywhere on the line: `kubectl get pods; sleep 10` re-run is a paced look as much as
+    // `sleep 10; kubectl get pods`, and so is `for i in 1 2 3; do curl …; sleep 2; done`.
+    sleepsThenRuns: pollsAfterSleep && analysis.commands.length > 1 && analysis.commands.some(isSleep),
     sleepsOnly,
     pollsAfterSleep,
     changesStateElsewhere: elsewhere,

@@ -107,6 +107,9 @@ describe('checks/polling', () => {
   });
 });
 
+const kinds = (log: ReturnType<typeof playRounds>): string[] =>
+  log.map((round) => { const decision = round.decisions[0]!; return decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`; });
+
 describe('checks/polling: shell polls (issue 24 #4)', () => {
   const shell = (command: string, at: number, result = 'STATUS: Pending'): ScriptedCall => ({ tool: 'bash', args: { command }, at, outcome: { result } });
 
@@ -117,6 +120,13 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
     // 600 s / 25 s: calls 0..24 are inside the deadline.
     expect(actions.slice(0, 25).every((action) => action === 'allow')).to.equal(true);
     expect(log[25]!.decisions[0]).to.include({ action: 'refuse', reason: 'poll.deadline_passed' });
+  });
+
+  it('a line that looks then sleeps, or loops with a sleep in it, paces its looks the same way: a poll', () => {
+    for (const command of ['kubectl get pods; sleep 20', 'for i in 1 2 3; do kubectl get pods; sleep 5; done']) {
+      const log = playRounds(newRun(), Array.from({ length: 6 }, (_, i) => [shell(command, i * 25_000, 'STATUS: CrashLoopBackOff')]));
+      expect(kinds(log), command).to.deep.equal(['allow:new', ...Array(5).fill('allow:poll')]);
+    }
   });
 
   it('the same command without the sleep is no poll: an unchanged answer is refused as a confirmed repeat', () => {

@@ -87,6 +87,11 @@ describe('world-state/changes-state-elsewhere: shell commands that do it again w
     expect(classifyShellCommand('sleep 30 && gh run view 123 --json status')).to.include({ sleepsThenRuns: true });
     // A wait alone writes nothing; a look after it is a poll unless it writes (run-guard.ts factsOf).
     expect(classifyShellCommand('sleep 5')).to.include({ effect: 'read', sleepsOnly: true, pollsAfterSleep: true });
+    // The wait after the look, or inside a loop, paces the look the same way.
+    expect(classifyShellCommand('kubectl get pods; sleep 10')).to.include({ sleepsThenRuns: true });
+    expect(classifyShellCommand('for i in 1 2 3; do curl -s localhost:3000/health; sleep 2; done')).to.include({ sleepsThenRuns: true });
+    expect(classifyShellCommand('curl -s -X POST localhost:3000/jobs; sleep 2')).to.include({ sleepsThenRuns: false });
+    expect(classifyShellCommand('kubectl get pods')).to.include({ sleepsThenRuns: false });
     expect(classifyShellCommand('sleep 1m; sleep 30')).to.include({ effect: 'read', sleepsOnly: true });
     expect(classifyShellCommand('sleep 5; date > stamp.txt')).to.include({ sleepsOnly: false, pollsAfterSleep: false });
     expect(classifyShellCommand('curl -s localhost:3000/health')).to.include({ sleepsOnly: false, pollsAfterSleep: true });
