@@ -5,6 +5,7 @@
 // a new example and rebuild (sphinx-doc__sphinx-8595), or restore a file after other edits
 // (astropy__astropy-13236).
 import { expect } from 'chai';
+import { resolveOptions } from '../../../src/core/policy.js';
 import type { RunGuard } from '../../../src/core/run-guard.js';
 import type { Novelty, RunDecision } from '../../../src/core/types.js';
 import { newRun } from '../play.js';
@@ -129,6 +130,21 @@ describe('customer-service writes named by their verb (issue 18)', () => {
     // Each read after a write: neither new nor stale.
     expect(novelties.filter((_, index) => index > 0 && index % 2 === 0)).to.deep.equal(Array(writes.length).fill('neutral'));
     expect(run.staleRoundStreak).to.equal(0);
+  });
+
+  it('a device or account action (tau2 telecom, support bots) is a write: seven fixes each followed by the same failing check are not a loop', () => {
+    // Each fix answers the same "OK"; left unknown, nothing changed between the checks and the run stopped at the fifth.
+    const fixes = ['toggle_airplane_mode', 'toggle_data', 'reboot_device', 'disconnect_vpn', 'reseat_sim_card', 'unlock_account', 'resend_activation'];
+    const run = newRun();
+    const novelties: string[] = [];
+    const call = caller(run, novelties);
+    for (const [index, tool] of fixes.entries()) {
+      expect(call(tool, {}, 'OK').action, tool).to.equal('continue');
+      expect(call('check_network_status', {}, index < fixes.length - 1 ? 'Cellular Connection: no_service' : 'Cellular Connection: connected').action, tool).to.equal('continue');
+    }
+    expect(run.staleRoundStreak).to.equal(0);
+    // Verbs that as often name a lookup stay unknown.
+    for (const tool of ['open_issue_search', 'order_status', 'top_stories']) expect(resolveOptions().tool(tool).effect, tool).to.equal('unknown');
   });
 
   it('a name that only reads, or merely contains a verb, stays unknown: the same read with nothing written is still seen', () => {
