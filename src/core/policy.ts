@@ -315,12 +315,12 @@ function isWellKnownTool(name: string): boolean {
  * work (`start_export_job`, `trigger_build`) name a write only with an object: a bare `stop` is
  * WebArena's answer action. Left out on purpose: `run_` and `execute_` (`run_query` reads), and
  * verbs that as often name a lookup (`open_`, `order_`, `top_`). The second line: device and
- * account actions (tau2-bench's telecom `toggle_airplane_mode`, `reboot_device`, `reseat_sim_card`;
+ * account actions (tau2-bench's telecom `toggle_airplane_mode`, `reboot_device`, `make_payment`;
  * support bots' `unlock_account`, `resend_activation`). Left unknown, a troubleshooting run of
  * seven such fixes, each followed by the same failing status check, was stopped at its fifth.
  */
 const WRITE_VERB_NAME =
-  /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer|reserve|toggle|turn|enable|disable|activate|deactivate|suspend|resume|reboot|reseat|unseat|connect|disconnect|refuel|recharge|change|switch|install|uninstall|kill|terminate|close|reopen|merge|rerun|retry|restore|rollback|unlock|lock|clear|sync|resync|reissue|resend|reassign|unassign|mark|flag|pin|unpin|mute|unmute|block|unblock|subscribe|unsubscribe|enroll|invite|share|confirm|accept|decline|escalate|notify|reply|forward|checkout|charge|void|withdraw|deposit|link|unlink|attach|detach|dismiss|login|logout)(?:[_\-A-Z0-9]|$)|^(?:start|restart|stop|trigger|launch|enqueue)[_\-A-Z0-9]/;
+  /^(?:create|update|delete|remove|cancel|book|modify|insert|add|send|post|put|patch|write|edit|exchange|return|place|purchase|buy|pay|refund|assign|archive|move|rename|upload|reset|revoke|grant|schedule|reschedule|register|approve|reject|set|save|store|append|replace|apply|commit|push|deploy|publish|transfer|reserve|make|toggle|turn|enable|disable|activate|deactivate|suspend|resume|reboot|reseat|unseat|connect|disconnect|refuel|recharge|change|switch|install|uninstall|kill|terminate|close|reopen|merge|rerun|retry|restore|rollback|unlock|lock|clear|sync|resync|reissue|resend|reassign|unassign|mark|flag|pin|unpin|mute|unmute|block|unblock|subscribe|unsubscribe|enroll|invite|share|confirm|accept|decline|escalate|notify|reply|forward|checkout|charge|void|withdraw|deposit|link|unlink|attach|detach|dismiss|login|logout)(?:[_\-A-Z0-9]|$)|^(?:start|restart|stop|trigger|launch|enqueue)[_\-A-Z0-9]/;
 
 /** `name`: the tool's own name (ownToolName). */
 function namesAWrite(name: string): boolean {

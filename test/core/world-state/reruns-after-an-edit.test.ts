@@ -132,9 +132,9 @@ describe('customer-service writes named by their verb (issue 18)', () => {
     expect(run.staleRoundStreak).to.equal(0);
   });
 
-  it('a device or account action (tau2 telecom, support bots) is a write: seven fixes each followed by the same failing check are not a loop', () => {
+  it('a device or account action (tau2 telecom, support bots) is a write: eight fixes each followed by the same failing check are not a loop', () => {
     // Each fix answers the same "OK"; left unknown, nothing changed between the checks and the run stopped at the fifth.
-    const fixes = ['toggle_airplane_mode', 'toggle_data', 'reboot_device', 'disconnect_vpn', 'reseat_sim_card', 'unlock_account', 'resend_activation'];
+    const fixes = ['toggle_airplane_mode', 'toggle_data', 'reboot_device', 'disconnect_vpn', 'reseat_sim_card', 'make_payment', 'unlock_account', 'resend_activation'];
     const run = newRun();
     const novelties: string[] = [];
     const call = caller(run, novelties);
@@ -143,6 +143,7 @@ describe('customer-service writes named by their verb (issue 18)', () => {
       expect(call('check_network_status', {}, index < fixes.length - 1 ? 'Cellular Connection: no_service' : 'Cellular Connection: connected').action, tool).to.equal('continue');
     }
     expect(run.staleRoundStreak).to.equal(0);
+    for (const tool of fixes) expect(resolveOptions().tool(tool).effect, tool).to.equal('write');
     // Verbs that as often name a lookup stay unknown.
     for (const tool of ['open_issue_search', 'order_status', 'top_stories']) expect(resolveOptions().tool(tool).effect, tool).to.equal('unknown');
   });
