@@ -89,9 +89,9 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  * - progress bars' clocks and rates: tqdm's `[00:03<00:00, 14.10it/s]` (`s/it`, `?it/s`, `MB/s`),
  *   pip's `3.4 MB/s eta 0:00:00`.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
- * anywhere else (`Departure Time: 08:45`, a `Due date:` or `Last-Modified:` in the same format, a meeting's `Start at 09:00:00`, a laptop's
- * `Battery Time: 10 hours, Memory: 16 GB`), a speed with no `eta` or bar clock (a speed test's
- * `Download 5.2 MB/s`), are data; so are a length or an age in no shape of
+ * anywhere else (`Departure Time: 08:45`, a `Due date:` or `Last-Modified:` in HTTP's format, a
+ * meeting's `Start at 09:00:00`, a laptop's `Battery Time: 10 hours, Memory: 16 GB`), a speed with
+ * no `eta` or bar clock (a speed test's `Download 5.2 MB/s`), are data; so are a length or an age in no shape of
  * AGO, DOCKER_UP or TABLE_AGE below (`"length": "5m"`, `aged 12 years`).
  */
 /** HTTP's IMF-fixdate (RFC 9110 5.6.7), the only form a server sends today. */
