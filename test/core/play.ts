@@ -14,6 +14,11 @@ export interface ScriptedCall {
   compactedBefore?: boolean;
 }
 
+/** Each decision as `allow:<kind>` or `refuse:<reason>`: what a test asserts about a run's calls. */
+export function kinds(decisions: CallDecision[]): string[] {
+  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
+}
+
 export interface RoundLog {
   decisions: CallDecision[];
   after: RunDecision;

@@ -1,10 +1,6 @@
 import { expect } from 'chai';
-import type { CallDecision, RunDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
+import type { RunDecision } from '../../../src/core/types.js';
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 /** A BrowserGym-style click that keeps landing on the same page (a stale loop). */
 const sameClick: ScriptedCall = { tool: 'click', args: { bid: '42' }, outcome: { result: 'RootWebArea "Orders" [42] link "Next"' } };

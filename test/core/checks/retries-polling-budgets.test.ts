@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RefuseDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 describe('checks/retry-budget', () => {
   const unavailable = { error: { status: 503, type: 'ServiceUnavailable', message: '503 Service Unavailable' } };
@@ -107,9 +107,6 @@ describe('checks/polling', () => {
   });
 });
 
-const kinds = (log: ReturnType<typeof playRounds>): string[] =>
-  log.map((round) => { const decision = round.decisions[0]!; return decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`; });
-
 describe('checks/polling: shell polls (issue 24 #4)', () => {
   const shell = (command: string, at: number, result = 'STATUS: Pending'): ScriptedCall => ({ tool: 'bash', args: { command }, at, outcome: { result } });
 
@@ -125,7 +122,7 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
   it('a line that looks then sleeps, or loops with a sleep in it, paces its looks the same way: a poll', () => {
     for (const command of ['kubectl get pods; sleep 20', 'for i in 1 2 3; do kubectl get pods; sleep 5; done']) {
       const log = playRounds(newRun(), Array.from({ length: 6 }, (_, i) => [shell(command, i * 25_000, 'STATUS: CrashLoopBackOff')]));
-      expect(kinds(log), command).to.deep.equal(['allow:new', ...Array(5).fill('allow:poll')]);
+      expect(kinds(log.flatMap((round) => round.decisions)), command).to.deep.equal(['allow:new', ...Array(5).fill('allow:poll')]);
     }
   });
 

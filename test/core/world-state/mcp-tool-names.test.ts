@@ -8,12 +8,7 @@
 // tool `<extension>__<tool>`: its built-in developer extension's `developer__shell` and
 // `developer__text_editor` are a shell and Anthropic's text editor.
 import { expect } from 'chai';
-import type { CallDecision } from '../../../src/core/types.js';
-import { judgeEachCall, newRun, playRounds, type ScriptedCall } from '../play.js';
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
+import { kinds, judgeEachCall, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 /** The same scripted run with every tool renamed as Claude Code names an MCP server's tool. */
 function underClaudeCode(rounds: ScriptedCall[][], server: string): ScriptedCall[][] {

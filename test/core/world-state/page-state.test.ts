@@ -4,14 +4,9 @@
 // Playwright MCP's snapshot text (`### Page state`, `- role "name" [ref=eN]`, the "Ran
 // Playwright code" echo).
 import { expect } from 'chai';
-import type { CallDecision } from '../../../src/core/types.js';
 import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
 import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
-import { newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
+import { kinds, newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 /** A BrowserGym observation: tab header plus the flattened AXTree. */
 function axtree(title: string, url: string, nodes: string[]): string {

@@ -2,12 +2,7 @@
 // repeat whatever other tools ran in between, unless something in between could have changed
 // what it reads. Browser actions change the page, never the workspace.
 import { expect } from 'chai';
-import type { CallDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const listing = 'package.json\nsrc\ntest\n';
 const command = (line: string, output: string): ScriptedCall => ({ tool: 'execute_command', args: { command: line }, outcome: { result: output } });

@@ -3,16 +3,11 @@
 // new thought is not a stale result; the same thought again is a repeat. The `thought` argument
 // is the call itself here, although it is a bookkeeping argument of every other well-known tool.
 import { expect } from 'chai';
-import type { CallDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const logged = { result: 'Your thought has been logged.' };
 const think = (thought: string): ScriptedCall => ({ tool: 'think', args: { thought }, outcome: logged });
 const bash = (command: string, thought: string, output: string): ScriptedCall => ({ tool: 'execute_bash', args: { command, thought }, outcome: { result: output } });
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
 
 describe('world state: the think tool', () => {
   it('eight new thoughts in a row, each acknowledged the same, are neither stale rounds nor new facts', () => {

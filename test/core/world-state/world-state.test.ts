@@ -1,17 +1,13 @@
 import { expect } from 'chai';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
-import type { CallDecision, RefuseDecision, StopDecision } from '../../../src/core/types.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import type { RefuseDecision, StopDecision } from '../../../src/core/types.js';
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const bash = (command: string, output: string, returncode = 0): ScriptedCall => ({
   tool: 'bash',
   args: { command },
   outcome: { result: { returncode, output } },
 });
-
-function kinds(decisions: CallDecision[]): string[] {
-  return decisions.map((decision) => (decision.action === 'allow' ? `allow:${decision.kind}` : `refuse:${decision.reason}`));
-}
 
 describe('world state: reads, writes and unknown effects (general profile)', () => {
   it('is the default profile', () => {
