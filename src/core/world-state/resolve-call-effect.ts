@@ -79,11 +79,11 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
     if (shell.family !== undefined) info.family = shell.family;
     if (shell.changesStateElsewhere) info.changesStateElsewhere = true;
     if (shell.pollsAfterSleep) info.pollsAfterSleep = true;
+    if (shell.sleepsOnly) info.sleepsOnly = true;
     if (shellPolls !== undefined) {
       // A wait repeated is a wait, not a repeat: `sleep 5` in a loop of looks is bounded by the poll deadline.
       const deadlineMs = shellPollDeadline(command, shell.sleepsThenRuns || shell.sleepsOnly, shellPolls);
       if (deadlineMs !== undefined) info.pollDeadlineMs = deadlineMs;
-      if (shell.sleepsOnly) info.sleepsOnly = true;
     }
     return info;
   }
