@@ -32,9 +32,10 @@ export interface ShellCommandClass {
   terminal: boolean;
   /**
    * The line waits and runs something (`sleep 30 && gh run view 123`, `sleep 20; kubectl get
-   * pods`, `kubectl get pods; sleep 10`, a loop with a sleep in it): a poll of state that
-   * changes over time, not a repeat (issue 24 #4). Only when nothing writes to a file: `sleep 1;
-   * echo x > f` is a write like any other.
+   * pods`, `kubectl get pods; sleep 10`, a loop with a sleep in it), or runs a program that waits
+   * by itself (`kubectl rollout status`, `kubectl wait`, `gh run watch`, `docker wait`, `aws …
+   * wait`, `wait-on`): a poll of state that changes over time, not a repeat (issue 24 #4). Only
+   * when nothing writes to a file: `sleep 1; echo x > f` is a write like any other.
    */
   sleepsThenRuns: boolean;
   /**
@@ -124,7 +125,8 @@ function classifyUncached(command: string, depth = 0): ShellCommandClass {
     terminal: (lead !== undefined && programName(lead[0]) === 'submit') || analysis.commands.some(echoesMarker),
     // The wait anywhere on the line: `kubectl get pods; sleep 10` re-run is a paced look as much as
     // `sleep 10; kubectl get pods`, and so is `for i in 1 2 3; do curl …; sleep 2; done`.
-    sleepsThenRuns: pollsAfterSleep && analysis.commands.length > 1 && analysis.commands.some(isSleep),
+    // A program that waits by itself (`kubectl rollout status`, `gh run watch`) is the sleep and the look in one.
+    sleepsThenRuns: pollsAfterSleep && ((analysis.commands.length > 1 && analysis.commands.some(isSleep)) || analysis.commands.some(waitsInsideProgram)),
     sleepsOnly,
     pollsAfterSleep,
     changesStateElsewhere: elsewhere,
@@ -162,6 +164,47 @@ function isKnownWriteElsewhere(words: string[]): boolean {
 /** `sleep 30`, `sleep 0.5`, `sleep 2m`: a wait before the rest of the line. */
 function isSleep(words: readonly string[]): boolean {
   return words.length >= 2 && programName(words[0]) === 'sleep' && words.slice(1).every((word) => /^\d+(\.\d+)?[smhd]?$/.test(word));
+}
+
+/**
+ * Programs that block until a condition holds or their timeout passes: `kubectl rollout status`
+ * and `kubectl wait` (and OpenShift's `oc`), `gh run watch` and `gh pr checks --watch`, `docker
+ * wait`, the cloud CLIs' `aws <service> wait <condition>`, `az <group> wait`, `gcloud …
+ * operations wait`, and `wait-on` / `wait-for-it`. Re-run with the same answer ("1 of 3 updated
+ * replicas are available", "timed out waiting for the condition"), each is a paced look at a
+ * rollout, a job or a stack that moves by itself, as `sleep 60 && kubectl get pods` is.
+ */
+function waitsInsideProgram(words: string[]): boolean {
+  const effective = effectiveWords(words);
+  if (effective === 'none' || effective === 'write') return false;
+  const program = programName(effective[0]);
+  // Subcommands and conditions only: `-n prod`'s value may sit among them, which never names a wait.
+  const operands = effective.slice(1).filter((word) => !word.startsWith('-'));
+  switch (program) {
+    case 'kubectl':
+    case 'oc': {
+      const rollout = operands.indexOf('rollout');
+      return operands.includes('wait') || (rollout >= 0 && operands[rollout + 1] === 'status');
+    }
+    case 'gh':
+      return (operands[0] === 'run' && operands[1] === 'watch') || (operands[0] === 'pr' && operands[1] === 'checks' && effective.includes('--watch'));
+    case 'docker':
+    case 'podman':
+      return operands[0] === 'wait';
+    case 'aws':
+    case 'az':
+      return operands.slice(0, 3).includes('wait');
+    case 'gcloud':
+      return operands.includes('operations') && operands.includes('wait');
+    case 'wait-on':
+    case 'wait-for-it':
+    case 'wait-for-it.sh':
+      return true;
+    case 'npx':
+      return operands[0] === 'wait-on';
+    default:
+      return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -97,4 +97,36 @@ describe('world-state/changes-state-elsewhere: shell commands that do it again w
     expect(classifyShellCommand('curl -s localhost:3000/health')).to.include({ sleepsOnly: false, pollsAfterSleep: true });
     expect(classifyShellCommand('curl -s -X POST localhost:3000/jobs')).to.include({ pollsAfterSleep: false });
   });
+
+  it('makes a program that waits by itself a poll: kubectl rollout status / wait, gh run watch, docker wait, aws … wait, wait-on', () => {
+    const waits = [
+      'kubectl rollout status deployment/api --timeout=60s',
+      'kubectl -n prod rollout status deploy/api',
+      'kubectl wait --for=condition=ready pod -l app=api --timeout=120s',
+      'oc rollout status dc/web',
+      'gh run watch 123 --exit-status',
+      'gh pr checks 42 --watch',
+      'docker wait db',
+      'aws cloudformation wait stack-create-complete --stack-name web',
+      'az vm wait --created -g rg -n vm1',
+      'gcloud compute operations wait op-123 --zone us-east1-b',
+      'npx wait-on http://localhost:3000',
+      'timeout 300 kubectl rollout status deploy/api',
+      'cd infra && kubectl rollout status deploy/api',
+    ];
+    for (const command of waits) expect(classifyShellCommand(command), command).to.include({ sleepsThenRuns: true });
+    const others = [
+      'kubectl rollout restart deploy/api',
+      'kubectl rollout history deploy/api',
+      'kubectl get pods',
+      'gh run view 123',
+      'gh pr checks 42',
+      'docker ps',
+      'aws cloudformation describe-stacks --stack-name web',
+      // A wait whose answer goes to a file, or after a write elsewhere, is no poll.
+      'kubectl rollout status deploy/api > rollout.txt',
+      'kubectl apply -f api.yaml && kubectl rollout status deploy/api',
+    ];
+    for (const command of others) expect(classifyShellCommand(command), command).to.include({ sleepsThenRuns: false });
+  });
 });
