@@ -87,7 +87,10 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  *   toolchains), uvicorn's `Started server process [31000]`; npm's debug log named by the clock
  *   (`/root/.npm/_logs/2026-12-06T09_10_30_120Z-debug-0.log`);
  * - progress bars' clocks and rates: tqdm's `[00:03<00:00, 14.10it/s]` (`s/it`, `?it/s`, `MB/s`),
- *   pip's `3.4 MB/s eta 0:00:00`.
+ *   pip's `3.4 MB/s eta 0:00:00`;
+ * - a Jupyter kernel's execution count in the first frame of a traceback: IPython 8's `Cell In[7],
+ *   line 1`, IPython 7's `<ipython-input-7-2b7e4c5f3d1a>`, one higher on every cell run, so the
+ *   same cell failing the same way was a new answer every time it ran.
  * Only these exact shapes: a hex value elsewhere, a path under /tmp you chose, a time of day
  * anywhere else (`Departure Time: 08:45`, a `Due date:` or `Last-Modified:` in HTTP's format, a
  * meeting's `Start at 09:00:00`, a laptop's `Battery Time: 10 hours, Memory: 16 GB`), a speed with
@@ -106,6 +109,15 @@ const HTTP_DATE = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (?:Jan|Feb|Mar|Apr|Ma
 const TQDM_CLOCK_AND_RATE =
   '(?<=\\d%\\|[^|\\n]{0,120}\\| *\\d+(?:\\.\\d+)?[kMGT]?i?B?/\\d+(?:\\.\\d+)?[kMGT]?i?B? )' +
   '\\[(?:\\d+:)?\\d{2}:\\d{2}<(?:(?:\\d+:)?\\d{2}:\\d{2}|\\?), *(?:(?:\\d+(?:\\.\\d+)?|\\?) ?(?:it|[kMGT]?i?B)/s|(?:\\d+(?:\\.\\d+)?s|#)/it)\\]';
+
+/**
+ * IPython's execution count where a traceback names the cell that ran: the line right after
+ * `Traceback (most recent call last)` (the only frame whose count moves when a cell is re-run;
+ * a function defined in an earlier cell keeps that cell's count). The gate's literal is the
+ * header, led by a rare `(`: `Cell In[` stops at every capital C (1.0–1.2 µs on a 2 KB HTML
+ * list of "Customer Case" links, against 0.06 for the header).
+ */
+const IPYTHON_EXECUTION_COUNT = '(?<=Traceback \\(most recent call last\\)(?:\\n|\\\\n)(?:Cell In\\[|<ipython-input-))\\d+(?=\\], line \\d|-[0-9a-f]{12}>)';
 
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
@@ -128,6 +140,7 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: 'Finished server process [', pattern: '(?<=Finished server process \\[)\\d+(?=\\])' },
   { literal: 'Z-debug-', pattern: '_logs/\\d{4}-\\d{2}-\\d{2}T\\d{2}_\\d{2}_\\d{2}_\\d{3}Z-debug-\\d+\\.log' },
   { literal: 'B/s eta', pattern: '\\b\\d+(?:\\.\\d+)? [kMG]?i?B/s eta (?:\\d+:)?\\d{1,2}:\\d{2}\\b' },
+  { literal: '(most recent call last)', pattern: IPYTHON_EXECUTION_COUNT },
 ];
 
 /**

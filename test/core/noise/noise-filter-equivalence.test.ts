@@ -31,6 +31,7 @@ const NOISY_TOKENS = [
   '899.7/899.7 MB 3.4 MB/s eta 0:00:00', 'B/s eta', ' eta 0:00:00',
   '(node:48213) [DEP0040] DeprecationWarning: x', '(node:7) Warning: y', '(node:7)', 'Warning:', 'Started server process [31000]', 'Finished server process [4]',
   'server process [', '/root/.npm/_logs/2026-12-06T09_10_30_120Z-debug-0.log', '_logs/', 'Z-debug-',
+  'Traceback (most recent call last)\nCell In[7], line 1', 'Traceback (most recent call last)\\nCell In[12], line 3', 'Traceback (most recent call last)\n<ipython-input-7-2b7e4c5f3d1a>', '(most recent call last)', 'Cell In[7], line 1', '<ipython-input-7-2b7e4c5f3d1a>',
   '3 minutes ago', '(2m30s ago)', 'about an hour ago', ' ago', 'a go', ' ago_', ' agox', '# ago', 'go', 'Up About an hour', 'Up 3 minutes (healthy)', 'Up ', 'AGE', 'NAME   AGE\n', 'PAGE  ', '   4m', '   12d\n', '  ', '      ',
 ];
 

@@ -114,6 +114,21 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('worker started: process [31000]')).to.not.equal(hashOf('worker started: process [31011]'));
   });
 
+  it("a Jupyter kernel's execution count in a traceback's first frame: IPython 8's `Cell In[7], line 1`, IPython 7's `<ipython-input-7-…>`; the same numbers elsewhere are data", () => {
+    const cell = (count: number, key: string) =>
+      `---------------------------------------------------------------------------\nKeyError                                  Traceback (most recent call last)\nCell In[${count}], line 1\n----> 1 df.groupby('Region').revenue.sum()\nKeyError: '${key}'`;
+    expectNoise([cell(7, 'Region'), cell(12, 'Region')], cell(7, 'region'));
+    // Inside a JSON text (a Jupyter MCP server's {"outputs": [...]}): the line break is `\n` escaped.
+    expectNoise([{ outputs: [cell(3, 'Region')] }, { outputs: [cell(4, 'Region')] }], { outputs: [cell(3, 'region')] });
+    const old = (count: number, line: number) => `KeyError                                  Traceback (most recent call last)\n<ipython-input-${count}-2b7e4c5f3d1a> in <module>\n----> ${line} df['Region']`;
+    expectNoise([old(3, 1), old(9, 1)], old(3, 2));
+    // A later frame names the cell that defined a function: its count is where the code lives.
+    const nested = (definedIn: number) => `ValueError                                Traceback (most recent call last)\nCell In[9], line 1\n----> 1 clean(df)\n\nCell In[${definedIn}], line 3, in clean(frame)\nValueError: bad`;
+    expect(hashOf(nested(4))).to.not.equal(hashOf(nested(5)));
+    // A notebook's own text that cites a cell is data.
+    expect(hashOf('See Cell In[7], line 1 for the cleaning step')).to.not.equal(hashOf('See Cell In[8], line 1 for the cleaning step'));
+  });
+
   it("ages that tick between two looks at the same state: `3 minutes ago`, docker's `Up About an hour`, kubectl's AGE column and `(2m30s ago)`; other lengths and ages are data", () => {
     const pods = (restarts: number, lastRestart: string, age: string) =>
       `NAME                        READY   STATUS             RESTARTS        AGE\napi-7d9f8b6c5d-x2k4q        0/1     CrashLoopBackOff   ${`${restarts} (${lastRestart} ago)`.padEnd(15)} ${age}\npostgres-0                  1/1     Running            0               3h${age.length}m`;
