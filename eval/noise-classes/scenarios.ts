@@ -12,6 +12,8 @@
  * - `curl -sI` as it prints an HTTP/2 response (the `date:` header the server's clock), an
  *   evaluation script's tqdm bar (`50/50 [00:03<00:00, 14.10it/s]`, tqdm 4's format), and jest
  *   under Node 21+ behind Node's punycode warning (`(node:48213) [DEP0040] DeprecationWarning`);
+ * - IPython 8's traceback (`Cell In[7], line 1`) under OpenHands' `execute_ipython_cell` footer,
+ *   and kubectl 1.31's `rollout status` text;
  * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
  * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
  *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
@@ -169,6 +171,19 @@ function tqdmRun(seconds: number, rate: number, accuracy: string): string {
 }
 
 /** GitHub REST's answer to "create an issue" (the fields an agent sees), for issue `number`. */
+/**
+ * An OpenHands `execute_ipython_cell` answer: IPython 8's traceback, whose `Cell In[n]` is the
+ * kernel's execution count (one higher on every run), and the footer OpenHands adds.
+ */
+function ipythonCellOutput(executionCount: number, body: string): string {
+  return `${body.replace('{cell}', `Cell In[${executionCount}], line 1`)}\n[Jupyter current working directory: /workspace]\n[Jupyter Python interpreter: /openhands/poetry/openhands-ai-5O4_aCHf-py3.12/bin/python]`;
+}
+
+const GROUPBY_KEY_ERROR =
+  "---------------------------------------------------------------------------\nKeyError                                  Traceback (most recent call last)\n{cell}\n----> 1 df.groupby('Region')['revenue'].sum()\n\nFile /usr/local/lib/python3.12/site-packages/pandas/core/frame.py:9183, in DataFrame.groupby(self, by, axis, level, as_index, sort, group_keys, observed, dropna)\n-> 9183 return DataFrameGroupBy(\n\nKeyError: 'Region'";
+
+const ipythonCell = (code: string, executionCount: number, body: string, ts: number): ScenarioCall => ({ tool: 'execute_ipython_cell', args: { code }, result: ipythonCellOutput(executionCount, body), ts });
+
 function githubIssue(number: number, title: string): Record<string, unknown> {
   return {
     id: 2_900_000_000 + number * 17,
@@ -209,6 +224,14 @@ function workflowRunCalls(runId: number, count: number, everyMs: number, statusO
 /** loopguard's default deadline for a shell poll (`shellPollDeadlineMs`). */
 const SHELL_POLL_DEADLINE_MS = 600_000;
 const KUBECTL_POLL_EVERY_MS = 25_000;
+/** `kubectl rollout status --timeout=60s` returns after its timeout, plus the agent's turn. */
+const ROLLOUT_WAIT_MS = 62_000;
+
+/** kubectl's rollout status text: waiting (then its timeout error), or rolled out once 3 of 3 are available. */
+function rolloutStatus(available: number): string {
+  if (available >= 3) return 'Waiting for deployment "api" rollout to finish: 2 of 3 updated replicas are available...\ndeployment "api" successfully rolled out\n';
+  return `Waiting for deployment "api" rollout to finish: ${available} of 3 updated replicas are available...\nerror: timed out waiting for the condition\n`;
+}
 
 /** A Notion `search` response (object: list), as its API reference documents it. */
 function notionList(titles: string[], nextCursor: string | null): Record<string, unknown> {
@@ -561,6 +584,23 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / KUBECTL_POLL_EVERY_MS),
     calls: Array.from({ length: 36 }, (_, i) => bash('sleep 20 && kubectl get pods', kubectlGetPods((i * KUBECTL_POLL_EVERY_MS) / 1000), T0 + i * KUBECTL_POLL_EVERY_MS)),
   },
+  // A program that waits by itself: `kubectl rollout status --timeout=60s` blocks up to a minute
+  // and answers the same progress line until a replica becomes available (kubectl 1.31's text).
+  {
+    name: 'kubectl-rollout-status-until-rolled-out',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'healthy',
+    calls: [1, 1, 1, 2, 2, 3].map((available, i) =>
+      bash('kubectl rollout status deployment/api --timeout=60s', rolloutStatus(available), T0 + i * ROLLOUT_WAIT_MS),
+    ),
+  },
+  {
+    name: 'kubectl-rollout-status-stuck',
+    noiseClass: 'shell polls (sleep then read)',
+    label: 'looping',
+    loopStart: Math.floor(SHELL_POLL_DEADLINE_MS / ROLLOUT_WAIT_MS),
+    calls: Array.from({ length: 16 }, (_, i) => bash('kubectl rollout status deployment/api --timeout=60s', rolloutStatus(1), T0 + i * ROLLOUT_WAIT_MS)),
+  },
   // The wait in a call of its own (Claude Code's `Bash(sleep 5)`, then the look): the look after
   // each wait is a poll, as in one line; the dev server answers nothing until it is up.
   {
@@ -670,6 +710,24 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       edit(T0 + attempt * 60_000, `parse${attempt}(`, `parse${attempt + 1}(`),
       bash('npx jest src/date.test.ts', jestWithNodeWarning(50_000 + attempt * 31, failed, 0.9), T0 + attempt * 60_000 + 10_000),
     ]),
+  },
+  // A notebook cell re-run with nothing changed in the kernel: only IPython's execution count moves.
+  {
+    name: 'notebook-cell-rerun-same-error',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => ipythonCell("df.groupby('Region')['revenue'].sum()", 7 + i, GROUPBY_KEY_ERROR, T0 + i * 9_000)),
+  },
+  {
+    name: 'notebook-cell-after-each-fix',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'healthy',
+    // A fix cell between each run: the kernel's state moved, so the same error again is no repeat.
+    calls: ["df = df.rename(columns=str.strip)", "df = df.rename(columns=str.title)"].flatMap((fix, attempt) => [
+      ipythonCell("df.groupby('Region')['revenue'].sum()", 7 + attempt * 2, GROUPBY_KEY_ERROR, T0 + attempt * 30_000),
+      ipythonCell(fix, 8 + attempt * 2, '', T0 + attempt * 30_000 + 10_000),
+    ]).concat([ipythonCell("df.groupby('Region')['revenue'].sum()", 11, 'Region\nNorth    51230.0\nSouth    40110.0\nName: revenue, dtype: float64', T0 + 70_000)]),
   },
   // A status tool nobody declared a poller: its answer says the state still moves (GitHub
   // REST's workflow run, `status` queued → in_progress → completed), so the same call again is
