@@ -10,8 +10,8 @@
  * known to add them. Not for every tool: a user's own `think(thought)` or
  * `create_issue(description)` would collapse into one call. For those, the `bookkeepingArgs`
  * option names the arguments to drop from every tool, and `tools[name].volatileArgs` from one.
- * (`description` is dropped only for the tools that use it as a label: Claude Code's Bash,
- * Task and Agent, see WELL_KNOWN_LABEL_ARGUMENTS.)
+ * (`description` is dropped only for the tools that use it as a label: the shell tools of
+ * Claude Code, gemini-cli and opencode, Task and Agent, see WELL_KNOWN_LABEL_ARGUMENTS.)
  */
 export const WELL_KNOWN_BOOKKEEPING_ARGUMENTS: readonly string[] = [
   'task_progress', 'taskProgress', 'thought', 'thoughts', 'reasoning', 'explanation', 'intent', 'rationale',

@@ -90,12 +90,18 @@ export const WELL_KNOWN_EDITOR_TOOLS: ReadonlySet<string> = new Set([
 /**
  * Arguments that are labels for the person watching, not part of what the call does: Claude
  * Code's Bash `description` ("List files in current directory", written anew by the model on
- * every call) and the Task / Agent tool's short `description` of the prompt it carries. Left
- * in, `ls` run five times under five wordings would be five different calls and never a
- * repeat. Dropped from call identity in every profile, live (hooks, spans) and in replay alike.
+ * every call), the same argument of gemini-cli's `run_shell_command` and opencode's `bash`,
+ * the `justification` Codex asks for beside an escalated command, and the Task / Agent tool's
+ * short `description` of the prompt it carries. Left in, `ls` run five times under five
+ * wordings would be five different calls and never a repeat. Dropped from call identity in
+ * every profile, live (hooks, spans) and in replay alike.
  */
 export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> = new Map([
   ['Bash', ['description']],
+  ['bash', ['description']],
+  ['run_shell_command', ['description']],
+  ['shell', ['justification']],
+  ['exec_command', ['justification']],
   ['Task', ['description']],
   ['Agent', ['description']],
 ]);

@@ -252,6 +252,16 @@ describe('noise in arguments (issue 24 #7) and bookkeeping arguments (issue 18 #
     expect(signature('think', { thought: 'plan A' })).to.not.equal(signature('think', { thought: 'plan B' }));
   });
 
+  it("a shell tool's label is not identity: the `description` of gemini-cli's run_shell_command and opencode's bash, Codex's `justification`; a user's own tool keeps its description", () => {
+    expect(signature('run_shell_command', { command: 'npm test', description: 'Run the tests' })).to.equal(signature('run_shell_command', { command: 'npm test', description: 'Run the tests again' }));
+    expect(signature('bash', { command: 'npx vitest run', description: 'Run tests (attempt 2)' })).to.equal(signature('bash', { command: 'npx vitest run', description: 'Run tests (attempt 3)' }));
+    expect(signature('shell', { command: ['npm', 'test'], justification: 'needs network' })).to.equal(signature('shell', { command: ['npm', 'test'], justification: 'retry with network' }));
+    // What the command is, and where it runs, stay.
+    expect(signature('run_shell_command', { command: 'npm test', directory: 'api' })).to.not.equal(signature('run_shell_command', { command: 'npm test', directory: 'web' }));
+    expect(signature('bash', { command: 'npm test', description: 'x' })).to.not.equal(signature('bash', { command: 'npm run lint', description: 'x' }));
+    expect(signature('create_ticket', { title: 'Login', description: 'fails on Safari' })).to.not.equal(signature('create_ticket', { title: 'Login', description: 'fails on Firefox' }));
+  });
+
   it('bookkeepingArgs names your harness\'s own bookkeeping arguments for every tool, and is checked at construction', () => {
     const options = resolveOptions({ bookkeepingArgs: ['plan'] });
     expect(signature('lookup_order', { id: 'W1', plan: 'first' }, start, options)).to.equal(signature('lookup_order', { id: 'W1', plan: 'second' }, start, options));
