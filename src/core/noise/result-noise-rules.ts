@@ -54,12 +54,12 @@ export const TEXT_DURATION_NUMBER_LED: readonly string[] = [
   '\\b\\d+\\.\\d+ ?(?:s|sec|secs|seconds)\\b',
   '\\b\\d+(?:\\.\\d+)? ?(?:ms|µs|us|ns)\\b',
 ];
-/** The word-led part of {@link TEXT_DURATION}: any number with a time unit after `in`, `took`, `after`, `elapsed`, `Time:`. */
-export const TEXT_DURATION_WORD_LED = '\\b(?:in|took|after|elapsed|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
+/** The word-led part of {@link TEXT_DURATION}: any number with a time unit after `in`, `took`, `after`, `elapsed`, `estimated` (jest's `Time: 1.5 s, estimated 2 s`, from the last run's time), `Time:`. */
+export const TEXT_DURATION_WORD_LED = '\\b(?:in|took|after|elapsed|estimated|[tT]ime:)\\s+\\d+(?:\\.\\d+)? ?(?:s|sec|secs|seconds|m|min|minutes?)\\b';
 /**
  * A duration in text: a fractional number of seconds (`1.53s`, go's `(0.00s)`, jest's
  * `1.234 s`), milli/micro/nanoseconds (`12ms`, mocha's `(12ms)`), `0m10.302s`, or any number
- * with a time unit after `in`, `took`, `after`, `elapsed`, `Time:` (`in 3 seconds`).
+ * with a time unit after `in`, `took`, `after`, `elapsed`, `estimated`, `Time:` (`in 3 seconds`).
  */
 export const TEXT_DURATION = `${TEXT_DURATION_NUMBER_LED.join('|')}|${TEXT_DURATION_WORD_LED}`;
 

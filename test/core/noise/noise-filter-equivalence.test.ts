@@ -14,7 +14,7 @@ import { seededRandom as random } from '../../helpers/seeded-random.js';
 
 const NOISY_TOKENS = [
   '2024-05-01T12:03:04Z', '2024-05-01 12:03:04', '2024-05-01T12:03:04.123+02:00', '2024-05-01', '12:03', '1.53s', '(0.00s)', '12ms', '1.234 s',
-  '0m10.302s', 'in 3 seconds', 'took 12 min', 'Time: 4s', '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d', '"9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d"',
+  '0m10.302s', 'in 3 seconds', 'took 12 min', 'Time: 4s', 'estimated 2 s', 'estimated', '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d', '"9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d"',
   'request id: 7f3c2a1b-aaaa', 'X-Request-Id=CA1F:1E4D:5B7B8:9AB', 'trace_id abcdef123456', 'req-id="abc123def"', '===============', '====',
   '"took":12', '"took":"12ms"', '"_score":0.77', '"score":3', '"max_score":1.5e-3', '"timestamp":1794474000', '"timestamp":1794474000123.5',
   '"timestamp":"2025-11-02T10:00:01.123Z"', '"date":"Sun, 02 Nov 2025 10:00:01 GMT"', '"request_id":"r-1"', '"etag":"W/abc"',

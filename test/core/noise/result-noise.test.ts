@@ -22,9 +22,11 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([pytest('1 failed, 4 passed in 1.53s'), pytest('1 failed, 4 passed in 10.61s')], pytest('2 failed, 3 passed in 1.53s'));
   });
 
-  it("durations in go test (`(0.00s)`, `0.004s`), jest (`Time: 1.234 s`), cargo (`finished in 0.05s`), mocha (`(12ms)`)", () => {
+  it("durations in go test (`(0.00s)`, `0.004s`), jest (`Time: 1.234 s, estimated 2 s`), cargo (`finished in 0.05s`), mocha (`(12ms)`)", () => {
     expectNoise(['--- FAIL: TestParse (0.00s)\nFAIL\tgithub.com/acme/x\t0.004s', '--- FAIL: TestParse (0.02s)\nFAIL\tgithub.com/acme/x\t0.011s'], '--- FAIL: TestFormat (0.00s)\nFAIL\tgithub.com/acme/x\t0.004s');
     expectNoise(['Tests:       1 failed, 3 passed, 4 total\nTime:        1.234 s', 'Tests:       1 failed, 3 passed, 4 total\nTime:        0.98 s'], 'Tests:       4 passed, 4 total\nTime:        1.234 s');
+    // From its second run on, jest adds an estimate from the last run's time: whole seconds.
+    expectNoise(['Tests:       1 failed, 3 passed, 4 total\nTime:        1.234 s, estimated 2 s', 'Tests:       1 failed, 3 passed, 4 total\nTime:        2.5 s, estimated 1 s'], 'Tests:       4 passed, 4 total\nTime:        1.234 s, estimated 2 s');
     expectNoise(['test result: FAILED. 3 passed; 1 failed; finished in 0.05s', 'test result: FAILED. 3 passed; 1 failed; finished in 0.07s'], 'test result: ok. 4 passed; 0 failed; finished in 0.05s');
     expectNoise(['  3 passing (12ms)\n  1 failing', '  3 passing (9ms)\n  1 failing'], '  4 passing (12ms)');
   });
