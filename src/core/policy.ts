@@ -258,10 +258,20 @@ const FOLDED_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map([.
  */
 const FINAL_ANSWER_NAME = /^(?:(?:submit|provide|give|return|send|deliver)(?:the)?(?:final)?answer|(?:submit|provide|give|return|send|deliver)?(?:the)?final(?:answer|response|result|output))$/;
 
+/**
+ * A hand-off to another agent, folded, as the multi-agent frameworks name it: the OpenAI Agents
+ * SDK's `transfer_to_<agent name>` (`transfer_to_refund_agent`), LangGraph's swarm and
+ * supervisor `transfer_to_<agent>` / `transfer_back_to_supervisor`, Swarm's functions. Two
+ * agents can pass a conversation back and forth with the same empty arguments and the same
+ * acknowledgement; refused, the conversation is stuck with the agent that cannot finish it.
+ * Only when the target is named as an agent: `transfer_to_savings` moves money and stays a write.
+ */
+const HANDOFF_NAME = /^(?:transfer(?:back)?to|handoffto)[a-z0-9]*(?:agents?|assistant|supervisor|specialist|expert|team|triage|human|humans|representative)$/;
+
 /** `name`: the tool's own name (ownToolName), as for every table below. */
 function isAnswerToolName(name: string): boolean {
   const folded = foldToolName(name);
-  return FOLDED_ANSWER_TOOLS.has(folded) || FINAL_ANSWER_NAME.test(folded);
+  return FOLDED_ANSWER_TOOLS.has(folded) || FINAL_ANSWER_NAME.test(folded) || HANDOFF_NAME.test(folded);
 }
 
 function isBrowserToolName(name: string): boolean {

@@ -10,7 +10,7 @@ describe('answer tools are sacred (issue 18 item 1)', () => {
   it('never refuses an answer tool repeated with the same arguments and the same acknowledgement', () => {
     // Claude Code's ExitPlanMode and Cline's plan_mode_respond hand a plan to the user: a revised
     // plan after the user's "no" is the same tool again, and refusing it would swallow the plan.
-    for (const tool of ['send_msg_to_user', 'respond', 'transfer_to_human_agents', 'final_answer', 'attempt_completion', 'done', 'ExitPlanMode', 'plan_mode_respond']) {
+    for (const tool of ['send_msg_to_user', 'respond', 'transfer_to_human_agents', 'transfer_to_refund_agent', 'final_answer', 'attempt_completion', 'done', 'ExitPlanMode', 'plan_mode_respond']) {
       const log = playRounds(newRun(), [1, 2, 3, 4].map(() => [{ tool, args: { text: 'The order total is $42' }, outcome: { result: 'ok' } }]));
       expect(kinds(log.flatMap((round) => round.decisions)), tool).to.deep.equal(['allow:terminal', 'allow:terminal', 'allow:terminal', 'allow:terminal']);
       expect(log.at(-1)!.after.action, tool).to.equal('continue');
@@ -26,6 +26,14 @@ describe('answer tools are sacred (issue 18 item 1)', () => {
     const general = newRun();
     for (const tool of ['submit_final_answer', 'provideFinalAnswer', 'give_answer', 'final_response', 'FinalOutput', 'return_final_result']) {
       expect(general.isAnswerTool(tool), tool).to.equal(true);
+    }
+    // Hand-offs between agents (OpenAI Agents SDK, LangGraph swarm and supervisor): never refused.
+    for (const tool of ['transfer_to_refund_agent', 'transfer_to_triage_agent', 'transfer_back_to_supervisor', 'transfer_to_billing_assistant', 'handoff_to_flight_specialist']) {
+      expect(general.isAnswerTool(tool), tool).to.equal(true);
+    }
+    // Money moved is a write, whatever its verb says.
+    for (const tool of ['transfer_to_savings', 'transfer_to_account', 'transfer_funds', 'transfer_to_agent_account_balance']) {
+      expect(general.isAnswerTool(tool), tool).to.equal(false);
     }
     for (const tool of ['get_final_answer_status', 'final_answer_draft_search', 'answer_lookup', 'search_answers', 'finalize_order']) {
       expect(general.isAnswerTool(tool), tool).to.equal(false);
