@@ -13,7 +13,8 @@
  *   evaluation script's tqdm bar (`50/50 [00:03<00:00, 14.10it/s]`, tqdm 4's format), and jest
  *   under Node 21+ behind Node's punycode warning (`(node:48213) [DEP0040] DeprecationWarning`);
  * - IPython 8's traceback (`Cell In[7], line 1`) under OpenHands' `execute_ipython_cell` footer,
- *   and kubectl 1.31's `rollout status` text;
+ *   kubectl 1.31's `rollout status` text, and gemini-cli's `run_shell_command` answer
+ *   (`Command:` … `Process Group PGID:`) for a call with a `description`;
  * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
  * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
  *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
@@ -183,6 +184,12 @@ const GROUPBY_KEY_ERROR =
   "---------------------------------------------------------------------------\nKeyError                                  Traceback (most recent call last)\n{cell}\n----> 1 df.groupby('Region')['revenue'].sum()\n\nFile /usr/local/lib/python3.12/site-packages/pandas/core/frame.py:9183, in DataFrame.groupby(self, by, axis, level, as_index, sort, group_keys, observed, dropna)\n-> 9183 return DataFrameGroupBy(\n\nKeyError: 'Region'";
 
 const ipythonCell = (code: string, executionCount: number, body: string, ts: number): ScenarioCall => ({ tool: 'execute_ipython_cell', args: { code }, result: ipythonCellOutput(executionCount, body), ts });
+
+/** gemini-cli's `run_shell_command` answer (its llmContent), for a test run with `failed` failing tests. */
+function geminiShellAnswer(command: string, failed: number, pgid: number): string {
+  const stdout = failed > 0 ? `FAIL src/date.test.ts\nTests:       ${failed} failed, ${3 - failed} passed, 3 total` : 'PASS src/date.test.ts\nTests:       3 passed, 3 total';
+  return `Command: ${command}\nDirectory: (root)\nStdout: ${stdout}\nStderr: (empty)\nError: (none)\nExit Code: ${failed > 0 ? 1 : 0}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: ${pgid}`;
+}
 
 function githubIssue(number: number, title: string): Record<string, unknown> {
   return {
@@ -391,6 +398,28 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       result: `output of ${command}`,
       ts: T0 + i * 6_000,
     })),
+  },
+  // gemini-cli's shell tool: a `description` written anew on every call, and the harness's process group id.
+  {
+    name: 'gemini-cli-same-test-under-new-descriptions',
+    noiseClass: 'labels in arguments (shell descriptions)',
+    label: 'looping',
+    loopStart: 0,
+    calls: ['Run the tests', 'Run the tests again to check', 'Re-run the test suite', 'Check whether the tests pass now', 'Run tests once more', 'Verify the fix with the tests', 'Run the test suite again'].map((description, i) => ({
+      tool: 'run_shell_command',
+      args: { command: 'npm test', description },
+      result: geminiShellAnswer('npm test', 1, 42_546 + i * 13),
+      ts: T0 + i * 9_000,
+    })),
+  },
+  {
+    name: 'gemini-cli-test-after-each-edit',
+    noiseClass: 'labels in arguments (shell descriptions)',
+    label: 'healthy',
+    calls: [2, 1, 0].flatMap((failed, attempt) => [
+      { tool: 'replace', args: { file_path: '/repo/src/date.ts', old_string: `parse${attempt}(`, new_string: `parse${attempt + 1}(` }, result: 'Successfully modified file: /repo/src/date.ts (1 replacements).', ts: T0 + attempt * 30_000 },
+      { tool: 'run_shell_command', args: { command: 'npm test', description: `Run the tests (attempt ${attempt + 1})` }, result: geminiShellAnswer('npm test', failed, 43_000 + attempt), ts: T0 + attempt * 30_000 + 8_000 },
+    ]),
   },
   // 3. The same failure across tools; failures that teach.
   {
