@@ -357,11 +357,17 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     const trimmed = result.trimStart();
     if (trimmed === '' || isZeroText(trimmed) || isEmptyResultNotice(result)) return { outcome: 'empty' };
     const looksLikeJson = trimmed.startsWith('{') || trimmed.startsWith('[');
-    if (!looksLikeJson) return textOutcome(hashPrefixed('s:', withoutNoise(result, policy)), result, policy);
+    if (!looksLikeJson) {
+      const failure = readsFailures(policy) ? transientFailureInText(trimmed) : undefined;
+      if (failure !== undefined) return fingerprintError(failure);
+      return textOutcome(hashPrefixed('s:', withoutNoise(result, policy)), result, policy);
+    }
     if (result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
+    // A short object that may report a failure is parsed and read below, not hashed as text.
+    const mayReportFailure = result.length <= MAX_REPORTED_FAILURE_LENGTH && readsFailures(policy) && FAILURE_HINT.test(result);
     // Text exactly as JSON.stringify writes it is read once and hashed as it is.
     const volatileKeys = policy.volatileResultKeys;
-    if (readJsonTextShape(result, volatileKeys, policy.noiseFilter === undefined ? undefined : KEYED_NAMES)) {
+    if (!mayReportFailure && readJsonTextShape(result, volatileKeys, policy.noiseFilter === undefined ? undefined : KEYED_NAMES)) {
       const judged = fingerprintJsonText(result, policy, volatileKeys !== undefined);
       if (judged !== undefined) return judged;
     }
@@ -385,6 +391,10 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     // Structured content that only repeats the text (the MCP filesystem server's `{content: text}`).
     if (isEmptyResultNotice(soleStringMember(value) ?? '')) return { outcome: 'empty' };
     if (isEmptyResult(value)) return { outcome: 'empty' };
+  }
+  if (readsFailures(policy)) {
+    const failure = transientFailureInObject(value);
+    if (failure !== undefined) return fingerprintError(failure);
   }
   let text: string | undefined;
   try {
@@ -810,6 +820,73 @@ function isPlainArgumentError(text: string): boolean {
   const head = text.slice(0, Math.min(clauseEnd < 0 ? text.length : clauseEnd, PLAIN_ARGUMENT_ERROR_HEAD + 24));
   const match = PLAIN_NOT_FOUND_PATTERN.exec(head) ?? ARGUMENT_ERROR_PATTERN.exec(head);
   return match !== null && match.index <= PLAIN_ARGUMENT_ERROR_HEAD;
+}
+
+/**
+ * Results that report the tool's own transient failure instead of an answer: text that begins
+ * `Error` and says the failure may pass ("Error: 503 Service Unavailable", "Error: request timed
+ * out"), `{"error": "503 Service Unavailable"}`, `{"error": {"code": 429, "message": …}}`,
+ * `{"status": 503, "message": …}`. Chat transcripts (a tool message's content) and many tool
+ * wrappers hand a failure back as content rather than throwing it. Read as an answer, the same
+ * 503 twice confirmed that the call changes nothing and the third attempt was refused, where
+ * document 003's retry (a 503 four times, then success on the fifth) must run. Judged as the
+ * failure it reports, it gets the retry budget, and a write that timed out this way is held
+ * for a look (checks/unknown-outcome-write.ts) as a thrown timeout is.
+ * Only transient failures: a deterministic one in a result ("Error: user not found") stays an
+ * answer, as customer-service agents' lookups are judged. Not for shell tools, editors and
+ * polls: a program saying "timed out" is the program's output (a failing test), and a shell
+ * has its own way to wait (a sleep first makes the line a poll).
+ */
+function readsFailures(policy: ResolvedToolPolicy): boolean {
+  return policy.shellArg === undefined && !policy.editor && policy.poll === undefined;
+}
+
+/** Past this a JSON text is an answer, not a failure report, and is not parsed to look. */
+const MAX_REPORTED_FAILURE_LENGTH = 1024;
+/** A JSON text that may report a failure: an `error` member, or a 408 / 429 / 5xx status. */
+const FAILURE_HINT = /"error"|"status(?:_?[cC]ode)?" ?: ?"?(?:408|429|5\d\d)\b/;
+const TEXT_REPORTING_ERROR = /^(?:error|Error|ERROR)\b/;
+/** An object that reports a failure holds little else: the error, a status, a message, an id. */
+const MAX_FAILURE_MEMBERS = 5;
+
+function transientFailureInText(text: string): Required<ToolErrorInfo> & { status?: number } | undefined {
+  if (!TEXT_REPORTING_ERROR.test(text)) return undefined;
+  const head = text.slice(0, 512);
+  if (!TRANSIENT_MESSAGE_PATTERN.test(head)) return undefined;
+  return { type: failureTypeOf(head), message: text };
+}
+
+function transientFailureInObject(value: unknown): Required<ToolErrorInfo> & { status?: number } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  const error = record.error;
+  let status = statusOf(record.status ?? record.statusCode ?? record.status_code);
+  if ((error === undefined || error === null || error === false) && !(status === 408 || status === 429 || (status !== undefined && status >= 500 && status <= 599))) return undefined;
+  if (Object.keys(record).length > MAX_FAILURE_MEMBERS) return undefined;
+  let message: unknown = typeof error === 'string' ? error : undefined;
+  if (typeof error === 'object' && error !== null && !Array.isArray(error)) {
+    const detail = error as Record<string, unknown>;
+    message = detail.message ?? detail.detail ?? detail.type;
+    status ??= statusOf(detail.code ?? detail.status ?? detail.statusCode);
+  }
+  message ??= record.message ?? record.detail ?? record.error_description;
+  const text = typeof message === 'string' ? message : '';
+  const failure = { type: failureTypeOf(text), message: text, status };
+  if (!isTransientError(failure)) return undefined;
+  if (status === undefined) delete failure.status;
+  return failure as Required<ToolErrorInfo> & { status?: number };
+}
+
+function statusOf(value: unknown): number | undefined {
+  const status = typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : value;
+  return typeof status === 'number' && Number.isInteger(status) ? status : undefined;
+}
+
+/** The class a thrown error with this text would get: timed out and overloaded are their own (document 001). */
+function failureTypeOf(text: string): string {
+  if (TIMEOUT_PATTERN.test(text)) return 'timeout';
+  if (OVERLOADED_PATTERN.test(text)) return 'overloaded';
+  return 'tool_error';
 }
 
 /**

@@ -16,6 +16,44 @@ describe('checks/retry-budget', () => {
     expect(log.some((round) => round.after.action === 'continue' && round.after.nudge !== undefined)).to.equal(false);
   });
 
+  it('lets the same retry through when the tool reports the 503 in its result, as chat transcripts and tool wrappers do', () => {
+    const reports: unknown[] = [
+      { error: '503 Service Unavailable' },
+      { error: { code: 429, message: 'Rate limit exceeded, retry later' } },
+      { status: 503, message: 'Service Unavailable' },
+      'Error: 503 Service Unavailable',
+      JSON.stringify({ error: 'upstream request timed out' }),
+      { content: [{ type: 'text', text: 'Error: the billing service is temporarily unavailable' }] },
+    ];
+    for (const report of reports) {
+      const call = (outcome: ScriptedCall['outcome']): ScriptedCall => ({ tool: 'billing_rpc', args: { invoice: 'INV-7' }, outcome });
+      const log = playRounds(newRun({ overloadedExemptMax: 0 }), [1, 2, 3, 4].map(() => [call({ result: report })]).concat([[call({ result: { paid: true } })]]));
+      expect(kinds(log.flatMap((round) => round.decisions)), JSON.stringify(report)).to.deep.equal(['allow:new', 'allow:retry', 'allow:retry', 'allow:retry', 'allow:retry']);
+      expect(log.at(-1)!.after.action, JSON.stringify(report)).to.equal('continue');
+    }
+    // Past the budget it is refused and stopped like a thrown 503.
+    const stuck = playRounds(newRun({ overloadedExemptMax: 0 }), Array.from({ length: 8 }, () => [{ tool: 'billing_rpc', args: { invoice: 'INV-7' }, outcome: { result: 'Error: 503 Service Unavailable' } }]));
+    expect(stuck.at(-1)!.after.action).to.equal('stop');
+  });
+
+  it('keeps a deterministic error in a result, a shell program saying "timed out" and an answer carrying an error member as answers', () => {
+    const repeat = (tool: string, args: Record<string, unknown>, result: unknown) =>
+      kinds(playRounds(newRun(), [1, 2, 3].map(() => [{ tool, args, outcome: { result } }])).flatMap((round) => round.decisions));
+    // The same lookup answering the same "not found" twice: the third is a confirmed repeat.
+    expect(repeat('find_user_id_by_email', { email: 'a@b.c' }, 'Error: user not found')).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+    // A failing test that times out is the program's answer.
+    expect(repeat('bash', { command: 'pytest tests/test_net.py' }, 'Error: test_fetch timed out after 5.0 seconds')).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+    // Data with an error member among many others is an answer.
+    const report = { id: 7, name: 'nightly', state: 'failed', error: 'worker timed out', started: '2026-12-01', steps: 4 };
+    expect(repeat('get_job', { id: 7 }, report)).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+  });
+
+  it('holds the identical write whose result reports a timeout until the model looks, as a thrown timeout', () => {
+    const create = { tool: 'create_order', args: { sku: 'A1', qty: 1 }, outcome: { result: { error: 'Gateway Timeout', status: 504 } } };
+    const log = playRounds(newRun(), [[create], [create], [{ tool: 'list_orders', args: {}, outcome: { result: [{ id: 'o-1', sku: 'A1' }] } }], [create]]);
+    expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:write.outcome_unknown', 'allow:new', 'allow:retry']);
+  });
+
   it('stops the attempt-counter retry of document 003 within 5 iterations, not 340', () => {
     const run = newRun();
     const log = playRounds(
