@@ -191,6 +191,11 @@ function geminiShellAnswer(command: string, failed: number, pgid: number): strin
   return `Command: ${command}\nDirectory: (root)\nStdout: ${stdout}\nStderr: (empty)\nError: (none)\nExit Code: ${failed > 0 ? 1 : 0}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: ${pgid}`;
 }
 
+/** A web search tool's page of five hits, numbered across pages. */
+function webSearchPage(page: number): string {
+  return Array.from({ length: 5 }, (_, k) => `${page * 5 + k + 1}. ${['Detecting', 'Stopping', 'Measuring', 'Tracing', 'Bounding'][k]} agent loops, part ${page + 1} — https://example.com/loops/${page}/${k}`).join('\n');
+}
+
 function githubIssue(number: number, title: string): Record<string, unknown> {
   return {
     id: 2_900_000_000 + number * 17,
@@ -880,6 +885,36 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
             : notionList([], null),
       ts: T0 + i * 4_000,
     })),
+  },
+  // A web search tool that echoes the page it was asked for past the last one
+  // ("No results found for page 4."): each answer's number is the argument's, not news.
+  {
+    name: 'web-search-pages-past-the-end-echoing-the-page',
+    noiseClass: 'paging past the end',
+    label: 'looping',
+    loopStart: 3,
+    calls: Array.from({ length: 11 }, (_, i) => ({
+      tool: 'web_search',
+      args: { query: 'agent loop detection', page: i + 1 },
+      result: i < 3 ? webSearchPage(i) : `No results found for page ${i + 1}.`,
+      ts: T0 + i * 4_000,
+    })),
+  },
+  {
+    name: 'web-search-paged-to-its-last-page',
+    noiseClass: 'paging past the end',
+    label: 'healthy',
+    // The agent pages until the first page past the end, then searches anew.
+    calls: [
+      ...Array.from({ length: 4 }, (_, i) => ({
+        tool: 'web_search',
+        args: { query: 'agent loop detection', page: i + 1 },
+        result: i < 3 ? webSearchPage(i) : 'No results found for page 4.',
+        ts: T0 + i * 4_000,
+      })),
+      { tool: 'web_search', args: { query: 'tool call loop OpenTelemetry', page: 1 }, result: webSearchPage(7), ts: T0 + 20_000 },
+      { tool: 'web_search', args: { query: 'tool call loop OpenTelemetry', page: 2 }, result: 'No results found for page 2.', ts: T0 + 24_000 },
+    ],
   },
   {
     name: 'notion-different-searches-finding-nothing',

@@ -54,6 +54,21 @@ describe('world-state: a notice standing for an empty result is one (document 00
     for (const data of ['Email not found.', 'No events found. Try a wider window.', 'No events found for dmitri in the calendar of the whole team']) expect(isEmptyResultNotice(data), data).to.equal(false);
   });
 
+  it('pages past the end whose notice echoes the page ("No results found for page 7.", "Page 7 is out of range") are empty pages of an ended listing: stopped within 5', () => {
+    for (const notice of [(page: number) => `No results found for page ${page}.`, (page: number) => `Page ${page} is out of range (3 pages).`, (page: number) => `Page ${page} does not exist.`]) {
+      const page = (n: number, result: string): ScriptedCall[] => [{ tool: 'web_search', args: { query: 'loop detection agents', page: n }, outcome: { result } }];
+      const rounds = [1, 2, 3].map((n) => page(n, `${n}. Result ${n}: https://example.com/${n}`));
+      for (let n = 4; n <= 12; n++) rounds.push(page(n, notice(n)));
+      const log = playRounds(newRun(), rounds);
+      const stoppedAt = log.findIndex((round) => round.after.action === 'stop');
+      expect(stoppedAt, notice(7)).to.be.within(3, 3 + 5);
+      expect(log[stoppedAt]!.after).to.include({ reason: 'stale_rounds' });
+      expect(isEmptyResultNotice(notice(7)), notice(7)).to.equal(true);
+    }
+    // The same words about something else are text: a report, not a page past the end.
+    for (const data of ['Page 7 is out of range of the printer tray', 'No results found for dmitri.', 'Page not found']) expect(isEmptyResultNotice(data), data).to.equal(false);
+  });
+
   it('the same silent command run again and again with nothing written is still a repeat, as with an empty output', () => {
     const same = (result: string): ScriptedCall[][] => Array.from({ length: 8 }, () => [{ tool: 'bash', args: { command: 'python check.py' }, outcome: { result } }]);
     const withNotice = playRounds(newRun(), same(swe));
