@@ -28,6 +28,19 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
   ['local_shell', 'command'],
 ]);
 
+/**
+ * Browser tools that read the current page through a model and change nothing: browser-use's
+ * `extract_structured_data` (`extract_content` before 0.5), Stagehand's `extract` and `observe`
+ * as its MCP servers name them. Their answer is an extraction written anew on every call, so the
+ * same extraction of an unchanged page never looked like a repeat (a browser-use agent asking
+ * for the same list eight times was never stopped). As reads of the page, the identical call is
+ * refused until a page action or a write moves the page (run-guard.ts pageEpoch).
+ */
+const PAGE_READ_TOOLS = [
+  'extract_structured_data', 'extract_content', 'extract_page_content',
+  'stagehand_extract', 'stagehand_observe', 'browserbase_stagehand_extract', 'browserbase_stagehand_observe',
+];
+
 /** Tools that read and cannot write. */
 export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   // Claude Code
@@ -44,6 +57,9 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
   'search_dir', 'search_file', 'find_file', 'filemap',
   // Cursor; VS Code's agent mode (GitHub Copilot)
   'codebase_search', 'grep_search', 'file_search', 'list_dir', 'semantic_search',
+  // Page reads (also browser tools, below): an LLM's extraction of the current page, worded anew
+  // on every call, so only the call on an unchanged page tells a repeat
+  ...PAGE_READ_TOOLS,
 ]);
 
 /**
@@ -170,6 +186,8 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   ...['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
     'open_tab', 'get_dropdown_options', 'select_dropdown_option']
     .map((name): [string, undefined] => [name, undefined]),
+  // page reads (browser-use, Stagehand): also in WELL_KNOWN_READ_TOOLS
+  ...PAGE_READ_TOOLS.map((name): [string, undefined] => [name, undefined]),
   ['browser_action', 'action'],
   ['computer', 'action'],
 ]);

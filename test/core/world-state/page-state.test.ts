@@ -236,6 +236,19 @@ describe('browser actions answered by a line about themselves, not the page (bro
     expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
   });
 
+  // browser-use's extraction answers with a model's summary of the page, worded anew each time.
+  it('the same extraction of an unchanged page is a repeat, however it is worded; after a click or a scroll it runs again', () => {
+    const extract = (summary: string): ScriptedCall => ({ tool: 'extract_structured_data', args: { query: 'list all laptops with prices', extract_links: false }, outcome: { result: `📄  Extracted from page\n: \`\`\`json\n{"summary": "${summary}"}\n\`\`\`` } });
+    const looping = playRounds(newRun(), [['Laptop A $999, Laptop B $1299'], ['Two laptops: A at $999, B at $1299'], ['Laptop A costs $999 and B $1299']].map(([summary]) => [extract(summary!)]));
+    expect(kinds(looping.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'refuse:repeat.run_wide']);
+    const healthy = playRounds(newRun(), [[extract('Laptop A $999')], [more()], [extract('Laptop C $1499')], [scrollDown()], [extract('Laptop E $1099')]]);
+    expect(kinds(healthy.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+    // Stagehand's extraction through its MCP server, behind Claude Code's prefix, is the same page read.
+    expect(WELL_KNOWN_BROWSER_TOOLS.has('stagehand_extract')).to.equal(true);
+    const stagehand = (): ScriptedCall => ({ tool: 'mcp__stagehand__stagehand_extract', args: { instruction: 'the price' }, outcome: { result: { content: [{ type: 'text', text: 'Extracted content: $999' }] } } });
+    expect(kinds(playRounds(newRun(), [[stagehand()], [stagehand()]]).flatMap((round) => round.decisions))[1]).to.match(/^refuse:/);
+  });
+
   it('two engines sharing the run through a store, taking turns on the same paging, agree: nothing refused', async () => {
     expect(await playTakingTurns('paging', Array.from({ length: 8 }, more))).to.deep.equal(Array(8).fill('allow/continue'));
   });
