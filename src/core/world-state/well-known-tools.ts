@@ -86,6 +86,13 @@ export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
   // SWE-agent's windowed editing commands named as tools; OpenHands' IPython cell, which runs any code
   'edit', 'create', 'insert', 'execute_ipython_cell',
+  // Code interpreters: a cell runs in a kernel that keeps its state (`df = df.dropna()`), so each
+  // call may change what the next one prints — a write, as a shell line that runs a program is.
+  // Read as unknown, seven cleaning steps each printing the same `df.shape` were seven seen
+  // answers and the analysis was stopped at the sixth. gpt-oss's and ChatGPT's `python`, E2B's
+  // `run_code`, smolagents' `python_interpreter`, LangChain's Python REPL tools, Jupyter MCP servers.
+  'python', 'execute_code', 'run_code', 'code_interpreter', 'code_execution', 'python_interpreter', 'execute_python',
+  'run_python', 'python_repl', 'python_repl_ast', 'Python_REPL', 'execute_ipython', 'execute_cell', 'run_cell',
   // Cursor's edit tool (its name starts with a read verb)
   'search_replace',
 ]);

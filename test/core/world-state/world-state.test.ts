@@ -124,6 +124,19 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
     expect(kinds(editor.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide', 'allow:new', 'allow:reread']);
   });
 
+  it('a code interpreter keeps its state: different cells printing the same shape are steps, the same cell failing again is a repeat', () => {
+    const cell = (code: string, result: string): ScriptedCall[] => [{ tool: 'execute_code', args: { code }, outcome: { result } }];
+    const steps = ['df = df.drop_duplicates()', "df['date'] = pd.to_datetime(df['date'])", "df['region'] = df['region'].str.strip()", "df = df.fillna({'units': 0})", "df['units'] = df['units'].astype(int)", 'df = df[df.units >= 0]'];
+    const cleaning = playRounds(newRun(), [cell("df = pd.read_csv('sales.csv')\nprint(df.shape)", '(1200, 8)'), ...steps.map((step) => cell(`${step}\nprint(df.shape)`, '(1200, 8)'))]);
+    expect(cleaning.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
+    expect(kinds(cleaning.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+    // The same cell failing the same way, nothing run in between: refused at the third (a confirmed repeat).
+    for (const tool of ['python', 'run_code', 'python_interpreter', 'python_repl_ast']) {
+      const failing = playRounds(newRun(), [1, 2, 3].map(() => [{ tool, args: { code: "df.groupby('Region').units.sum()" }, outcome: { result: "KeyError: 'Region'" } }]));
+      expect(kinds(failing.flatMap((round) => round.decisions)), tool).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
+    }
+  });
+
   it("Claude Code's BashOutput polls a background shell: an identical poll is not a read repeat", () => {
     const polls = playRounds(newRun(), [
       [{ tool: 'BashOutput', args: { bash_id: 'b1' }, outcome: { result: 'compiling…' } }],
