@@ -458,6 +458,25 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       { tool: 'get_user_details', args: { user_id: 'mei_kovacs_8020' }, result: { user_id: 'mei_kovacs_8020', name: { first_name: 'Mei', last_name: 'Kovács' }, orders: ['#W6390527'] }, ts: T0 + 28_000 },
     ],
   },
+  // A failure handed back as the tool's content (a chat transcript's tool message), as document
+  // 003's retry: a 503 four times, then success. The looping twin keeps getting the same 503.
+  {
+    name: 'retry-after-503-reported-in-the-result',
+    noiseClass: 'failures reported as content (503)',
+    label: 'healthy',
+    calls: [
+      ...[0, 1, 2, 3].map((i) => ({ tool: 'get_invoice', args: { invoice_id: 'INV-7' }, result: 'Error: 503 Service Unavailable (billing upstream)', ts: T0 + i * 2_000 * 2 ** i })),
+      { tool: 'get_invoice', args: { invoice_id: 'INV-7' }, result: { invoice_id: 'INV-7', status: 'paid', total: 129.5 }, ts: T0 + 60_000 },
+    ],
+  },
+  {
+    name: 'same-503-reported-in-the-result-past-the-budget',
+    noiseClass: 'failures reported as content (503)',
+    label: 'looping',
+    // Honest up to the retry budget (5): the loop is the retrying past it.
+    loopStart: 5,
+    calls: Array.from({ length: 12 }, (_, i) => ({ tool: 'get_invoice', args: { invoice_id: 'INV-7' }, result: { error: { code: 503, message: 'Service Unavailable' } }, ts: T0 + i * 3_000 })),
+  },
   {
     name: 'openhands-same-command-failing-differently',
     noiseClass: 'the identical call failing (OpenHands)',
