@@ -14,7 +14,8 @@
  *   under Node 21+ behind Node's punycode warning (`(node:48213) [DEP0040] DeprecationWarning`);
  * - IPython 8's traceback (`Cell In[7], line 1`) under OpenHands' `execute_ipython_cell` footer,
  *   kubectl 1.31's `rollout status` text, and gemini-cli's `run_shell_command` answer
- *   (`Command:` … `Process Group PGID:`) for a call with a `description`;
+ *   (`Command:` … `Process Group PGID:`) for a call with a `description`, and `cargo test`'s
+ *   libtest output with its per-test lines in the order the threads finished;
  * - tau-bench's retail tools (`find_user_id_by_email` → "Error: user not found");
  * - file reads as the agents print them: Claude Code's Read (`     1→line`), str_replace_editor
  *   `view` (`cat -n` columns under "Here's the result of running `cat -n` on …"), SWE-agent's
@@ -194,6 +195,20 @@ function geminiShellAnswer(command: string, failed: number, pgid: number): strin
 /** A web search tool's page of five hits, numbered across pages. */
 function webSearchPage(page: number): string {
   return Array.from({ length: 5 }, (_, k) => `${page * 5 + k + 1}. ${['Detecting', 'Stopping', 'Measuring', 'Tracing', 'Bounding'][k]} agent loops, part ${page + 1} — https://example.com/loops/${page}/${k}`).join('\n');
+}
+
+/**
+ * `cargo test` (libtest) for four tests with these statuses, their lines in the order the test
+ * threads finished: rotated by `run`, as two runs of an unchanged suite may print them.
+ */
+function cargoTestOutput(run: number, statuses: string[]): string {
+  const names = ['tests::parses', 'tests::adds', 'tests::formats', 'tests::rounds'];
+  const lines = names.map((name, k) => `test ${name} ... ${statuses[k]}`);
+  const order = lines.map((_, k) => lines[(k + run) % lines.length]!);
+  const failed = names.filter((_, k) => statuses[k] === 'FAILED');
+  const summary = `test result: ${failed.length > 0 ? 'FAILED' : 'ok'}. ${names.length - failed.length} passed; ${failed.length} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.0${run % 10}s`;
+  const failures = failed.length > 0 ? ['', 'failures:', '', ...failed.map((name) => `---- ${name} stdout ----\nthread '${name}' panicked at src/lib.rs:42:9:\nassertion \`left == right\` failed`), '', 'failures:', ...failed.map((name) => `    ${name}`)] : [];
+  return [`    Finished \`test\` profile [unoptimized + debuginfo] target(s) in 0.${50 + run}s`, '     Running unittests src/lib.rs (target/debug/deps/calc-3f2a1b9c8d7e)', '', `running ${names.length} tests`, ...order, ...failures, '', summary, ''].join('\n');
 }
 
 function githubIssue(number: number, title: string): Record<string, unknown> {
@@ -762,6 +777,23 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     calls: [2, 1, 0].flatMap((failed, attempt) => [
       edit(T0 + attempt * 60_000, `parse${attempt}(`, `parse${attempt + 1}(`),
       bash('npx jest src/date.test.ts', jestWithNodeWarning(50_000 + attempt * 31, failed, 0.9), T0 + attempt * 60_000 + 10_000),
+    ]),
+  },
+  // A parallel test runner: libtest prints each test's line as its thread finishes.
+  {
+    name: 'cargo-test-rerun-in-another-order',
+    noiseClass: "a parallel test runner's order",
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('cargo test', cargoTestOutput(i, ['FAILED', 'ok', 'ok', 'ok']), T0 + i * 12_000)),
+  },
+  {
+    name: 'cargo-test-after-each-edit',
+    noiseClass: "a parallel test runner's order",
+    label: 'healthy',
+    calls: [['FAILED', 'FAILED', 'ok', 'ok'], ['FAILED', 'ok', 'ok', 'ok'], ['ok', 'ok', 'ok', 'ok']].flatMap((statuses, attempt) => [
+      edit(T0 + attempt * 60_000, `step${attempt}(`, `step${attempt + 1}(`),
+      bash('cargo test', cargoTestOutput(attempt, statuses), T0 + attempt * 60_000 + 10_000),
     ]),
   },
   // A notebook cell re-run with nothing changed in the kernel: only IPython's execution count moves.

@@ -3,6 +3,7 @@ import { isStepRejection } from './world-state/is-step-rejection.js';
 import { isEmptyResultNotice } from './world-state/is-empty-result-notice.js';
 import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
+import { inTestRunnerOrder } from './noise/in-test-runner-order.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
@@ -629,7 +630,9 @@ const KEYED_NAMES = VolatileKeyMatcher.of(KEYED_MEMBER_NAMES);
 const NO_KEYS: readonly string[] = [];
 
 function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
-  return policy.noiseFilter === undefined ? text : policy.noiseFilter(text);
+  if (policy.noiseFilter === undefined) return text;
+  // A parallel test runner's order is the scheduler's (noise/in-test-runner-order.ts).
+  return policy.noiseFilter(policy.shellArg === undefined ? text : inTestRunnerOrder(text));
 }
 
 function toolErrorText(value: unknown): string {
