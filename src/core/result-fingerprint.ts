@@ -427,9 +427,15 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   const prehashed: PrehashedOutcome = { outcome: 'success', resultHash: hashPrefixed('j:', text) };
   if (text.length <= MAX_ACKNOWLEDGEMENT_LENGTH && list === undefined && isAcknowledgement(value)) prehashed.acknowledgement = true;
   if (saysNoMorePages(value)) prehashed.lastPage = true;
-  if (list !== undefined) return new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
-  // A status still moving (a job `running`): the same answer again is a poll. Never a list's or a page's.
-  if (!policy.page && objectSaysInProgress(value)) prehashed.inProgress = true;
+  // A status still moving (a job `running`): the same answer again is a poll. Never a page's, nor
+  // a list's but of the parts of the thing whose status it is (says-in-progress.ts).
+  const moving = !policy.page && objectSaysInProgress(value);
+  if (list !== undefined) {
+    const listed = new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
+    if (moving) listed.inProgress = true;
+    return listed;
+  }
+  if (moving) prehashed.inProgress = true;
   return prehashed;
 }
 
@@ -470,6 +476,7 @@ class ListedOutcome implements PrehashedOutcome {
   resultHash: string;
   declare acknowledgement?: boolean;
   declare lastPage?: boolean;
+  declare inProgress?: boolean;
   declare items?: number[];
   #text: string;
   #itemCount: number;
@@ -584,7 +591,12 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   }
   const filtered = policy.noiseFilter === undefined ? text : policy.noiseFilter(text, shape.keyedMembersListed ? shape.keyedMemberPlaces : undefined);
   const resultHash = hashPrefixed('j:', filtered);
-  if (itemCount >= 0) return new ListedOutcome(resultHash, false, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
+  if (itemCount >= 0) {
+    const listed = new ListedOutcome(resultHash, false, noMorePages, filtered, itemCount, NO_KEYS, text, keyCount, key0, key1, key2);
+    // GitHub's combined status (`{"state": "pending", "statuses": [...]}`): a status over its parts.
+    if (mayReportProgress && objectSaysInProgress(JSON.parse(text))) listed.inProgress = true;
+    return listed;
+  }
   // Only short texts can be acknowledgements: parsing them costs little. Parsed once for both questions.
   const mayAcknowledge = filtered.length <= MAX_ACKNOWLEDGEMENT_LENGTH;
   const value: unknown = mayAcknowledge || mayReportProgress ? JSON.parse(text) : undefined;

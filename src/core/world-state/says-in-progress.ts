@@ -29,9 +29,16 @@
 export const MAX_STATUS_TEXT = 1024;
 
 const MOVING = 'queued|pending|running|in[_ -]?progress|processing|starting|started|creating|provisioning|initiali[sz]ing|waiting|scheduled|building|deploying|updating|submitted';
-const STATUS_KEYS: ReadonlySet<string> = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus']);
-/** One level down: the object a status answer is about (`{"job": {"id": …, "status": "running"}}`). */
-const SUBJECT_KEYS: ReadonlySet<string> = new Set(['job', 'run', 'task', 'deployment', 'build', 'operation', 'workflow_run', 'data', 'result', 'status']);
+// Azure's `provisioningState` (`Updating`), Vercel's deployment `readyState` (`BUILDING`).
+const STATUS_KEYS: ReadonlySet<string> = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus', 'provisioningState', 'readyState']);
+/** One level down: the object a status answer is about (`{"job": {"id": …, "status": "running"}}`; Azure's `properties`). */
+const SUBJECT_KEYS: ReadonlySet<string> = new Set(['job', 'run', 'task', 'deployment', 'build', 'operation', 'workflow_run', 'data', 'result', 'status', 'properties']);
+/**
+ * Lists of the parts of the one thing whose status the answer gives, not of other things:
+ * GitHub's combined status (`{"state": "pending", "statuses": [...]}`) and check runs, a
+ * pipeline's steps or stages, Kubernetes' conditions.
+ */
+const PART_LIST_KEYS: ReadonlySet<string> = new Set(['statuses', 'check_runs', 'checks', 'steps', 'stages', 'conditions']);
 /** The keys above as JSON tokens, for the JSON text scan (json-text-shape.ts) to flag a text worth parsing. */
 export const STATUS_KEY_TOKENS: ReadonlySet<string> = new Set([...STATUS_KEYS].map((key) => `"${key}"`));
 export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
@@ -41,9 +48,16 @@ const ENVELOPE_VALUE = /^(?:ok|success)$/i;
 /** A line of its own in text: `Status: Running`, `state = pending`. */
 const TEXT_STATUS = new RegExp(`(?:^|\\n)[ \\t]*(?:status|state|phase)[ \\t]*[:=][ \\t]*(?:${MOVING})[ \\t]*\\.?[ \\t]*(?:\\r?\\n|$)`, 'i');
 
-/** Plain text (not JSON) that is short and has a status line saying "moving". */
+/**
+ * A sentence that says the thing is not finished yet: "Build #42 is still running", "Your
+ * export is being processed", "The report is queued". Not "is running" alone: a dev server
+ * that "is running on port 3000" has finished starting.
+ */
+const TEXT_STILL_MOVING = /\bstill (?:running|processing|pending|building|deploying|in progress|queued|waiting)\b|\b(?:is|are) (?:being processed|in progress|queued|pending)\b/i;
+
+/** Plain text (not JSON) that is short and has a status line saying "moving", or says so in a sentence. */
 export function textSaysInProgress(text: string): boolean {
-  return text.length <= MAX_STATUS_TEXT && TEXT_STATUS.test(text);
+  return text.length <= MAX_STATUS_TEXT && (TEXT_STATUS.test(text) || TEXT_STILL_MOVING.test(text));
 }
 
 /** A JSON value (parsed or given) with one status that says "moving", no status that says otherwise, no list of things with their own. */
@@ -59,7 +73,7 @@ function recordSaysInProgress(value: Record<string, unknown>, depth: number): bo
       if (MOVING_VALUE.test(member)) moving = true;
       else if (depth > 0 || !ENVELOPE_VALUE.test(member)) return false;
     } else if (Array.isArray(member) && member.length > 0 && typeof member[0] === 'object') {
-      return false;
+      if (!PART_LIST_KEYS.has(key)) return false;
     } else if (depth === 0 && SUBJECT_KEYS.has(key) && typeof member === 'object' && member !== null && !Array.isArray(member)) {
       if (recordSaysInProgress(member as Record<string, unknown>, 1)) moving = true;
       else if (hasStatus(member as Record<string, unknown>)) return false;

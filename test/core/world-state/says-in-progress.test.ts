@@ -18,6 +18,22 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(saysInProgress({ phase: 'Provisioning' })).to.equal(true);
   });
 
+  it("reads the clouds' and CI's own status shapes: GitHub's combined status over its parts, Azure's provisioningState, Vercel's readyState, a sentence that says it", () => {
+    for (const answer of [
+      { state: 'pending', sha: 'a1b2c3', statuses: [{ context: 'ci/build', state: 'pending' }, { context: 'ci/lint', state: 'success' }] },
+      { id: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm1', name: 'vm1', properties: { provisioningState: 'Updating' } },
+      { id: 'dpl_89qjc', url: 'web-git-fix.vercel.app', readyState: 'BUILDING' },
+      { status: { phase: 'Running' }, metadata: { name: 'job-1' } },
+    ]) {
+      expect(saysInProgress(answer), JSON.stringify(answer)).to.equal(true);
+      expect(saysInProgress(JSON.stringify(answer)), `text ${JSON.stringify(answer)}`).to.equal(true);
+    }
+    expect(saysInProgress({ state: 'success', statuses: [{ context: 'ci/build', state: 'success' }] })).to.equal(false);
+    for (const text of ['Build #42 is still running (step 3/7)', 'Your export is being processed. Check back shortly.', 'The report is queued.']) expect(saysInProgress(text), text).to.equal(true);
+    // A steady state, or something else that goes on, is no status still moving.
+    for (const text of ['Server is running on port 3000', 'Tests still failing: 2 of 9', 'Listening on http://localhost:8080']) expect(saysInProgress(text), text).to.equal(false);
+  });
+
   it('is false for a finished state, a list of things with their own statuses, a status in prose, or a long plain text', () => {
     expect(saysInProgress({ job_id: 'j-42', status: 'succeeded' })).to.equal(false);
     expect(saysInProgress({ status: 'ok' })).to.equal(false);
@@ -29,7 +45,7 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(saysInProgress(`Status: running\n${'x'.repeat(MAX_STATUS_TEXT)}`)).to.equal(false);
   });
 
-  it('marks the fingerprint of such a success (inProgress), never an error or a listed result', () => {
+  it('marks the fingerprint of such a success (inProgress), never an error or a list of things with their own statuses', () => {
     const policy = resolveOptions().defaultTool;
     expect(fingerprintResult({ status: 'running' }, policy, 1 << 20).inProgress).to.equal(true);
     expect(fingerprintResult({ status: 'done' }, policy, 1 << 20).inProgress).to.equal(undefined);
