@@ -361,6 +361,8 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     if (!looksLikeJson) {
       const failure = readsFailures(policy) ? transientFailureInText(trimmed) : undefined;
       if (failure !== undefined) return fingerprintError(failure);
+      const suggested = suggestionsOf(trimmed);
+      if (suggested !== undefined) return suggested === '[]' ? { outcome: 'empty' } : textOutcome(hashPrefixed('s:', `Similar: ${suggested}`), result, policy);
       return textOutcome(hashPrefixed('s:', withoutNoise(result, policy)), result, policy);
     }
     if (result.length > MAX_PARSED_RESULT_LENGTH) return { outcome: 'success', resultHash: hashPrefixed('s:', withoutNoise(result, policy)) };
@@ -773,6 +775,25 @@ const ARGUMENT_ERROR_PATTERN = /\b(?:not valid|is not a valid|must be one of|ple
  */
 const PLAIN_NOT_FOUND_PATTERN = /\b(?:not found|does not exist|doesn't exist|(?:could not|cannot|can't|unable to) find)\b/i;
 
+/**
+ * A search that found no page by that name and lists the titles it found instead: the ReAct
+ * Wikipedia environment's `Could not find [Powell film]. Similar: ['Adam Clayton Powell III',
+ * 'Adam Powell', …].` (HotpotQA, FEVER). What the answer tells is the list; the name it echoes
+ * is the question. Judged by the list alone, a reworded search answered with titles already
+ * listed is a seen result — document 000's reworded searches returning the same documents —
+ * and one answered with new titles is new. Read as a "not found" about its argument, every
+ * rewording taught something, and ten of them in a row were never stopped. An empty list is an
+ * empty result (a new question finding nothing is exploration).
+ */
+const SEARCH_SUGGESTIONS = /^Could not find \[[^\n]{1,300}?\]\. Similar: (\[[^\n]*\])\.?$/;
+
+/** The list of a {@link SEARCH_SUGGESTIONS} answer, or undefined. */
+function suggestionsOf(text: string): string | undefined {
+  // Checked before the regex: every other text is turned away by its first character.
+  if (text.charCodeAt(0) !== 67 /* C */ || !text.startsWith('Could not find [')) return undefined;
+  return SEARCH_SUGGESTIONS.exec(text)?.[1];
+}
+
 /** Past this length a result is data, not an error text (a "not found" answer is one line). */
 const MAX_NOT_FOUND_ANSWER_LENGTH = 512;
 /**
@@ -803,6 +824,8 @@ function argumentErrorAnswerOf(result: unknown, plainTextCounts: boolean): strin
     isObject = true;
   }
   if (typeof text !== 'string' || text.length > MAX_NOT_FOUND_ANSWER_LENGTH) return undefined;
+  // A "not found" that lists what was found instead is judged by that list (suggestionsOf).
+  if (!isObject && suggestionsOf(text.trim()) !== undefined) return undefined;
   if ((isObject || ERROR_ANSWER_LEAD.test(text)) && (NOT_FOUND_PATTERN.test(text) || ARGUMENT_ERROR_PATTERN.test(text))) return text;
   return plainTextCounts && !isObject && isPlainArgumentError(text.trim()) ? text : undefined;
 }

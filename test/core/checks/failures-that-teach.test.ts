@@ -113,6 +113,29 @@ describe('checks: failures that teach (issue 18 #3)', () => {
     expect(log.length).to.be.at.most(6);
   });
 
+  // The ReAct Wikipedia environment (HotpotQA, FEVER): a search that finds no page lists similar titles.
+  const wikiSearch = (entity: string, similar: string[]): ScriptedCall[] => [{ tool: 'Search', args: { entity }, outcome: { result: `Could not find [${entity}]. Similar: [${similar.map((title) => `'${title}'`).join(', ')}].` } }];
+
+  it('reworded searches each answered "Could not find [X]. Similar: [the same titles]" are stale: stopped within 5 (document 000 in ReAct)', () => {
+    const titles = ['Adam Clayton Powell III', 'Adam Powell', 'Powell (surname)', 'Colin Powell', 'Jerome Powell'];
+    const log = playRounds(newRun(), ['Powell film', 'Powell film documentary', 'Powell film 1989', 'Powell film RKO', 'Powell film movie', 'Powell film biopic', 'Powell documentary 1989', 'Powell (film)'].map((entity) => wikiSearch(entity, titles)));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log).to.have.length(6);
+  });
+
+  it('searches answered with new similar titles each time are new, and a search with no similar title is an empty result', () => {
+    const log = playRounds(newRun(), [
+      wikiSearch('Powell film', ['Adam Clayton Powell III', 'Adam Powell']),
+      wikiSearch('Adam Clayton Powell (film)', ['Adam Clayton Powell Jr.', 'Adam Clayton Powell IV']),
+      wikiSearch('Powell 1989 documentary', ['Adam Clayton Powell (film)', 'Powell (documentary)']),
+      wikiSearch('Powell RKO documentary', []),
+      wikiSearch('Powell PBS documentary', []),
+      [{ tool: 'Search', args: { entity: 'Adam Clayton Powell Jr.' }, outcome: { result: 'Adam Clayton Powell Jr. (November 29, 1908 – April 4, 1972) was an American Baptist pastor and politician.' } }],
+    ]);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(6).fill('continue'));
+    expect(log.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+
   it('lookups that each name another missing user are still narrowing down: not stopped', () => {
     const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [{ tool: 'get_user', args: { email: `u${i}@example.com` }, outcome: { result: `Error: user 'u${i}@example.com' not found` } }]);
     rounds.push([{ tool: 'get_user', args: { email: 'yusuf.rossi@example.com' }, outcome: { result: 'yusuf_rossi_9620' } }]);
