@@ -9,7 +9,7 @@ import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from 
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, fingerprintPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
-import { objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
+import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
 import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
@@ -431,13 +431,14 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (saysNoMorePages(value)) prehashed.lastPage = true;
   // A status still moving (a job `running`): the same answer again is a poll. Never a page's, nor
   // a list's but of the parts of the thing whose status it is (says-in-progress.ts).
-  const moving = !policy.page && objectSaysInProgress(value);
   if (list !== undefined) {
     const listed = new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
-    if (moving) listed.inProgress = true;
+    // Asked only of a list of parts: a for-in over every listed result cost 0.3–0.5 µs on the
+    // bench's 2 KB object (interleaved medians of 9 × 20,000 fingerprints).
+    if (!policy.page && list.path.length === 1 && isPartListKey(list.path[0]!) && objectSaysInProgress(value)) listed.inProgress = true;
     return listed;
   }
-  if (moving) prehashed.inProgress = true;
+  if (!policy.page && objectSaysInProgress(value)) prehashed.inProgress = true;
   return prehashed;
 }
 

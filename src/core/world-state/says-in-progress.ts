@@ -39,6 +39,11 @@ const SUBJECT_KEYS: ReadonlySet<string> = new Set(['job', 'run', 'task', 'deploy
  * pipeline's steps or stages, Kubernetes' conditions.
  */
 const PART_LIST_KEYS: ReadonlySet<string> = new Set(['statuses', 'check_runs', 'checks', 'steps', 'stages', 'conditions']);
+
+/** Is this the key of a list of the parts of the thing whose status an answer gives ({@link PART_LIST_KEYS})? */
+export function isPartListKey(key: string): boolean {
+  return PART_LIST_KEYS.has(key);
+}
 /** The keys above as JSON tokens, for the JSON text scan (json-text-shape.ts) to flag a text worth parsing. */
 export const STATUS_KEY_TOKENS: ReadonlySet<string> = new Set([...STATUS_KEYS].map((key) => `"${key}"`));
 export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
