@@ -7,6 +7,7 @@ import {
   WELL_KNOWN_BROWSER_TOOLS,
   WELL_KNOWN_EDITOR_TOOLS,
   WELL_KNOWN_LABEL_ARGUMENTS,
+  WELL_KNOWN_WAIT_TOOLS,
   WELL_KNOWN_POLL_TOOLS,
   WELL_KNOWN_READ_TOOLS,
   WELL_KNOWN_SHELL_TOOLS,
@@ -375,7 +376,8 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;
-  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name };
+  const waits = known && WELL_KNOWN_WAIT_TOOLS.has(name);
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name, waits };
 }
 
 function escapeRegExp(text: string): string {

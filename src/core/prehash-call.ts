@@ -39,5 +39,7 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
     if (info.sleepsOnly === true) prehashed.sleepsOnly = true;
     if (info.pollsAfterSleep === true) prehashed.pollsAfterSleep = true;
   }
+  // A tool that only waits (`wait`, `sleep`): the look after it is a poll, as after `sleep 5` in a shell.
+  if (policy.waits === true) prehashed.sleepsOnly = true;
   return prehashed;
 }

@@ -222,6 +222,22 @@ describe('checks/polling: shell polls (issue 24 #4)', () => {
     expect(posts.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
   });
 
+  it("a wait tool (`wait`, `sleep`) makes the look in the next round a poll, for agents without a shell: a Slack reply waited on, to the deadline", () => {
+    const look = (i: number, reply: boolean): ScriptedCall => ({ tool: 'get_channel_history', args: { channel: 'C1' }, at: i * 40_000, outcome: { result: { messages: reply ? [{ text: 'Approved' }, { text: 'Can someone approve?' }] : [{ text: 'Can someone approve?' }] } } });
+    for (const tool of ['wait', 'sleep']) {
+      const wait = (i: number): ScriptedCall => ({ tool, args: { seconds: 30 }, at: i * 40_000 + 5_000, outcome: { result: `Waited 30 seconds` } });
+      const waited = playRounds(newRun(), Array.from({ length: 6 }, (_, i) => (i < 5 ? [[look(i, false)], [wait(i)]] : [[look(i, true)]])).flat());
+      expect(waited.every((round) => round.decisions[0]!.action === 'allow' && round.after.action === 'continue'), tool).to.equal(true);
+      // Waited on forever, it is refused past the poll deadline and stopped.
+      const forever = playRounds(newRun(), Array.from({ length: 25 }, (_, i) => [[look(i, false)], [wait(i)]]).flat());
+      expect(forever.at(-1)!.after.action, tool).to.equal('stop');
+      expect(forever.findIndex((round) => round.decisions[0]!.action === 'refuse'), tool).to.be.above(28);
+    }
+    // Without a wait before it, the same look asked again is a repeat as before.
+    const atOnce = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [look(i, false)]));
+    expect(atOnce.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+  });
+
   it('a wait and a look after it run to the poll deadline, not forever', () => {
     const rounds = Array.from({ length: 44 }, (_, i) => [i % 2 === 0 ? shell('sleep 30', i * 16_000, '') : shell('curl -s localhost:3000/api/health', i * 16_000, '{"ok":false,"db":"down"}')]);
     const log = playRounds(newRun(), rounds);
