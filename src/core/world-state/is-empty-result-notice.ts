@@ -47,9 +47,10 @@ const FOUND_NOTHING = /^no (?:[a-z]+ ){0,2}(?:results?|matches|items|records|ent
 /**
  * A page asked for past a listing's end, in the words of the tool that echoes the page it was
  * asked for: "No results found for page 7." (above), "Page 7 is out of range (3 pages).",
- * "Page 7 does not exist." (anything after it names the pages). Read as text, each page's number made each answer new, and an agent
- * paging on past the end was never stopped; as an empty page, the listing has ended and the
- * pages after it are stale (run-guard.ts, endedListings), as after `[]` or `has_more: false`.
+ * "Page 7 does not exist." (anything after it names the pages). Read as text, each page's
+ * number made each answer new, and an agent paging on past the end was never stopped; as an
+ * empty page, the listing has ended and the pages after it are stale (run-guard.ts,
+ * endedListings), as after `[]` or `has_more: false`.
  */
 const PAGE_PAST_THE_END = /^(?:the )?(?:requested )?page (?:number )?\d+ (?:is )?(?:out of range|beyond the last page|past the (?:end|last page)|does not exist|not found)(?:[.!]?|[.,;:]? *\(?[^\n]{0,24}\bpages?\b[^\n]{0,16})$/i;
 const MAX_FOUND_NOTHING_LENGTH = 64;
