@@ -76,6 +76,11 @@ export interface ResolvedToolPolicy extends EffectPolicy {
   readonly noiseFilter: NoiseFilter | undefined;
   /** A tool the model thinks out loud with (`think`): its answer only acknowledges the thought (world-state/well-known-tools.ts). */
   readonly thought: boolean;
+  /**
+   * A tool that only waits (`wait(seconds=30)`, `sleep`: well-known-tools.ts WELL_KNOWN_WAIT_TOOLS,
+   * general profile): the look in the round after it is a poll, as after a shell line that only sleeps.
+   */
+  readonly waits: boolean;
 }
 
 /** The one shared threshold: "stop after five tries that go nowhere" (document 000). */
@@ -159,6 +164,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
               : defaultNoiseFilter
             : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns, recordIdentities: writes }),
       thought: thoughtArguments !== undefined,
+      waits: general && own !== undefined && WELL_KNOWN_WAIT_TOOLS.has(own),
     };
   };
   const defaultTool = build({}, undefined);
@@ -376,8 +382,7 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;
-  const waits = known && WELL_KNOWN_WAIT_TOOLS.has(name);
-  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name, waits };
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name };
 }
 
 function escapeRegExp(text: string): string {

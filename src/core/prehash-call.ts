@@ -40,6 +40,6 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
     if (info.pollsAfterSleep === true) prehashed.pollsAfterSleep = true;
   }
   // A tool that only waits (`wait`, `sleep`): the look after it is a poll, as after `sleep 5` in a shell.
-  if (policy.waits === true) prehashed.sleepsOnly = true;
+  if (policy.waits) prehashed.sleepsOnly = true;
   return prehashed;
 }

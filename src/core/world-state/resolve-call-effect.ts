@@ -43,11 +43,6 @@ export interface EffectPolicy {
    * undefined for the policy of tools nobody named.
    */
   readonly ownName: string | undefined;
-  /**
-   * A tool that only waits (`wait(seconds=30)`, `sleep`: well-known-tools.ts WELL_KNOWN_WAIT_TOOLS):
-   * the look in the round after it is a poll, as after a shell line that only sleeps.
-   */
-  readonly waits?: boolean;
 }
 
 /** Argument text larger than this is not parsed to find a command (bounded time). */

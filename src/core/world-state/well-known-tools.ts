@@ -63,6 +63,16 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Tools that only let time pass (`wait(seconds=30)`, `sleep(30)`): an agent without a shell
+ * waits with one between looks at something that moves by itself — a reply in a Slack channel,
+ * a verification e-mail, a page still loading. The look in the round after the wait is a poll
+ * with the shell poll deadline, as after a shell line that only sleeps (run-guard.ts factsOf);
+ * before, the third unchanged look was refused and the agent stopped before the reply came.
+ * Each is a poll tool too (below): waiting again is no repeat.
+ */
+export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'sleep']);
+
+/**
  * Tools that wait on something that changes by itself. Claude Code's `BashOutput` (a shell
  * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
  * `block: true` waits up to its `timeout`), Codex CLI's `write_stdin` (`chars: ""` waits on a
@@ -75,16 +85,7 @@ export const WELL_KNOWN_READ_TOOLS: ReadonlySet<string> = new Set([
  * (`shellPollDeadlineMs`, 10 minutes): the same answer is neutral until then, refused after.
  * A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'browser_wait_for', 'noop', 'wait', 'sleep']);
-
-/**
- * Tools that only let time pass (`wait(seconds=30)`, `sleep(30)`): an agent without a shell
- * waits with one between looks at something that moves by itself — a reply in a Slack channel,
- * a verification e-mail, a page still loading. The look in the round after the wait is a poll
- * with the shell poll deadline, as after a shell line that only sleeps (run-guard.ts factsOf);
- * before, the third unchanged look was refused and the agent stopped before the reply came.
- */
-export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'sleep']);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'browser_wait_for', 'noop', ...WELL_KNOWN_WAIT_TOOLS]);
 
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
