@@ -12,12 +12,13 @@
  * finished: the "valid polling case" document 001 asks to keep.
  *
  * Narrow on purpose: one status of the result itself, not of items in a list (`{"tickets":
- * [{"status":"pending"}, …]}` is data), and only a word that says "not finished yet".
+ * [{"status":"pending"}, …]}` is data; a list of one at the top is the thing itself), and only
+ * a word that says "not finished yet".
  *
  * A JSON answer is judged by its structure, at any size, and alike whether the tool returned
  * an object, JSON text or an MCP text part: result-fingerprint.ts asks {@link objectSaysInProgress}
  * of the value it parsed or was given, and of JSON text it read without parsing only when the
- * scan saw such a status member say "moving" ({@link STATUS_KEY_TOKENS}). Plain text is read
+ * scan saw such a status member say "moving" ({@link isStatusKey}). Plain text is read
  * for a status line only up to {@link MAX_STATUS_TEXT} characters.
  */
 
@@ -28,24 +29,42 @@
  */
 export const MAX_STATUS_TEXT = 1024;
 
-const MOVING = 'queued|pending|running|in[_ -]?progress|processing|starting|started|creating|provisioning|initiali[sz]ing|waiting|scheduled|building|deploying|updating|submitted';
+// AWS writes what is moving before `IN_PROGRESS` (CloudFormation's `UPDATE_ROLLBACK_IN_PROGRESS`);
+// RDS and the batch APIs use the verbs (`modifying`, `backing-up`, `validating`, `finalizing`).
+const MOVING =
+  'queued|pending|running|(?:[a-z]+_)*in[_ -]?progress|processing|starting|started|creating|provisioning|initiali[sz]ing|waiting|scheduled|building|deploying|updating|submitted' +
+  '|modifying|deleting|stopping|rebooting|restarting|upgrading|validating|finalizing|cancell?ing|backing[_ -]up';
 // Azure's `provisioningState` (`Updating`), Vercel's deployment `readyState` (`BUILDING`).
 const STATUS_KEYS: ReadonlySet<string> = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus', 'provisioningState', 'readyState']);
-/** One level down: the object a status answer is about (`{"job": {"id": …, "status": "running"}}`; Azure's `properties`). */
+/**
+ * A key whose last word is the status or state of what it names: AWS's `StackStatus`,
+ * `DBInstanceStatus`, `TrainingJobStatus`, `JobRunState`, CodeBuild's `buildStatus`, ECS's
+ * `rolloutState`, the batch APIs' `processing_status`, Databricks' `life_cycle_state`.
+ */
+const STATUS_KEY_SUFFIX = /^(?:Status|State|[A-Za-z0-9]*[a-z0-9](?:Status|State)|[a-z0-9_]*_(?:status|state))$/;
+
+/** Is `key` the name of a status ({@link STATUS_KEYS}, or a name ending in one: {@link STATUS_KEY_SUFFIX})? */
+export function isStatusKey(key: string): boolean {
+  if (STATUS_KEYS.has(key)) return true;
+  // Most keys never reach the regex: only a name ending in `tatus` or `tate` can match it.
+  return (key.endsWith('tatus') || key.endsWith('tate')) && STATUS_KEY_SUFFIX.test(key);
+}
+/**
+ * One level down: the object a status answer is about (`{"job": {"id": …, "status": "running"}}`;
+ * Azure's `properties`), and the one member of a wrapper of one (isOnlyMember).
+ */
 const SUBJECT_KEYS: ReadonlySet<string> = new Set(['job', 'run', 'task', 'deployment', 'build', 'operation', 'workflow_run', 'data', 'result', 'status', 'properties']);
 /**
  * Lists of the parts of the one thing whose status the answer gives, not of other things:
  * GitHub's combined status (`{"state": "pending", "statuses": [...]}`) and check runs, a
- * pipeline's steps or stages, Kubernetes' conditions.
+ * pipeline's steps, stages or phases (CodeBuild), Kubernetes' conditions.
  */
-const PART_LIST_KEYS: ReadonlySet<string> = new Set(['statuses', 'check_runs', 'checks', 'steps', 'stages', 'conditions']);
+const PART_LIST_KEYS: ReadonlySet<string> = new Set(['statuses', 'check_runs', 'checks', 'steps', 'stages', 'phases', 'conditions']);
 
 /** Is this the key of a list of the parts of the thing whose status an answer gives ({@link PART_LIST_KEYS})? */
 export function isPartListKey(key: string): boolean {
   return PART_LIST_KEYS.has(key);
 }
-/** The keys above as JSON tokens, for the JSON text scan (json-text-shape.ts) to flag a text worth parsing. */
-export const STATUS_KEY_TOKENS: ReadonlySet<string> = new Set([...STATUS_KEYS].map((key) => `"${key}"`));
 export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
 export const MOVING_VALUE = new RegExp(`^(?:${MOVING})$`, 'i');
 /** What an envelope says of the request, not of the thing (JSend's `"status": "success"`): read past at the top. */
@@ -65,29 +84,54 @@ export function textSaysInProgress(text: string): boolean {
   return text.length <= MAX_STATUS_TEXT && (TEXT_STATUS.test(text) || TEXT_STILL_MOVING.test(text));
 }
 
-/** A JSON value (parsed or given) with one status that says "moving", no status that says otherwise, no list of things with their own. */
+/** A JSON value (parsed or given) with one status that says "moving", no status that says otherwise, no list of things it is about (recordSaysInProgress). */
 export function objectSaysInProgress(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && recordSaysInProgress(value as Record<string, unknown>, 0);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && recordSaysInProgress(value as Record<string, unknown>, 0, false);
 }
 
-function recordSaysInProgress(value: Record<string, unknown>, depth: number): boolean {
+/**
+ * `inListOfOne`: `value` is the one item of a list at the top. Its own lists are data about it
+ * (a stack's `Parameters`, `Outputs`) unless their items have statuses of their own; anywhere
+ * else any list of records is data the answer is about (a tau-bench order's `items`, `pending`
+ * until it ships: the same order read again is a look, not a poll).
+ */
+function recordSaysInProgress(value: Record<string, unknown>, depth: number, inListOfOne: boolean): boolean {
   let moving = false;
   for (const key in value) {
     const member = value[key];
-    if (STATUS_KEYS.has(key) && typeof member === 'string') {
+    if (typeof member === 'string' && isStatusKey(key)) {
       if (MOVING_VALUE.test(member)) moving = true;
       else if (depth > 0 || !ENVELOPE_VALUE.test(member)) return false;
     } else if (Array.isArray(member) && member.length > 0 && typeof member[0] === 'object') {
-      if (!PART_LIST_KEYS.has(key)) return false;
-    } else if (depth === 0 && SUBJECT_KEYS.has(key) && typeof member === 'object' && member !== null && !Array.isArray(member)) {
-      if (recordSaysInProgress(member as Record<string, unknown>, 1)) moving = true;
+      if (PART_LIST_KEYS.has(key)) continue;
+      const first = member[0] as Record<string, unknown> | null;
+      const record = first !== null && !Array.isArray(first);
+      // A list of one at the top is the one thing asked about when it says "moving": AWS
+      // answers a describe of one stack with `{"Stacks": [{… "StackStatus": "CREATE_IN_PROGRESS"}]}`.
+      if (depth === 0 && member.length === 1 && record) {
+        if (recordSaysInProgress(first, 1, true)) moving = true;
+        else return false;
+      } else if (!inListOfOne || !record || hasStatus(first)) {
+        return false;
+      }
+    } else if (depth === 0 && typeof member === 'object' && member !== null && !Array.isArray(member) && (SUBJECT_KEYS.has(key) || isOnlyMember(value, key))) {
+      if (recordSaysInProgress(member as Record<string, unknown>, 1, false)) moving = true;
       else if (hasStatus(member as Record<string, unknown>)) return false;
     }
   }
   return moving;
 }
 
+/**
+ * Is `key` the one member of `value`? A wrapper of one is its subject, whatever its name: AWS's
+ * `{"JobRun": {…}}`, EKS's `{"cluster": {…}}`.
+ */
+function isOnlyMember(value: Record<string, unknown>, key: string): boolean {
+  for (const other in value) if (other !== key) return false;
+  return true;
+}
+
 function hasStatus(value: Record<string, unknown>): boolean {
-  for (const key in value) if (STATUS_KEYS.has(key) && typeof value[key] === 'string') return true;
+  for (const key in value) if (typeof value[key] === 'string' && isStatusKey(key)) return true;
   return false;
 }

@@ -611,6 +611,19 @@ describe('checks/polling: a call whose answer says its state is still moving', (
     expect(run.shouldStop()).to.include({ action: 'stop', reason: 'refused_rounds' });
   });
 
+  it('AWS: a CloudFormation stack polled while it is created runs to CREATE_COMPLETE; a tau-bench order read again while pending does not', () => {
+    // describe-stacks answers a list of one stack; before, the list read as data and the fifth unchanged look stopped the run.
+    const stack = (status: string) => JSON.stringify({ Stacks: [{ StackName: 'web', Parameters: [{ ParameterKey: 'Env', ParameterValue: 'prod' }], StackStatus: status }] });
+    const polled = newRun();
+    const looks = playRounds(polled, Array.from({ length: 9 }, (_, i) => [{ tool: 'describe_stacks', args: { stack_name: 'web' }, at: 1_000 + i * 15_000, outcome: { result: stack(i < 8 ? 'CREATE_IN_PROGRESS' : 'CREATE_COMPLETE') } }]));
+    expect(looks.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(9).fill('allow'));
+    expect(polled.shouldStop().action).to.equal('continue');
+    // A pending order is an order not yet shipped: reading it again learns nothing, and is refused as before.
+    const order = JSON.stringify({ order_id: '#W2378156', items: [{ name: 'Keyboard', item_id: '1151293680' }], status: 'pending' });
+    const reread = playRounds(newRun(), Array.from({ length: 4 }, (_, i) => [{ tool: 'get_order_details', args: { order_id: '#W2378156' }, at: 1_000 + i * 15_000, outcome: { result: order } }]));
+    expect(reread.map((round) => round.decisions[0]!.action)).to.include('refuse');
+  });
+
   it('bounds a slow model asking again every turn (16 s) by the count, as a model asking at once', () => {
     const log = playRounds(newRun(), Array.from({ length: 12 }, (_, i) => [{ tool: 'get_workflow_run', args: { run_id: 2 }, at: 1_000 + i * 16_000, outcome: { result: { id: 2, status: 'in_progress' } } }]));
     expect(log.slice(0, 10).every((round) => round.decisions[0]!.action === 'allow')).to.equal(true);

@@ -50,7 +50,43 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(fingerprintResult({ status: 'running' }, policy, 1 << 20).inProgress).to.equal(true);
     expect(fingerprintResult({ status: 'done' }, policy, 1 << 20).inProgress).to.equal(undefined);
     expect(fingerprintResult({ content: [{ type: 'text', text: '{"status":"pending"}' }] }, policy, 1 << 20).inProgress).to.equal(true);
-    expect(fingerprintResult({ items: [{ status: 'running' }] }, policy, 1 << 20).inProgress).to.equal(undefined);
+    expect(fingerprintResult({ items: [{ status: 'running' }, { status: 'running' }] }, policy, 1 << 20).inProgress).to.equal(undefined);
+  });
+
+  it("reads AWS's status shapes: a status named for its subject, a compound IN_PROGRESS, a describe of one thing as a list of one", () => {
+    // Before, each of these was read as data: a stack polled every 15 s while CloudFormation
+    // created it answered the same CREATE_IN_PROGRESS, and the fifth look stopped the run.
+    const stack = (status: string) => ({
+      Stacks: [{
+        StackId: 'arn:aws:cloudformation:eu-west-1:123456789012:stack/web/5b3c5e20-d3b1-11ee-9c2d-0a1b2c3d4e5f', StackName: 'web',
+        Parameters: [{ ParameterKey: 'Env', ParameterValue: 'prod' }], CreationTime: '2026-12-06T03:00:00.000Z', StackStatus: status,
+        DisableRollback: false, Tags: [], EnableTerminationProtection: false, DriftInformation: { StackDriftStatus: 'NOT_CHECKED' },
+      }],
+    });
+    const answers: Array<[string, unknown, boolean]> = [
+      ['a stack being created', stack('CREATE_IN_PROGRESS'), true],
+      ['a stack rolling back an update', stack('UPDATE_ROLLBACK_IN_PROGRESS'), true],
+      ['a stack created', stack('CREATE_COMPLETE'), false],
+      ['a database being modified', { DBInstances: [{ DBInstanceIdentifier: 'db-1', DBInstanceStatus: 'modifying', Engine: 'postgres' }] }, true],
+      ['a database available', { DBInstances: [{ DBInstanceIdentifier: 'db-1', DBInstanceStatus: 'available', Engine: 'postgres' }] }, false],
+      ['a CodeBuild build, its phases listed', { builds: [{ id: 'web:1a2b', buildNumber: 42, buildStatus: 'IN_PROGRESS', currentPhase: 'BUILD', phases: [{ phaseType: 'SUBMITTED', phaseStatus: 'SUCCEEDED' }, { phaseType: 'BUILD' }] }] }, true],
+      ['a training job', { TrainingJobName: 'tj-1', TrainingJobStatus: 'InProgress', RoleArn: 'arn:aws:iam::123456789012:role/sm' }, true],
+      ['a Glue job run', { JobRun: { Id: 'jr_1', JobName: 'etl', JobRunState: 'RUNNING' } }, true],
+      ['a wrapper of one', { cluster: { name: 'prod', arn: 'arn:aws:eks:eu-west-1:123456789012:cluster/prod', status: 'CREATING', version: '1.31' } }, true],
+      ['a wrapper and a second member', { JobRun: { Id: 'jr_1', JobRunState: 'RUNNING' }, NextToken: 'tok' }, false],
+      ['a message batch', { id: 'msgbatch_01', type: 'message_batch', processing_status: 'in_progress' }, true],
+      ['two stacks, each with its own status', { Stacks: [stack('CREATE_IN_PROGRESS').Stacks[0], { ...stack('CREATE_COMPLETE').Stacks[0], StackName: 'db' }] }, false],
+      ['an order shipped, paid for later', { order_id: '#W1', status: 'shipped', payment_status: 'pending' }, false],
+      ['a job not running', { job_id: 'j-1', status: 'NOT_RUNNING' }, false],
+      // A tau-bench order is `pending` until it ships: with its items listed it is data, one item or many.
+      ['an order of one item, pending', { order_id: '#W2378156', user_id: 'yusuf_rossi_9620', items: [{ name: 'Keyboard', item_id: '1151293680', price: 272.33 }], status: 'pending' }, false],
+      ['an order, wrapped', { order: { order_id: '#W2378156', items: [{ name: 'Keyboard', item_id: '1151293680' }, { name: 'Mouse', item_id: '2193628750' }], status: 'pending' } }, false],
+    ];
+    for (const [name, answer, moving] of answers) {
+      for (const [form, result] of [['object', answer], ['JSON text', JSON.stringify(answer)], ['indented JSON text', JSON.stringify(answer, null, 2)], ['MCP text part', { content: [{ type: 'text', text: JSON.stringify(answer) }] }]] as Array<[string, unknown]>) {
+        expect(saysInProgress(result), `${name} as ${form}`).to.equal(moving);
+      }
+    }
   });
 
   it('judges a JSON answer alike as an object, as JSON text and as an MCP text part, whatever its size', () => {
