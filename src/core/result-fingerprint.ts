@@ -329,11 +329,19 @@ function soleTextPart(result: unknown): string | undefined {
  */
 function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   const value = jsonTextValue(result);
+  // An MCP tool error (Playwright MCP's failed click: `isError: true`) is a failure, as the same
+  // error thrown is, not the page it prints: read as a page, BrowserGym's rejected steps were seen
+  // pages and a healthy WorkArena run was stopped at round 9 instead of 27.
+  if (isToolErrorEnvelope(value)) return fingerprintResultValue(result, policy, maxBytes);
   const page = fingerprintPage(value, maxBytes);
   if (page !== undefined) return page;
   const prehashed = fingerprintResultValue(result, policy, maxBytes);
   if (prehashed.outcome === 'success' && describesAction(value) && prehashed.items === undefined) prehashed.describesAction = true;
   return prehashed;
+}
+
+function isToolErrorEnvelope(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { isError?: unknown }).isError === true;
 }
 
 /**

@@ -110,6 +110,24 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(kinds(log.flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged', 'refuse:repeat.unchanged']);
   });
 
+  it('a browser tool\'s MCP error (`isError: true`) is a failure, as the same error thrown: not a page seen again', () => {
+    // BrowserGym's actions served over MCP: a click on an element that is gone answers isError
+    // with the error and then the page, as BrowserGym's own error does. Read as a page, each
+    // failure was the list page seen again (stale rounds), and no failure was counted.
+    const error = `Error: ValueError: Could not find element with bid "252"\n\n${listPage}`;
+    const asMcp = (bid: string): ScriptedCall => ({ tool: 'click', args: { bid }, outcome: { result: { isError: true, content: [{ type: 'text', text: error }] } } });
+    const thrown = (bid: string): ScriptedCall => ({ tool: 'click', args: { bid }, outcome: { error: { type: 'tool_error', message: error } } });
+    const refs = ['252', '269', '252', '251', '252', '270'];
+    const mcpRun = newRun();
+    const thrownRun = newRun();
+    const mcpKinds = kinds(playRounds(mcpRun, refs.map((ref) => [asMcp(ref)])).flatMap((round) => round.decisions));
+    const thrownKinds = kinds(playRounds(thrownRun, refs.map((ref) => [thrown(ref)])).flatMap((round) => round.decisions));
+    expect(mcpKinds).to.deep.equal(thrownKinds);
+    expect(mcpRun.shouldStop()).to.deep.equal(thrownRun.shouldStop());
+    // The same click failing the same way a third time is refused as the same error.
+    expect(mcpKinds).to.deep.equal(['allow:new', 'allow:new', 'allow:retry', 'allow:new', 'refuse:repeat.same_error', 'allow:new']);
+  });
+
   it('cycling through the same few pages with nothing new stops on stale rounds', () => {
     const run = newRun();
     const pages = [0, 1, 2].map((index) => detailPage(index));
