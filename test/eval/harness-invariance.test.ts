@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { evaluateFile } from '../../eval/eval-run.js';
+import type { ReplayCall } from '../../src/replay/replay-call.js';
+import { replayInputs } from '../../src/replay/replay-inputs.js';
+import type { RunReport } from '../../src/replay/run-report.js';
+
+/**
+ * The same run, recorded by another harness, gets the same verdict. Every run of eval/corpus
+ * (540 real runs, every agent kind) is written again as loopguard's JSONL with one recording
+ * convention changed — results as an MCP text part, errors as an MCP `isError` result, tool
+ * names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
+ * `function.arguments`), JSON text results as objects or indented, object results as text —
+ * and replayed: where it stops (reason and round) must not move. A detector that reads one
+ * convention and not another fails a user whose harness records the other. Found this way: a
+ * browser tool's MCP `isError` result was read as the page it printed (result-fingerprint.ts).
+ */
+const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
+const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
+
+interface Line {
+  run: string;
+  round: number;
+  tool: string;
+  args?: unknown;
+  callId?: string;
+  ts?: number;
+  durationMs?: number;
+  compactedBefore?: true;
+  result?: unknown;
+  error?: unknown;
+}
+
+function parsedJson(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : JSON.stringify(error);
+}
+
+const CONVENTIONS: Record<string, (line: Line) => Line> = {
+  'results as an MCP text part': (line) =>
+    line.result === undefined ? line : { ...line, result: { content: [{ type: 'text', text: typeof line.result === 'string' ? line.result : JSON.stringify(line.result) }] } },
+  'errors as an MCP isError result': ({ error, ...line }) =>
+    error === undefined ? { ...line, error } : { ...line, result: { isError: true, content: [{ type: 'text', text: errorText(error) }] } },
+  "tool names behind Claude Code's mcp__<server>__ prefix": (line) => ({ ...line, tool: `mcp__recorded__${line.tool}` }),
+  'arguments as JSON text': (line) => (line.args === undefined || typeof line.args === 'string' ? line : { ...line, args: JSON.stringify(line.args) }),
+  'JSON text results as objects': (line) => {
+    const value = typeof line.result === 'string' ? parsedJson(line.result) : undefined;
+    return value === undefined ? line : { ...line, result: value };
+  },
+  'JSON text results indented': (line) => {
+    const value = typeof line.result === 'string' ? parsedJson(line.result) : undefined;
+    return value === undefined ? line : { ...line, result: JSON.stringify(value, null, 2) };
+  },
+  'object results as JSON text': (line) => (line.result === undefined || typeof line.result === 'string' ? line : { ...line, result: JSON.stringify(line.result) }),
+};
+
+function lineOf(call: ReplayCall): Line {
+  const line: Line = { run: call.run, round: call.round, tool: call.tool, args: call.args };
+  if (call.callId !== undefined) line.callId = call.callId;
+  if (call.startTime !== undefined) line.ts = call.startTime;
+  if (call.durationMs !== undefined) line.durationMs = call.durationMs;
+  if (call.compactedBefore === true) line.compactedBefore = true;
+  const outcome = call.outcome as { result?: unknown; error?: unknown };
+  if (outcome.error !== undefined) line.error = outcome.error;
+  else line.result = outcome.result;
+  return line;
+}
+
+function verdictOf(report: RunReport): string {
+  return report.stop === null ? 'finished' : `${report.stop.reason} after round ${report.stop.round}`;
+}
+
+describe('eval: the same recorded run, in another harness\'s recording conventions, gets the same verdict', () => {
+  let directory: string;
+  const recorded = new Map<string, { lines: Line[]; verdict: string }>();
+
+  before(async function () {
+    this.timeout(120_000);
+    directory = mkdtempSync(join(tmpdir(), 'loopguard-invariance-'));
+    for (const { file } of manifest) {
+      const calls: ReplayCall[] = [];
+      await replayInputs({ files: [join(corpus, file)], engineOptions: {}, onRun: () => {}, onProblem: (problem) => { throw problem; }, onCall: (call) => calls.push(call) });
+      const runs = await evaluateFile(join(corpus, file), {});
+      expect(runs, file).to.have.length(1);
+      recorded.set(file, { lines: calls.map(lineOf), verdict: verdictOf(runs[0]!.report) });
+    }
+  });
+
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('reads every run back unchanged when nothing is changed (the check itself)', async function () {
+    this.timeout(120_000);
+    expect(recorded.size).to.equal(manifest.length);
+    const moved = await verdictsMoved((line) => line, 'unchanged');
+    expect(moved).to.deep.equal([]);
+  });
+
+  for (const [convention, change] of Object.entries(CONVENTIONS)) {
+    it(convention, async function () {
+      this.timeout(120_000);
+      expect(await verdictsMoved(change, convention)).to.deep.equal([]);
+    });
+  }
+
+  async function verdictsMoved(change: (line: Line) => Line, name: string): Promise<string[]> {
+    const moved: string[] = [];
+    const file = join(directory, `${name.replace(/\W+/g, '-')}.jsonl`);
+    for (const [source, { lines, verdict }] of recorded) {
+      writeFileSync(file, `${lines.map((line) => JSON.stringify(change(line))).join('\n')}\n`);
+      const runs = await evaluateFile(file, {});
+      const now = runs.length === 1 ? verdictOf(runs[0]!.report) : `${runs.length} runs`;
+      if (now !== verdict) moved.push(`${source}: ${verdict} → ${now}`);
+    }
+    return moved;
+  }
+});
