@@ -12,10 +12,13 @@ import type { RunReport } from '../../src/replay/run-report.js';
  * (540 real runs, every agent kind) is written again as loopguard's JSONL with one recording
  * convention changed — results as an MCP text part, errors as an MCP `isError` result, tool
  * names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
- * `function.arguments`), JSON text results as objects or indented, object results as text —
- * and replayed: where it stops (reason and round) must not move. A detector that reads one
- * convention and not another fails a user whose harness records the other. Found this way: a
- * browser tool's MCP `isError` result was read as the page it printed (result-fingerprint.ts).
+ * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
+ * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
+ * or OpenHands' envelope — and replayed: where it stops (reason and round) must not move. A
+ * detector that reads one convention and not another fails a user whose harness records the
+ * other. Found this way: a browser tool's MCP `isError` result was read as the page it printed
+ * (result-fingerprint.ts), and a silent command in mini-swe-agent's or OpenHands' envelope was
+ * an answer seen again rather than an empty one (world-state/shell-answer-envelope.ts).
  */
 const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
@@ -64,7 +67,27 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
     return value === undefined ? line : { ...line, result: JSON.stringify(value, null, 2) };
   },
   'object results as JSON text': (line) => (line.result === undefined || typeof line.result === 'string' ? line : { ...line, result: JSON.stringify(line.result) }),
+  'JSON results as MCP structured content beside the text': (line) => {
+    const value = typeof line.result === 'string' ? parsedJson(line.result) : undefined;
+    return value === undefined || Array.isArray(value) ? line : { ...line, result: { content: [{ type: 'text', text: line.result }], structuredContent: value } };
+  },
+  // The shell runs (InterCode-Bash and -CTF record `bash {command}` and the bare output), as other harnesses record them.
+  "a shell as Claude Code's Bash, a new description every call": (line) =>
+    shellCommandOf(line) === undefined ? line : { ...line, tool: 'Bash', args: { command: shellCommandOf(line), description: `Step ${line.round}: run the next command` } },
+  "a shell as Codex's shell, the script in an argv list": (line) =>
+    shellCommandOf(line) === undefined ? line : { ...line, tool: 'shell', args: { command: ['bash', '-lc', shellCommandOf(line)], workdir: '/testbed' } },
+  "shell output in mini-swe-agent's template": (line) =>
+    line.tool !== 'bash' || typeof line.result !== 'string' ? line : { ...line, result: `<returncode>0</returncode>\n<output>\n${line.result}</output>` },
+  "shell output in OpenHands' trailer": (line) =>
+    line.tool !== 'bash' || typeof line.result !== 'string'
+      ? line
+      : { ...line, tool: 'execute_bash', result: `${line.result}\n[The command completed with exit code 0.]\n[Current working directory: /testbed]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 0]` },
 };
+
+function shellCommandOf(line: Line): string | undefined {
+  const command = line.tool === 'bash' ? (line.args as { command?: unknown } | undefined)?.command : undefined;
+  return typeof command === 'string' ? command : undefined;
+}
 
 function lineOf(call: ReplayCall): Line {
   const line: Line = { run: call.run, round: call.round, tool: call.tool, args: call.args };

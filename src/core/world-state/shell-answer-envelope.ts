@@ -20,17 +20,30 @@
  *
  * A command that succeeded and printed nothing is an empty result, as an empty output is: Codex's
  * `Process exited with code 0` with nothing after `Output:`, gemini-cli's `Output: (empty)` with
- * no error and no failing exit code.
+ * no error and no failing exit code. Two more harnesses wrap the output in labels with no ids,
+ * read here only for that: mini-swe-agent's `<returncode>0</returncode>` with an empty `<output>`
+ * (the same answer its replay reader turns into `{"returncode": 0, "output": ""}`), and OpenHands'
+ * trailer with nothing before it (`[The command completed with exit code 0.]`, then the working
+ * directory, the Python interpreter and `[Command finished with exit code 0]`). Left as text, the
+ * same envelope around nothing was one answer seen again for every silent command: five different
+ * greps that found nothing were a stale streak, where the bare empty output is five new facts
+ * (document 000).
  */
 
 /** The header is five short lines, gemini-cli's trailer two: marks are looked for this near the edge only. */
 const MAX_ENVELOPE_LENGTH = 512;
 const CODEX_OUTPUT = '\nOutput:\n';
+/** mini-swe-agent's default observation template, exit code 0 and only whitespace in the output. */
+const MINI_SWE_AGENT_SILENT = /^<returncode>\s*0\s*<\/returncode>\s*<output>\s*<\/output>\s*$/;
+/** OpenHands' trailer (runtime/utils/bash.py, CmdOutputObservation) with nothing before it, exit code 0. */
+const OPENHANDS_SILENT = /^\s*\[The command completed with exit code 0\.\](?:\n\[(?:Current working directory|Python interpreter): [^\n\]]*\])*(?:\n\[Command finished with exit code 0\])?\s*$/;
 const GEMINI_PGID = '\nProcess Group PGID: ';
 
 /** The answer without its per-call ids; 'empty' when the command succeeded and printed nothing; the text itself otherwise. */
 export function withoutShellEnvelopeNoise(text: string): string | 'empty' {
   const first = text.charCodeAt(0);
+  if (first === 60 /* < */) return MINI_SWE_AGENT_SILENT.test(text) ? 'empty' : text;
+  if (first === 10 /* \n */ || first === 91 /* [ */) return OPENHANDS_SILENT.test(text) ? 'empty' : text;
   if (first === 67 /* C */ || first === 87 /* W */) {
     const codex = withoutCodexChunkId(text);
     if (codex !== text) return codex;

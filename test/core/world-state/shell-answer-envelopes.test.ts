@@ -92,3 +92,32 @@ describe('world-state: gemini-cli shell answers', () => {
     expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
   });
 });
+
+describe('world-state: mini-swe-agent and OpenHands shell envelopes', () => {
+  const miniSweAgent = (output: string, exit = 0) => `<returncode>${exit}</returncode>\n<output>\n${output}</output>`;
+  const openHands = (output: string, exit = 0) =>
+    `${output}\n[The command completed with exit code ${exit}.]\n[Current working directory: /workspace/django]\n[Python interpreter: /opt/miniconda3/envs/testbed/bin/python]\n[Command finished with exit code ${exit}]`;
+  const bash = options.tool('bash');
+  const executeBash = options.tool('execute_bash');
+
+  it('exit code 0 and no output is an empty result, like an empty output; a failure or an output is not', () => {
+    expect(fingerprintResult(miniSweAgent(''), bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(miniSweAgent('', 1), bash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(miniSweAgent('tests/test_a.py\n'), bash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(openHands(''), executeBash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(openHands('', 1), executeBash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(openHands('tests/test_a.py'), executeBash, options.maxFingerprintBytes).outcome).to.equal('success');
+    // Another tool's text that happens to look alike is not read as a shell's.
+    expect(fingerprintResult(miniSweAgent(''), options.tool('search_docs'), options.maxFingerprintBytes).outcome).to.equal('success');
+  });
+
+  it('six different greps that find nothing are six new facts, as bare empty outputs are; the same match six times still stops', () => {
+    for (const [tool, envelope] of [['bash', miniSweAgent], ['execute_bash', openHands]] as const) {
+      const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
+      const silent = playRounds(newRun(), queries.map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('') } }]));
+      expect(silent.at(-1)!.after, tool).to.include({ action: 'continue' });
+      const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('src/cli.py:12:    args = parse(argv)\n') } }]));
+      expect(same.at(-1)!.after, tool).to.include({ action: 'stop', reason: 'stale_rounds' });
+    }
+  });
+});
