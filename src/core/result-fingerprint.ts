@@ -7,7 +7,7 @@ import { inTestRunnerOrder } from './noise/in-test-runner-order.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
-import { describesAction, fingerprintPage } from './world-state/page-state.js';
+import { describesAction, failureReportedBy, fingerprintPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
 import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
@@ -333,6 +333,8 @@ function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, m
   // error thrown is, not the page it prints: read as a page, BrowserGym's rejected steps were seen
   // pages and a healthy WorkArena run was stopped at round 9 instead of 27.
   if (isToolErrorEnvelope(value)) return fingerprintResultValue(result, policy, maxBytes);
+  const failure = failureReportedBy(value);
+  if (failure !== undefined) return fingerprintError({ type: 'tool_error', message: failure });
   const page = fingerprintPage(value, maxBytes);
   if (page !== undefined) return page;
   const prehashed = fingerprintResultValue(result, policy, maxBytes);

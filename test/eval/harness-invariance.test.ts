@@ -10,15 +10,16 @@ import type { RunReport } from '../../src/replay/run-report.js';
 /**
  * The same run, recorded by another harness, gets the same verdict. Every run of eval/corpus
  * (540 real runs, every agent kind) is written again as loopguard's JSONL with one recording
- * convention changed — results as an MCP text part, errors as an MCP `isError` result, tool
- * names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
+ * convention changed — results as an MCP text part, errors as an MCP `isError` result or as the
+ * tool's answer text (tau-bench), tool names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
  * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
  * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
  * or OpenHands' envelope — and replayed: where it stops (reason and round) must not move. A
  * detector that reads one convention and not another fails a user whose harness records the
- * other. Found this way: a browser tool's MCP `isError` result was read as the page it printed
- * (result-fingerprint.ts), and a silent command in mini-swe-agent's or OpenHands' envelope was
- * an answer seen again rather than an empty one (world-state/shell-answer-envelope.ts).
+ * other. Found this way: a browser tool's MCP `isError` result, or its failure as text, was read
+ * as the page it printed or as a line about the action (result-fingerprint.ts, page-state.ts),
+ * and a silent command in mini-swe-agent's or OpenHands' envelope was an answer seen again
+ * rather than an empty one (world-state/shell-answer-envelope.ts).
  */
 const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
@@ -56,6 +57,13 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
     line.result === undefined ? line : { ...line, result: { content: [{ type: 'text', text: typeof line.result === 'string' ? line.result : JSON.stringify(line.result) }] } },
   'errors as an MCP isError result': ({ error, ...line }) =>
     error === undefined ? { ...line, error } : { ...line, result: { isError: true, content: [{ type: 'text', text: errorText(error) }] } },
+  // tau-bench's tools return a failure as their answer ("Error: user not found"). Not a shell's: a shell's
+  // output is the program's, and "Error: …" from a program is read as its output (result-fingerprint.ts).
+  "errors as the tool's answer, 'Error: …' (tau-bench), but a shell's": ({ error, ...line }) => {
+    if (error === undefined || line.tool === 'bash') return { ...line, error };
+    const text = errorText(error);
+    return { ...line, result: /^error/i.test(text) ? text : `Error: ${text}` };
+  },
   "tool names behind Claude Code's mcp__<server>__ prefix": (line) => ({ ...line, tool: `mcp__recorded__${line.tool}` }),
   'arguments as JSON text': (line) => (line.args === undefined || typeof line.args === 'string' ? line : { ...line, args: JSON.stringify(line.args) }),
   'JSON text results as objects': (line) => {

@@ -110,6 +110,23 @@ export function describesAction(result: unknown): boolean {
   return text !== undefined && text.length <= MAX_ACTION_LINE_LENGTH && !text.includes('\n') && !isJsonText(text);
 }
 
+/**
+ * The text of a browser action's answer when its first words say the action failed ("Error:
+ * Invalid action!", "TimeoutError: …", "Could not find element 12", BrowserGym's "Error:
+ * ValueError: …" before the page), else undefined. Such an answer is the failure, as the same
+ * error thrown is (result-fingerprint.ts): no page moved. Read as a page or as a line about the
+ * action, WebShop's invalid click returned as text ran twelve times and was never refused, where
+ * its thrown form is refused from the fifth round; BrowserGym's rejected steps as text were pages
+ * seen again.
+ */
+export function failureReportedBy(result: unknown): string | undefined {
+  const text = pageText(result);
+  return text !== undefined && REPORTS_FAILURE.test(text.slice(0, 64)) ? text.trimEnd() : undefined;
+}
+
+// Up to the first word: symbols and spaces (browser-use's emoji), never the start of JSON data.
+const REPORTS_FAILURE = /^[^\p{L}\p{N}{["]*(?:\w*(?:Error|Exception)\b|Invalid\b|Failed\b|Failure\b|Could(?:n't| not)\b|Can(?:'t|not)\b|Unable\b|Timed? ?out\b|No such\b)/iu;
+
 /** A JSON object or array as text is data (judged as the value it stands for), not a line about the action. */
 function isJsonText(text: string): boolean {
   if (!(text.startsWith('{') || text.startsWith('['))) return false;

@@ -128,6 +128,17 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(mcpKinds).to.deep.equal(['allow:new', 'allow:new', 'allow:retry', 'allow:new', 'refuse:repeat.same_error', 'allow:new']);
   });
 
+  it('a browser action\'s failure returned as its answer is that failure, as thrown: WebShop\'s invalid click is refused, not clicked twelve times', () => {
+    const click = { element: '2.8 ounce pack with himalayan pink salt coarse grind' };
+    const asText = playRounds(newRun(), Array.from({ length: 8 }, () => [{ tool: 'click', args: click, outcome: { result: 'Invalid action!' } }]));
+    const thrown = playRounds(newRun(), Array.from({ length: 8 }, () => [{ tool: 'click', args: click, outcome: { error: { type: 'tool_error', message: 'Invalid action!' } } }]));
+    expect(kinds(asText.flatMap((round) => round.decisions))).to.deep.equal(kinds(thrown.flatMap((round) => round.decisions)));
+    expect(kinds(asText.flatMap((round) => round.decisions))).to.include('refuse:repeat.same_error');
+    // A line about the action that did something is still no repeat: the page it leads to is not shown.
+    const clicked = playRounds(newRun(), Array.from({ length: 8 }, () => [{ tool: 'click', args: { element: 'Next >' }, outcome: { result: 'You have clicked Next >.' } }]));
+    expect(clicked.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+  });
+
   it('cycling through the same few pages with nothing new stops on stale rounds', () => {
     const run = newRun();
     const pages = [0, 1, 2].map((index) => detailPage(index));
