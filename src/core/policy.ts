@@ -14,6 +14,7 @@ import {
   WELL_KNOWN_TERMINAL_TOOLS,
   WELL_KNOWN_THOUGHT_TOOLS,
   WELL_KNOWN_WRITE_TOOLS,
+  CODE_INTERPRETER_TOOLS,
 } from './world-state/well-known-tools.js';
 import { describeConfigValue } from './describe-config-value.js';
 import { VolatileKeyMatcher } from './json-text-shape.js';
@@ -281,6 +282,14 @@ function isAnswerToolName(name: string): boolean {
   return FOLDED_ANSWER_TOOLS.has(folded) || FINAL_ANSWER_NAME.test(folded) || HANDOFF_NAME.test(folded);
 }
 
+// Folded as foldToolName does, and without spaces (CrewAI's tool names are words).
+const FOLDED_CODE_INTERPRETERS: ReadonlySet<string> = new Set(CODE_INTERPRETER_TOOLS.map((name) => foldToolName(name)));
+
+/** A code interpreter (well-known-tools.ts CODE_INTERPRETER_TOOLS), in any case, with or without `_`, `-`, spaces. */
+function isCodeInterpreterName(name: string): boolean {
+  return FOLDED_CODE_INTERPRETERS.has(foldToolName(name).replace(/ /g, ''));
+}
+
 function isBrowserToolName(name: string): boolean {
   return FOLDED_BROWSER_TOOLS.has(foldToolName(name));
 }
@@ -310,6 +319,7 @@ function isWellKnownTool(name: string): boolean {
     WELL_KNOWN_SHELL_TOOLS.has(name) ||
     WELL_KNOWN_READ_TOOLS.has(name) ||
     WELL_KNOWN_WRITE_TOOLS.has(name) ||
+    isCodeInterpreterName(name) ||
     WELL_KNOWN_EDITOR_TOOLS.has(name) ||
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
@@ -378,7 +388,7 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
   const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
   if (effect === undefined && known) {
     if (WELL_KNOWN_READ_TOOLS.has(name)) effect = 'read';
-    else if (WELL_KNOWN_WRITE_TOOLS.has(name)) effect = 'write';
+    else if (WELL_KNOWN_WRITE_TOOLS.has(name) || isCodeInterpreterName(name)) effect = 'write';
     else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;

@@ -87,6 +87,20 @@ export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'slee
  */
 export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'browser_wait_for', 'noop', ...WELL_KNOWN_WAIT_TOOLS]);
 
+/**
+ * Code interpreters: a cell runs in a kernel that keeps its state (`df = df.dropna()`), so each
+ * call may change what the next one prints — a write, as a shell line that runs a program is.
+ * Read as unknown, seven cleaning steps each printing the same `df.shape` were seven seen
+ * answers and the analysis was stopped at the sixth. gpt-oss's and ChatGPT's `python`, E2B's
+ * `run_code`, smolagents' `python_interpreter`, LangChain's Python REPL tools, Jupyter MCP
+ * servers. Matched in any case and without `_`, `-` or spaces (policy.ts): `Python`, CrewAI's
+ * `Code Interpreter`, LangChain's `Python_REPL` are the same tools.
+ */
+export const CODE_INTERPRETER_TOOLS: readonly string[] = [
+  'python', 'execute_code', 'run_code', 'code_interpreter', 'code_execution', 'python_interpreter', 'execute_python',
+  'run_python', 'python_repl', 'python_repl_ast', 'execute_ipython', 'execute_cell', 'run_cell',
+];
+
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   // Claude Code
@@ -96,13 +110,7 @@ export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
   // SWE-agent's windowed editing commands named as tools; OpenHands' IPython cell, which runs any code
   'edit', 'create', 'insert', 'execute_ipython_cell',
-  // Code interpreters: a cell runs in a kernel that keeps its state (`df = df.dropna()`), so each
-  // call may change what the next one prints — a write, as a shell line that runs a program is.
-  // Read as unknown, seven cleaning steps each printing the same `df.shape` were seven seen
-  // answers and the analysis was stopped at the sixth. gpt-oss's and ChatGPT's `python`, E2B's
-  // `run_code`, smolagents' `python_interpreter`, LangChain's Python REPL tools, Jupyter MCP servers.
-  'python', 'execute_code', 'run_code', 'code_interpreter', 'code_execution', 'python_interpreter', 'execute_python',
-  'run_python', 'python_repl', 'python_repl_ast', 'Python_REPL', 'execute_ipython', 'execute_cell', 'run_cell',
+  ...CODE_INTERPRETER_TOOLS,
   // Cursor's edit tool (its name starts with a read verb)
   'search_replace',
 ]);

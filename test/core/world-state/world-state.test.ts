@@ -125,11 +125,14 @@ describe('world state: reads, writes and unknown effects (general profile)', () 
   });
 
   it('a code interpreter keeps its state: different cells printing the same shape are steps, the same cell failing again is a repeat', () => {
-    const cell = (code: string, result: string): ScriptedCall[] => [{ tool: 'execute_code', args: { code }, outcome: { result } }];
     const steps = ['df = df.drop_duplicates()', "df['date'] = pd.to_datetime(df['date'])", "df['region'] = df['region'].str.strip()", "df = df.fillna({'units': 0})", "df['units'] = df['units'].astype(int)", 'df = df[df.units >= 0]'];
-    const cleaning = playRounds(newRun(), [cell("df = pd.read_csv('sales.csv')\nprint(df.shape)", '(1200, 8)'), ...steps.map((step) => cell(`${step}\nprint(df.shape)`, '(1200, 8)'))]);
-    expect(cleaning.map((round) => round.after.action)).to.deep.equal(Array(7).fill('continue'));
-    expect(kinds(cleaning.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+    // In any case and spelling: `Python`, CrewAI's `Code Interpreter`, LangChain's `Python_REPL`.
+    for (const tool of ['execute_code', 'Python', 'Code Interpreter', 'Python_REPL', 'python-repl']) {
+      const cell = (code: string, result: string): ScriptedCall[] => [{ tool, args: { code }, outcome: { result } }];
+      const cleaning = playRounds(newRun(), [cell("df = pd.read_csv('sales.csv')\nprint(df.shape)", '(1200, 8)'), ...steps.map((step) => cell(`${step}\nprint(df.shape)`, '(1200, 8)'))]);
+      expect(cleaning.map((round) => round.after.action), tool).to.deep.equal(Array(7).fill('continue'));
+      expect(kinds(cleaning.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow')), tool).to.equal(true);
+    }
     // The same cell failing the same way, nothing run in between: refused at the third (a confirmed repeat).
     for (const tool of ['python', 'run_code', 'python_interpreter', 'python_repl_ast']) {
       const failing = playRounds(newRun(), [1, 2, 3].map(() => [{ tool, args: { code: "df.groupby('Region').units.sum()" }, outcome: { result: "KeyError: 'Region'" } }]));
