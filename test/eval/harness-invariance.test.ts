@@ -6,6 +6,7 @@ import { evaluateFile } from '../../eval/eval-run.js';
 import type { ReplayCall } from '../../src/replay/replay-call.js';
 import { replayInputs } from '../../src/replay/replay-inputs.js';
 import type { RunReport } from '../../src/replay/run-report.js';
+import { otlpLines, shuffled, transcriptToSpans } from '../replay/otlp-test-helpers.js';
 
 /**
  * The same run, recorded by another harness, gets the same verdict. Every run of eval/corpus
@@ -14,7 +15,7 @@ import type { RunReport } from '../../src/replay/run-report.js';
  * tool's answer text (tau-bench), tool names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
  * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
  * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
- * or OpenHands' envelope — and replayed: where it stops (reason and round) must not move. A
+ * or OpenHands' envelope, the whole run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
  * detector that reads one convention and not another fails a user whose harness records the
  * other. Found this way: a browser tool's MCP `isError` result, or its failure as text, was read
  * as the page it printed or as a line about the action (result-fingerprint.ts, page-state.ts),
@@ -145,11 +146,23 @@ describe('eval: the same recorded run, in another harness\'s recording conventio
     });
   }
 
-  async function verdictsMoved(change: (line: Line) => Line, name: string): Promise<string[]> {
+  // The same runs as the spans an instrumented agent exports (OTLP JSON, written out of order as
+  // exporters do): one run span, a model-call span per round, a tool span per call with its raw
+  // arguments and result. What `loopguard replay` and `loopguard serve` read from a Python agent.
+  for (const [convention, flavor] of [['as OpenTelemetry GenAI spans (execute_tool)', 'genai'], ["as the Vercel AI SDK's spans (ai.toolCall)", 'vercel']] as const) {
+    it(convention, async function () {
+      this.timeout(120_000);
+      // Spans need a clock to tell rounds apart: a call every 20 s where the recording has none.
+      const timed = (lines: Line[]) => lines.map((line, index) => ({ ...line, ts: line.ts ?? 1_765_000_000_000 + index * 20_000, error: line.error === undefined ? undefined : { type: 'tool_error', message: errorText(line.error) } }));
+      expect(await verdictsMoved((line) => line, convention, (lines) => otlpLines(shuffled(transcriptToSpans(timed(lines), flavor)), 16))).to.deep.equal([]);
+    });
+  }
+
+  async function verdictsMoved(change: (line: Line) => Line, name: string, write = (lines: Line[]) => lines.map((line) => JSON.stringify(line))): Promise<string[]> {
     const moved: string[] = [];
     const file = join(directory, `${name.replace(/\W+/g, '-')}.jsonl`);
     for (const [source, { lines, verdict }] of recorded) {
-      writeFileSync(file, `${lines.map((line) => JSON.stringify(change(line))).join('\n')}\n`);
+      writeFileSync(file, `${write(lines.map(change)).join('\n')}\n`);
       const runs = await evaluateFile(file, {});
       const now = runs.length === 1 ? verdictOf(runs[0]!.report) : `${runs.length} runs`;
       if (now !== verdict) moved.push(`${source}: ${verdict} → ${now}`);
