@@ -15,7 +15,8 @@ import { otlpLines, shuffled, transcriptToSpans } from '../replay/otlp-test-help
  * tool's answer text (tau-bench), tool names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
  * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
  * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
- * or OpenHands' envelope, the whole run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
+ * or OpenHands' envelope, a coding agent's steps in SWE-agent's or Claude Code's tools, the whole
+ * run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
  * detector that reads one convention and not another fails a user whose harness records the
  * other. Found this way: a browser tool's MCP `isError` result, or its failure as text, was read
  * as the page it printed or as a line about the action (result-fingerprint.ts, page-state.ts),
@@ -85,6 +86,8 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
     shellCommandOf(line) === undefined ? line : { ...line, tool: 'Bash', args: { command: shellCommandOf(line), description: `Step ${line.round}: run the next command` } },
   "a shell as Codex's shell, the script in an argv list": (line) =>
     shellCommandOf(line) === undefined ? line : { ...line, tool: 'shell', args: { command: ['bash', '-lc', shellCommandOf(line)], workdir: '/testbed' } },
+  "mini-swe-agent's steps in SWE-agent 1.x's tools (str_replace_editor view / create, bash)": asSweAgent,
+  "mini-swe-agent's steps in Claude Code's tools (Read, Write, Grep, Bash)": asClaudeCode,
   "shell output in mini-swe-agent's template": (line) =>
     line.tool !== 'bash' || typeof line.result !== 'string' ? line : { ...line, result: `<returncode>0</returncode>\n<output>\n${line.result}</output>` },
   "shell output in OpenHands' trailer": (line) =>
@@ -92,6 +95,66 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
       ? line
       : { ...line, tool: 'execute_bash', result: `${line.result}\n[The command completed with exit code 0.]\n[Current working directory: /testbed]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 0]` },
 };
+
+/**
+ * mini-swe-agent's runs (one `bash` tool, `{returncode, output}`) as SWE-agent 1.x and Claude Code
+ * would have recorded the same steps: a numbered window of a file (`nl -ba f | sed -n 'a,bp'`) or a
+ * whole file (`cat f`) as the editor's view or Claude Code's Read, a heredoc into a file as its
+ * create or Write, a plain recursive grep as Claude Code's Grep, the rest as the harness's shell
+ * with its notice for no output (SWE-agent) or a failing exit code as an error (Claude Code).
+ */
+type MiniSweAgentStep = { command: string; returncode: number; output: string };
+function miniSweAgentStepOf(line: Line): MiniSweAgentStep | undefined {
+  const command = shellCommandOf(line);
+  const result = line.result as { returncode?: unknown; output?: unknown } | undefined;
+  if (command === undefined || typeof result !== 'object' || result === null || typeof result.returncode !== 'number' || typeof result.output !== 'string') return undefined;
+  return { command: command.trim(), returncode: result.returncode, output: result.output };
+}
+const WINDOW = /^nl -ba (\S+) \| sed -n '(\d+),(\d+)p'$/;
+const WHOLE_FILE = /^cat (\S+)$/;
+const HEREDOC = /^cat <<'?EOF'? > (\S+)\n([\s\S]*)\nEOF$/;
+const RECURSIVE_GREP = /^grep -rn "([^"]+)" (\S+)$/;
+
+function asSweAgent(line: Line): Line {
+  const step = miniSweAgentStepOf(line);
+  if (step === undefined) return line;
+  const { command, returncode, output } = step;
+  const { result: _result, ...call } = line;
+  const window = WINDOW.exec(command);
+  const whole = WHOLE_FILE.exec(command);
+  const path = `/testbed/${window?.[1] ?? whole?.[1] ?? ''}`;
+  if (window !== null || whole !== null) {
+    const args = window === null ? { command: 'view', path } : { command: 'view', path, view_range: [Number(window[2]), Number(window[3])] };
+    return returncode === 0
+      ? { ...call, tool: 'str_replace_editor', args, result: `Here's the result of running \`cat -n\` on ${path}:\n${output}` }
+      : { ...call, tool: 'str_replace_editor', args, error: { type: 'tool_error', message: `The path ${path} does not exist.` } };
+  }
+  const heredoc = HEREDOC.exec(command);
+  if (heredoc !== null) return { ...call, tool: 'str_replace_editor', args: { command: 'create', path: `/testbed/${heredoc[1]}`, file_text: heredoc[2] }, result: `File created successfully at: /testbed/${heredoc[1]}` };
+  return { ...call, result: output === '' ? 'Your command ran successfully and did not produce any output.' : output };
+}
+
+function asClaudeCode(line: Line): Line {
+  const step = miniSweAgentStepOf(line);
+  if (step === undefined) return line;
+  const { command, returncode, output } = step;
+  const { result: _result, ...call } = line;
+  const window = WINDOW.exec(command);
+  if (window !== null) {
+    const [from, to] = [Number(window[2]), Number(window[3])];
+    return { ...call, tool: 'Read', args: { file_path: `/testbed/${window[1]}`, offset: from, limit: to - from + 1 }, result: output.replace(/^ *(\d+)\t/gm, (_match, number: string) => `${number.padStart(6)}→`) };
+  }
+  const whole = WHOLE_FILE.exec(command);
+  if (whole !== null) return { ...call, tool: 'Read', args: { file_path: `/testbed/${whole[1]}` }, result: output.split('\n').map((text, index) => `${String(index + 1).padStart(6)}→${text}`).join('\n') };
+  const heredoc = HEREDOC.exec(command);
+  if (heredoc !== null) return { ...call, tool: 'Write', args: { file_path: `/testbed/${heredoc[1]}`, content: heredoc[2] }, result: `File created successfully at: /testbed/${heredoc[1]}` };
+  const grep = RECURSIVE_GREP.exec(command);
+  if (grep !== null) return { ...call, tool: 'Grep', args: { pattern: grep[1], path: `/testbed/${grep[2]}`, output_mode: 'content', '-n': true }, result: output === '' ? 'No matches found' : output };
+  const bash = { ...call, tool: 'Bash', args: { command, description: `Run step ${line.round}` } };
+  return returncode === 0
+    ? { ...bash, result: output === '' ? 'Tool ran without output or errors' : output }
+    : { ...bash, error: { type: 'tool_error', message: output === '' ? `Error: Exit code ${returncode}` : `Error: Exit code ${returncode}\n${output}` } };
+}
 
 function shellCommandOf(line: Line): string | undefined {
   const command = line.tool === 'bash' ? (line.args as { command?: unknown } | undefined)?.command : undefined;
