@@ -4,6 +4,7 @@ import { isEmptyResultNotice } from './world-state/is-empty-result-notice.js';
 import { saysNoMorePages } from './world-state/says-no-more-pages.js';
 import { hashItemRanges, hashPrefixed, hashText } from './hash.js';
 import { inTestRunnerOrder } from './noise/in-test-runner-order.js';
+import { withoutAttemptCounter } from './noise/attempt-counter-in-text.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
@@ -656,8 +657,9 @@ const NO_KEYS: readonly string[] = [];
 
 function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
   if (policy.noiseFilter === undefined) return text;
-  // A parallel test runner's order is the scheduler's (noise/in-test-runner-order.ts).
-  return policy.noiseFilter(policy.shellArg === undefined ? text : inTestRunnerOrder(text));
+  // A parallel test runner's order is the scheduler's (noise/in-test-runner-order.ts); a
+  // retry's count in a short answer is the agent's (noise/attempt-counter-in-text.ts).
+  return withoutAttemptCounter(policy.noiseFilter(policy.shellArg === undefined ? text : inTestRunnerOrder(text)));
 }
 
 function toolErrorText(value: unknown): string {
@@ -947,7 +949,7 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   const outcome = classifyError(error);
   const { type, message } = describeError(error);
   // The same error with another request id or timestamp in its body is the same error (issue 24 #1, #3).
-  const prehashed: PrehashedOutcome = { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${defaultNoiseFilter(message)}`) };
+  const prehashed: PrehashedOutcome = { outcome, errorType: type, resultHash: hashText(`e:${type}\u0000${withoutAttemptCounter(defaultNoiseFilter(message))}`) };
   if (isTransientError(error, outcome)) prehashed.transient = true;
   const head = `${type} ${message.slice(0, 512)}`;
   if (prehashed.transient === true || STATE_ERROR_PATTERN.test(head)) prehashed.argumentIndependent = true;
