@@ -123,6 +123,8 @@ interface CallFacts {
   readonly listingKey: string | undefined;
   /** A call known to write: a write of a tool that is not a shell, or a shell command on changes-state-elsewhere.ts's list. */
   readonly knownWrite: boolean;
+  /** A thought tool (`think`): the model thinking, not a call to the world (checks/round-verdict.ts). */
+  readonly thought: boolean;
 }
 
 /**
@@ -405,6 +407,7 @@ export class RunGuard implements RunView, SharedReplica {
       }
     } else {
       round.executed += 1;
+      if (facts.thought) round.thoughts += 1;
       ledger.executed += 1;
       ledger.budgetedCalls += 1;
       ledger.inFlight += 1;
@@ -593,7 +596,10 @@ export class RunGuard implements RunView, SharedReplica {
     // World state (document 001 generalised): a call that may write advances it unless it
     // certainly did nothing — turned away by an overloaded server, or failed
     // deterministically. A timed-out write may well have happened (document 001).
-    const mayHaveWritten = facts.effect !== 'read' && prehashed.outcome !== 'overloaded' && !(failed && !transient) && prehashed.wroteNothing !== true;
+    // A thought (`think`) writes nothing, whatever its effect says: counted as a possible write, a
+    // think call between two identical commands made the second a re-run after a write, and a
+    // loop that thinks before each repeat was never refused.
+    const mayHaveWritten = facts.effect !== 'read' && !facts.thought && prehashed.outcome !== 'overloaded' && !(failed && !transient) && prehashed.wroteNothing !== true;
     // A write the run has not seen answer this way before (its first run, or another answer
     // than last time) is a change the next re-run may reflect. Only calls known to write
     // count (a write tool, a shell command or editor action that writes); a tool of unknown
@@ -672,6 +678,7 @@ export class RunGuard implements RunView, SharedReplica {
       const round = ledger.current;
       if (ticket.round === ledger.round) round.inFlight = Math.max(0, round.inFlight - 1);
       round.finished += 1;
+      if (facts.thought) round.thoughtsFinished += 1;
       if (novelty === 'new') {
         round.newFacts += 1;
         if (prehashed.outcome === 'empty') round.emptyNewFacts += 1;
@@ -1333,10 +1340,11 @@ export class RunGuard implements RunView, SharedReplica {
     if (pollDeadlineMs === undefined && this.ledger.sleptRound > 0 && this.ledger.round === this.ledger.sleptRound + 1) {
       if (policy.shellArg !== undefined ? call.pollsAfterSleep === true : effect !== 'write') pollDeadlineMs = this.options.shellPolls.defaultDeadlineMs;
     }
-    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey, knownWrite };
+    const thought = policy.thought === true;
+    if (call.family === undefined) return { effect, terminal, ladderKey: call.tool, page, pollDeadlineMs, listingKey, knownWrite, thought };
     const ladderKey = `${call.tool}(${call.family})`;
     if (!this.ledger.ladderFamilies.has(ladderKey)) this.ledger.ladderFamilies.set(ladderKey, call.tool);
-    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey, knownWrite };
+    return { effect, terminal, ladderKey, page, pollDeadlineMs, listingKey, knownWrite, thought };
   }
 
   /**

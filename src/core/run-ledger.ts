@@ -56,6 +56,13 @@ export class RoundAccumulator {
   emptyNewFacts = 0;
   seen = 0;
   neutral = 0;
+  /**
+   * Calls of a thought tool (`think`) that ran, and that finished, this round: counted in
+   * `executed` and `finished` too. The model thinking is not a call to the world
+   * (checks/round-verdict.ts).
+   */
+  thoughts = 0;
+  thoughtsFinished = 0;
   /** Calls refused because their tool is disabled by the escalation ladder. */
   disabledRefusals = 0;
   /** Calls refused as a loop's repeats (`repeat.*`, a cursor that did not advance). */

@@ -15,13 +15,15 @@ import { otlpLines, shuffled, transcriptToSpans } from '../replay/otlp-test-help
  * tool's answer text (tau-bench), tool names behind Claude Code's `mcp__<server>__` prefix, arguments as JSON text (OpenAI's
  * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
  * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
- * or OpenHands' envelope, a coding agent's steps in SWE-agent's or Claude Code's tools, the whole
- * run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
+ * or OpenHands' envelope, a coding agent's steps in SWE-agent's or Claude Code's tools, a `think`
+ * call before every call, the whole run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
  * detector that reads one convention and not another fails a user whose harness records the
  * other. Found this way: a browser tool's MCP `isError` result, or its failure as text, was read
  * as the page it printed or as a line about the action (result-fingerprint.ts, page-state.ts),
- * and a silent command in mini-swe-agent's or OpenHands' envelope was an answer seen again
- * rather than an empty one (world-state/shell-answer-envelope.ts).
+ * a silent command in mini-swe-agent's or OpenHands' envelope was an answer seen again rather
+ * than an empty one (world-state/shell-answer-envelope.ts), and a `think` call counted as a
+ * possible write and as a call that ran, so a loop that thinks before each repeat went on (run-guard.ts,
+ * checks/round-verdict.ts).
  */
 const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
 const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
@@ -208,6 +210,13 @@ describe('eval: the same recorded run, in another harness\'s recording conventio
       expect(await verdictsMoved(change, convention)).to.deep.equal([]);
     });
   }
+
+  it("a thought before every call, in its round (tau-bench's and OpenHands' think tool)", async function () {
+    this.timeout(120_000);
+    const thinking = (lines: Line[]) =>
+      lines.flatMap((line, index) => [JSON.stringify({ run: line.run, round: line.round, tool: 'think', args: { thought: `Step ${index}: weigh what came back, then act.` }, result: '' }), JSON.stringify(line)]);
+    expect(await verdictsMoved((line) => line, 'think', thinking)).to.deep.equal([]);
+  });
 
   // The same runs as the spans an instrumented agent exports (OTLP JSON, written out of order as
   // exporters do): one run span, a model-call span per round, a tool span per call with its raw

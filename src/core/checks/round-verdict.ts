@@ -48,7 +48,14 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
 
   const projection = unchanged;
   if (round.hadOverloadedExemption) projection.overloadedRounds += 1;
-  if (round.executed === 0 && round.finished === 0) {
+  // Thoughts (`think`) are the model thinking, not calls to the world: a round of refused calls
+  // and a thought is a round of refused calls, and a round of new thoughts alone is a round with
+  // no calls. Counted as calls, a think tool between refusals reset the refused-round streak,
+  // and a loop that thinks before each repeat was never stopped. The same thought again is still seen.
+  const executed = round.executed - round.thoughts;
+  const finished = round.finished - round.thoughtsFinished;
+  if (executed === 0 && finished === 0 && round.refused === 0 && round.seen === 0) return projection;
+  if (executed === 0 && finished === 0 && round.refused > 0) {
     projection.verdict = 'refused';
     projection.refusedRoundStreak += 1;
     // Insisting on a tool the ladder disabled is the stale loop going on by other means: the
@@ -103,13 +110,14 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
 /**
  * Would disabling this tool leave the run with no tool it has used? Then the ladder holds
  * back: a run whose only tool is switched off can do nothing but be refused, and whether it
- * should end is the stop rule's call, made with the same streak the ladder reads.
+ * should end is the stop rule's call, made with the same streak the ladder reads. A thought
+ * tool (`think`) is no tool to work with: a SQL agent that also thinks still has one.
  */
 function isLastToolStanding(ledger: RunLedger, options: ResolvedOptions, tool: string, disabled: ReadonlySet<string>): boolean {
   for (const other of ledger.tallies.keys()) {
     if (other === tool || disabled.has(other)) continue;
     const policy = options.tool(other);
-    if (!policy.exempt && !policy.terminal) return false;
+    if (!policy.exempt && !policy.terminal && policy.thought !== true) return false;
   }
   return true;
 }

@@ -71,4 +71,29 @@ describe('world state: the think tool', () => {
       expect(log.length, tool).to.equal(6);
     }
   });
+
+  it('a thought before each identical command writes nothing: the repeat is refused as without it (tau-bench\'s think tool)', () => {
+    // The same failing command, each time after a thought. Counted as a possible write (its effect
+    // unknown), each thought made the command a re-run after a write, and it was never refused.
+    const failing = (i: number): ScriptedCall[] => [think(`Let me try once more, attempt ${i}`), { tool: 'execute_bash', args: { command: "echo -e 'JTYz' | base64 -d" }, outcome: { result: 'base64: invalid input' } }];
+    const withThoughts = playRounds(newRun(), Array.from({ length: 8 }, (_, i) => failing(i)));
+    const without = playRounds(newRun(), Array.from({ length: 8 }, (_, i) => [failing(i)[1]!]));
+    const commandKinds = (log: typeof without) => log.map((round) => kinds(round.decisions).at(-1));
+    expect(commandKinds(withThoughts)).to.deep.equal(commandKinds(without));
+    expect(commandKinds(withThoughts)).to.include('refuse:repeat.unchanged');
+    expect(withThoughts.at(-1)!.after).to.deep.include({ action: 'stop' });
+    expect(withThoughts.length).to.equal(without.length);
+  });
+
+  it('a round of refused calls and a thought is a refused round; the only tool besides `think` is the last tool standing', () => {
+    // A SQL agent that thinks before each query: its ladder holds back as for an agent with one
+    // tool, and its refused rounds count, thought or not.
+    const query = (i: number): ScriptedCall[] => [think(`Check the count again (${i})`), { tool: 'execute_sql', args: { query: `SELECT COUNT(*) FROM singer WHERE age > ${30 + (i % 2)}` }, outcome: { result: '[(6,)]' } }];
+    const withThoughts = playRounds(newRun(), Array.from({ length: 12 }, (_, i) => query(i)));
+    const without = playRounds(newRun(), Array.from({ length: 12 }, (_, i) => [query(i)[1]!]));
+    expect(withThoughts.map((round) => kinds(round.decisions).at(-1))).to.deep.equal(without.map((round) => kinds(round.decisions).at(-1)));
+    const { action, reason, round } = without.at(-1)!.after as { action: string; reason?: string; round?: number };
+    expect(withThoughts.at(-1)!.after).to.include({ action, reason, round });
+    expect(withThoughts.at(-1)!.after).to.include({ action: 'stop' });
+  });
 });
