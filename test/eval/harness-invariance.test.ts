@@ -16,12 +16,12 @@ import { otlpLines, shuffled, transcriptToSpans } from '../replay/otlp-test-help
  * `function.arguments`), JSON text results as objects, indented or as MCP structured content,
  * object results as text, the shell as Claude Code's or Codex's, its output in mini-swe-agent's
  * or OpenHands' envelope, a coding agent's steps in SWE-agent's or Claude Code's tools, a `think`
- * call before every call, the whole run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
+ * call or a `TodoWrite` before every call, the whole run as OTLP spans — and replayed: where it stops (reason and round) must not move. A
  * detector that reads one convention and not another fails a user whose harness records the
  * other. Found this way: a browser tool's MCP `isError` result, or its failure as text, was read
  * as the page it printed or as a line about the action (result-fingerprint.ts, page-state.ts),
  * a silent command in mini-swe-agent's or OpenHands' envelope was an answer seen again rather
- * than an empty one (world-state/shell-answer-envelope.ts), and a `think` call counted as a
+ * than an empty one (world-state/shell-answer-envelope.ts), and a `think` or `TodoWrite` call counted as a
  * possible write and as a call that ran, so a loop that thinks before each repeat went on (run-guard.ts,
  * checks/round-verdict.ts).
  */
@@ -216,6 +216,16 @@ describe('eval: the same recorded run, in another harness\'s recording conventio
     const thinking = (lines: Line[]) =>
       lines.flatMap((line, index) => [JSON.stringify({ run: line.run, round: line.round, tool: 'think', args: { thought: `Step ${index}: weigh what came back, then act.` }, result: '' }), JSON.stringify(line)]);
     expect(await verdictsMoved((line) => line, 'think', thinking)).to.deep.equal([]);
+  });
+
+  it("a plan update before every call, in its round (Claude Code's TodoWrite)", async function () {
+    this.timeout(120_000);
+    const planning = (lines: Line[]) =>
+      lines.flatMap((line, index) => [
+        JSON.stringify({ run: line.run, round: line.round, tool: 'TodoWrite', args: { todos: [{ content: 'Finish the task', status: 'in_progress', activeForm: `Working on step ${index}` }] }, result: 'Todos have been modified successfully.' }),
+        JSON.stringify(line),
+      ]);
+    expect(await verdictsMoved((line) => line, 'todo', planning)).to.deep.equal([]);
   });
 
   // The same runs as the spans an instrumented agent exports (OTLP JSON, written out of order as

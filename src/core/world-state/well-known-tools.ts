@@ -104,7 +104,7 @@ export const CODE_INTERPRETER_TOOLS: readonly string[] = [
 /** Tools that write (results that only acknowledge the write are neither new nor seen). */
 export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   // Claude Code
-  'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'TodoWrite',
+  'Edit', 'MultiEdit', 'Write', 'NotebookEdit',
   // gemini-cli, MCP filesystem, Cline / Roo Code
   'write_file', 'replace', 'edit_file', 'create_directory', 'move_file', 'write_to_file', 'replace_in_file',
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
@@ -158,6 +158,17 @@ export const WELL_KNOWN_LABEL_ARGUMENTS: ReadonlyMap<string, readonly string[]> 
  */
 export const WELL_KNOWN_THOUGHT_TOOLS: ReadonlyMap<string, readonly string[]> = new Map([
   ['think', ['thought', 'thoughts']],
+  // The agent's own plan, written down: Claude Code's TodoWrite, OpenHands' task_tracker, Codex's
+  // update_plan, gemini-cli's write_todos, Cursor's todo_write, Roo Code's update_todo_list. They
+  // write only the plan no other tool reads, and answer with the same acknowledgement. As writes,
+  // each plan update between two identical commands made the second a re-run after a write: a
+  // loop that updates its todos before each repeat was never refused (88 corpus loops went on).
+  ['TodoWrite', ['todos']],
+  ['task_tracker', ['command', 'task_list']],
+  ['update_plan', ['plan']],
+  ['write_todos', ['todos']],
+  ['todo_write', ['todos', 'merge']],
+  ['update_todo_list', ['todos']],
   // The MCP reference server's sequential thinking answers each thought with its own counters
   // (`{"thoughtNumber": 3, "thoughtHistoryLength": 3, …}`): new every time, no fact about the world.
   ['sequentialthinking', ['thought']],

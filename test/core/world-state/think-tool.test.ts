@@ -96,4 +96,19 @@ describe('world state: the think tool', () => {
     expect(withThoughts.at(-1)!.after).to.include({ action, reason, round });
     expect(withThoughts.at(-1)!.after).to.include({ action: 'stop' });
   });
+
+  it('a plan tool (Claude Code\'s TodoWrite, Codex\'s update_plan, …) between identical commands writes nothing: the repeat is refused', () => {
+    const command: ScriptedCall = { tool: 'Bash', args: { command: 'npx vitest run src/parse.test.ts' }, outcome: { result: 'FAIL src/parse.test.ts > parses dates\nAssertionError: expected 2 to be 3' } };
+    const without = playRounds(newRun(), Array.from({ length: 8 }, () => [command]));
+    const plans: Array<[string, (i: number) => Record<string, unknown>]> = [
+      ['TodoWrite', (i) => ({ todos: [{ content: 'Fix the date parser', status: 'in_progress', activeForm: `Fixing the date parser (${i})` }] })],
+      ['update_plan', (i) => ({ plan: [{ step: `Run the tests, try ${i}`, status: 'in_progress' }] })],
+      ['task_tracker', (i) => ({ command: 'plan', task_list: [{ id: '1', title: `Fix parser ${i}`, status: 'in_progress' }] })],
+    ];
+    for (const [tool, args] of plans) {
+      const withPlans = playRounds(newRun(), Array.from({ length: 8 }, (_, i) => [{ tool, args: args(i), outcome: { result: 'Todos have been modified successfully.' } }, command]));
+      expect(withPlans.map((round) => kinds(round.decisions).at(-1)), tool).to.deep.equal(without.map((round) => kinds(round.decisions).at(-1)));
+      expect(withPlans.at(-1)!.after, tool).to.include({ action: 'stop' });
+    }
+  });
 });
