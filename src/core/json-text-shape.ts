@@ -387,6 +387,7 @@ function scanArray(start: number, depth: number): number {
     at++;
   }
   if (depth === 0) jsonTextShape.topCount = count;
+  else if (depth === 1) inFirstItem = false;
   lastArrayCount = count;
   return at + 1;
 }
