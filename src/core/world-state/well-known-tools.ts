@@ -162,7 +162,7 @@ export const WELL_KNOWN_THOUGHT_TOOLS: ReadonlyMap<string, readonly string[]> = 
   // update_plan, gemini-cli's write_todos, Cursor's todo_write, Roo Code's update_todo_list. They
   // write only the plan no other tool reads, and answer with the same acknowledgement. As writes,
   // each plan update between two identical commands made the second a re-run after a write: a
-  // loop that updates its todos before each repeat was never refused (88 corpus loops went on).
+  // loop that updates its todos before each repeat was never refused (83 corpus loops went on).
   ['TodoWrite', ['todos']],
   ['task_tracker', ['command', 'task_list']],
   ['update_plan', ['plan']],
