@@ -343,6 +343,7 @@ function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, m
   return prehashed;
 }
 
+/** An MCP `CallToolResult` that reports the tool's failure (`isError: true`). */
 function isToolErrorEnvelope(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as { isError?: unknown }).isError === true;
 }
@@ -397,7 +398,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (isEmptyResult(value)) return { outcome: 'empty' };
   const unwrapped = unwrapToolResultEnvelope(value);
   if (unwrapped !== value) {
-    if ((value as Record<string, unknown>).isError === true) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
+    if (isToolErrorEnvelope(value)) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
     value = unwrapped;
     // One text part is the text a plain tool would return: the same door (the count zero, the
     // shell harnesses' ids). unwrapToolResultEnvelope already tried it as JSON, so this ends in the text checks.

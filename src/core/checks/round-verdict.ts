@@ -52,10 +52,9 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
   // and a thought is a round of refused calls, and a round of new thoughts alone is a round with
   // no calls. Counted as calls, a think tool between refusals reset the refused-round streak,
   // and a loop that thinks before each repeat was never stopped. The same thought again is still seen.
-  const executed = round.executed - round.thoughts;
-  const finished = round.finished - round.thoughtsFinished;
-  if (executed === 0 && finished === 0 && round.refused === 0 && round.seen === 0) return projection;
-  if (executed === 0 && finished === 0 && round.refused > 0) {
+  const ranNothing = round.executed === round.thoughts && round.finished === round.thoughtsFinished;
+  if (ranNothing && round.refused === 0 && round.seen === 0) return projection;
+  if (ranNothing && round.refused > 0) {
     projection.verdict = 'refused';
     projection.refusedRoundStreak += 1;
     // Insisting on a tool the ladder disabled is the stale loop going on by other means: the

@@ -110,7 +110,7 @@ export const WELL_KNOWN_WRITE_TOOLS: ReadonlySet<string> = new Set([
   'apply_diff', 'insert_content', 'search_and_replace', 'save_memory',
   // SWE-agent's windowed editing commands named as tools; OpenHands' IPython cell, which runs any code
   'edit', 'create', 'insert', 'execute_ipython_cell',
-  ...CODE_INTERPRETER_TOOLS,
+  // (Code interpreters are writes too: CODE_INTERPRETER_TOOLS, matched folded by policy.ts.)
   // Cursor's edit tool (its name starts with a read verb)
   'search_replace',
 ]);
