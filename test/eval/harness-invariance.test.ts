@@ -105,12 +105,14 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
  * create or Write, a plain recursive grep as Claude Code's Grep, the rest as the harness's shell
  * with its notice for no output (SWE-agent) or a failing exit code as an error (Claude Code).
  */
-type MiniSweAgentStep = { command: string; returncode: number; output: string };
+/** A mini-swe-agent step: its command, exit code and output, and the line without its result (`call`). */
+type MiniSweAgentStep = { command: string; returncode: number; output: string; call: Omit<Line, 'result'> };
 function miniSweAgentStepOf(line: Line): MiniSweAgentStep | undefined {
   const command = shellCommandOf(line);
-  const result = line.result as { returncode?: unknown; output?: unknown } | undefined;
-  if (command === undefined || typeof result !== 'object' || result === null || typeof result.returncode !== 'number' || typeof result.output !== 'string') return undefined;
-  return { command: command.trim(), returncode: result.returncode, output: result.output };
+  const { result, ...call } = line;
+  const answer = result as { returncode?: unknown; output?: unknown } | undefined;
+  if (command === undefined || typeof answer !== 'object' || answer === null || typeof answer.returncode !== 'number' || typeof answer.output !== 'string') return undefined;
+  return { command: command.trim(), returncode: answer.returncode, output: answer.output, call };
 }
 const WINDOW = /^nl -ba (\S+) \| sed -n '(\d+),(\d+)p'$/;
 const WHOLE_FILE = /^cat (\S+)$/;
@@ -120,8 +122,7 @@ const RECURSIVE_GREP = /^grep -rn "([^"]+)" (\S+)$/;
 function asSweAgent(line: Line): Line {
   const step = miniSweAgentStepOf(line);
   if (step === undefined) return line;
-  const { command, returncode, output } = step;
-  const { result: _result, ...call } = line;
+  const { command, returncode, output, call } = step;
   const window = WINDOW.exec(command);
   const whole = WHOLE_FILE.exec(command);
   const path = `/testbed/${window?.[1] ?? whole?.[1] ?? ''}`;
@@ -139,8 +140,7 @@ function asSweAgent(line: Line): Line {
 function asClaudeCode(line: Line): Line {
   const step = miniSweAgentStepOf(line);
   if (step === undefined) return line;
-  const { command, returncode, output } = step;
-  const { result: _result, ...call } = line;
+  const { command, returncode, output, call } = step;
   const window = WINDOW.exec(command);
   if (window !== null) {
     const [from, to] = [Number(window[2]), Number(window[3])];
