@@ -656,6 +656,7 @@ export class RunGuard implements RunView, SharedReplica {
           if (ledger.fileEnds !== undefined && prehashed.window === undefined) ledger.fileEnds = undefined;
         }
         ledger.pageEpoch += 1;
+        if (facts.page && novelty === 'new') ledger.pageNewsEpoch = ledger.pageEpoch;
       }
     }
     if (record !== undefined) record.epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
@@ -1209,10 +1210,14 @@ export class RunGuard implements RunView, SharedReplica {
     if (outcome.window !== undefined && !failed && !policy.exempt && !terminal && isWindowCovered(this.ledger.readCoverage, outcome.window)) return 'seen';
     // A browser action that answers with a line about itself, run again straight after itself:
     // the same "More" click is the next page, the same scroll further down, and the answer
-    // cannot say (world-state/page-state.ts, describesAction). Neither new nor a repeat. Not
-    // back to back — WebShop's option clicks cycling "You have clicked red.", "… 3 foot." — it is
-    // judged as any answer, and the cycle is the loop it is.
-    if (outcome.describesAction === true && policy.page && !failed && isBackToBack(this.ledger, argsHash)) return 'neutral';
+    // cannot say (world-state/page-state.ts, describesAction). Neither new nor a repeat. Nor
+    // when another action has since gone somewhere new (a click on the next search result):
+    // the same scroll or "Navigated back" then acted on another page. Otherwise — WebShop's
+    // option clicks cycling "You have clicked red.", "… 3 foot.", nothing new between two turns —
+    // it is judged as any answer, and the cycle is the loop it is.
+    if (outcome.describesAction === true && policy.page && !failed) {
+      if (isBackToBack(this.ledger, argsHash) || (record !== undefined && record.outcomeTag === tag && this.ledger.pageNewsEpoch > record.epoch)) return 'neutral';
+    }
     if (!seen && !itemsAllSeen && !relearned) return 'new';
     // What the model saw before its context was compacted, and sees again: it had forgotten it,
     // so reading it again is no loop, and it is nothing new either (contextCompacted).

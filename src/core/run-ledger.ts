@@ -167,6 +167,13 @@ export class RunLedger {
    */
   pageEpoch = 0;
   /**
+   * The {@link pageEpoch} a browser action last moved the page to with an answer the run had not
+   * seen (a click that went somewhere new). An action answered by a line about itself ("Scrolled
+   * down the page by one page") says nothing of the page it acted on: run again since such a
+   * move, it acted on another page, and its old line is no repeat (run-guard.ts judgeNovelty).
+   */
+  pageNewsEpoch = 0;
+  /**
    * Bumped each time a call known to write changed the world in a way not seen before: its
    * first run, or another answer than its last (not a tool of unknown effect, not a browser
    * action). A call answering exactly what it answered last time is stale only when this has not

@@ -282,6 +282,44 @@ describe('browser actions answered by a line about themselves, not the page (bro
     expect(await playTakingTurns('paging', Array.from({ length: 8 }, more))).to.deep.equal(Array(8).fill('allow/continue'));
   });
 
+  // A WebVoyager-style task through browser-use: search, open a result, scroll it, extract, go
+  // back, open the next one. Every scroll and every "Navigated back" answers as the last one did,
+  // but on another page; the ladder switched scroll_down off on the second detail page.
+  const research = (): ScriptedCall[][] => {
+    const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
+    const open = (index: number, title: string): ScriptedCall => act('click_element_by_index', { index }, `🖱️  Clicked button with index ${index}: ${title}`);
+    const extract = (facts: string): ScriptedCall => act('extract_content', { goal: 'rating and review count' }, `📄  Extracted from page\n: ${facts}\n`);
+    const back = (): ScriptedCall => act('go_back', {}, '🔙  Navigated back');
+    const rounds: ScriptedCall[][] = [
+      [act('go_to_url', { url: 'https://www.allrecipes.com' }, '🔗  Navigated to https://www.allrecipes.com')],
+      [act('input_text', { index: 5, text: 'vegetarian lasagna' }, '⌨️  Input vegetarian lasagna into index 5')],
+      [open(6, 'Search')], [scrollDown()], [scrollDown()],
+      [open(31, 'Easy Vegetarian Lasagna')], [scrollDown()], [scrollDown()], [extract('4.6 stars, 812 reviews')], [back()],
+      [scrollDown()], [open(44, 'Spinach Lasagna III')], [scrollDown()], [scrollDown()], [scrollDown()], [extract('4.7 stars, 1,203 reviews')], [back()],
+      [scrollDown()], [scrollDown()], [open(52, "World's Best Lasagna")], [scrollDown()], [extract('4.8 stars, not vegetarian')], [back()],
+      [act('done', { text: 'Spinach Lasagna III, 4.7 stars', success: true }, 'Spinach Lasagna III, 4.7 stars')],
+    ];
+    return rounds;
+  };
+
+  it('the same scroll or back on another page, after a click that went somewhere new, is not a repeat', () => {
+    const log = playRounds(newRun(), research());
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(research().length).fill('continue'));
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+  });
+
+  it('the same, through two engines sharing the run through a store, taking turns', async () => {
+    expect(await playTakingTurns('research', research().flat())).to.deep.equal(Array(research().length).fill('allow/continue'));
+  });
+
+  it('going back and forth between the same two pages with nothing new still stops', () => {
+    const rounds: ScriptedCall[][] = [];
+    for (let cycle = 0; cycle < 8; cycle++) rounds.push([more()], [{ tool: 'go_back', args: {}, outcome: { result: '🔙  Navigated back' } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after.action).to.equal('stop');
+    expect(log.length).to.be.below(16);
+  });
+
   // ReAct on WebShop (eval/corpus/react-webshop): choosing an option answers "You have clicked
   // red." and changes nothing the agent can see; cycling through the same options is the loop.
   it('a cycle of such actions is still a loop: the same option clicks, one after another, stop', () => {
