@@ -8,7 +8,7 @@ import { withoutAttemptCounter } from './noise/attempt-counter-in-text.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { CallOutcome, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from './types.js';
 import { defaultNoiseFilter } from './noise/create-noise-filter.js';
-import { describesAction, failureReportedBy, fingerprintPage } from './world-state/page-state.js';
+import { describesAction, failureReportedBy, fingerprintPage, showsNoPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
 import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
@@ -336,6 +336,7 @@ function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, m
   if (isToolErrorEnvelope(value)) return fingerprintResultValue(result, policy, maxBytes);
   const failure = failureReportedBy(value);
   if (failure !== undefined) return fingerprintError({ type: 'tool_error', message: failure });
+  if (showsNoPage(value)) return { outcome: 'empty' };
   const page = fingerprintPage(value, maxBytes);
   if (page !== undefined) return page;
   const prehashed = fingerprintResultValue(result, policy, maxBytes);

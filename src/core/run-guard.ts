@@ -619,8 +619,9 @@ export class RunGuard implements RunView, SharedReplica {
       // call's previous execution, with nothing that may write finished in between.
       const epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
       const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === epoch;
-      // Nor does such an action, back to back, confirm that it changes nothing (judgeNovelty).
-      const unconfirmable = prehashed.describesAction === true && facts.page && isBackToBack(ledger, argsHash);
+      // Nor does such an action, back to back, confirm that it changes nothing (judgeNovelty),
+      // nor one answered with nothing of the page.
+      const unconfirmable = facts.page && ((prehashed.describesAction === true && isBackToBack(ledger, argsHash)) || prehashed.outcome === 'empty');
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.inProgress = !failed && prehashed.inProgress === true;
@@ -1149,6 +1150,12 @@ export class RunGuard implements RunView, SharedReplica {
       if (outcome.unfingerprintable) {
         if (!failClosed) return 'new';
         fingerprint = `unfingerprintable:${tool}`;
+      } else if (policy.page && !failClosed) {
+        // A browser action answered with nothing of the page: a screenshot the recording or the
+        // span did not keep (world-state/page-state.ts, showsNoPage). Where the page went is
+        // unknown, so it is neither new nor a repeat (document 000): eight such screenshots
+        // stopped a healthy computer-use run.
+        return 'neutral';
       } else if (effect === 'write' && !failClosed) {
         // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges
         // itself: no fact about the world, and no sign of a loop either — the first time.

@@ -95,6 +95,31 @@ export function fingerprintPage(result: unknown, maxBytes: number): PrehashedOut
   return prehashed;
 }
 
+/**
+ * Does a browser action's answer show nothing of the page: a screenshot the recording or the span
+ * did not keep? A placeholder text (`[image]`, `<screenshot>`, `[Image: page.png]`), or an MCP
+ * result made only of image parts without their data. An image kept is data like any other:
+ * the same screenshot after the same click is the same page. (An empty answer is read as empty
+ * before this, and judged the same way: run-guard.ts judgeNovelty.)
+ */
+export function showsNoPage(result: unknown): boolean {
+  if (typeof result === 'string') return IMAGE_PLACEHOLDER.test(result);
+  if (typeof result !== 'object' || result === null) return false;
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content) || content.length === 0) return false;
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null) return false;
+    const typed = part as { type?: unknown; text?: unknown; data?: unknown };
+    if (typed.type === 'text' && typeof typed.text === 'string' && IMAGE_PLACEHOLDER.test(typed.text)) continue;
+    if (typed.type === 'image' && (typed.data === undefined || typed.data === '')) continue;
+    return false;
+  }
+  return true;
+}
+
+/** `[image]`, `<screenshot>`, `(Image omitted)`, `[Image: page.png]`: a short bracketed word for an image, alone. */
+const IMAGE_PLACEHOLDER = /^\s*[[<(]\s*(?:image|img|screenshot|picture)\b[^\]>)\n]{0,60}[\]>)]\s*$/i;
+
 /** Longer answers, or answers of more than one line, say something about the page. */
 const MAX_ACTION_LINE_LENGTH = 200;
 

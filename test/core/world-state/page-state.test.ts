@@ -339,6 +339,42 @@ describe('browser actions answered by a line about themselves, not the page (bro
   });
 });
 
+// A computer-use agent answers each action with a screenshot; a recording or a span without
+// content keeps none of it (an empty answer) or a placeholder (`[image]`). Such an answer shows
+// nothing of the page: every screenshot reads alike, and eight of them stopped a healthy run.
+describe('a browser action whose answer shows nothing of the page (screenshots not kept)', () => {
+  const computerRun = (answer: unknown): ScriptedCall[][] => {
+    const act = (action: string, extra: Record<string, unknown> = {}): ScriptedCall[] => [{ tool: 'computer', args: { action, ...extra }, outcome: { result: answer } }];
+    const scroll = (): ScriptedCall[] => act('scroll', { coordinate: [640, 400], scroll_direction: 'down', scroll_amount: 3 });
+    const shot = (): ScriptedCall[] => act('screenshot');
+    return [
+      shot(), act('left_click', { coordinate: [400, 300] }), shot(), act('type', { text: 'flights to Paris' }), act('key', { text: 'Return' }), shot(),
+      scroll(), shot(), scroll(), shot(), act('left_click', { coordinate: [512, 611] }), shot(), scroll(), shot(),
+      act('key', { text: 'alt+Left' }), shot(), act('left_click', { coordinate: [512, 700] }), shot(), scroll(), shot(), shot(), shot(),
+    ];
+  };
+
+  for (const [label, answer] of [
+    ['an empty answer', ''],
+    ['a placeholder text', '[image]'],
+    ['a placeholder as MCP text', { content: [{ type: 'text', text: '<screenshot>' }] }],
+    ['an MCP image part whose data was not kept', { content: [{ type: 'image', data: '', mimeType: 'image/png' }] }],
+  ] as const) {
+    it(`${label}: a healthy computer-use run is neither refused nor stopped`, () => {
+      const log = playRounds(newRun(), computerRun(answer));
+      expect(log.map((round) => round.after.action)).to.deep.equal(Array(computerRun(answer).length).fill('continue'));
+      expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    });
+  }
+
+  it('the screenshots themselves, when kept, still judge the page: the same screen after the same click is a loop', () => {
+    const screen = { content: [{ type: 'image', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk', mimeType: 'image/png' }] };
+    const click = (): ScriptedCall[] => [{ tool: 'computer', args: { action: 'left_click', coordinate: [400, 300] }, outcome: { result: screen } }];
+    const log = playRounds(newRun(), Array.from({ length: 8 }, click));
+    expect(log.at(-1)!.after.action).to.equal('stop');
+  });
+});
+
 // Waiting is what a wait is for: the page may change while the agent waits (a CI run page
 // turning green, a search still loading). Playwright MCP's `browser_wait_for {time}`,
 // BrowserGym's `noop(wait_ms)`, browser-use's `wait`, computer use's `wait` action.
