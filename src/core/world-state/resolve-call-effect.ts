@@ -59,7 +59,9 @@ export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPoll
   const value = parseArguments(args);
   if (policy.shellArg === undefined && !policy.editor) {
     // `browser_action {action: "scroll_down"}`: the action is the family the ladder may switch off.
-    const action = isRecord(value) ? value[policy.pageActionArg!] : undefined;
+    // OpenAI's computer tool names it by an object's type: `{action: {type: "scroll", …}}`.
+    const named = isRecord(value) ? value[policy.pageActionArg!] : undefined;
+    const action = isRecord(named) ? named.type : named;
     if (typeof action !== 'string' || action === '') return { effect: policy.effect, terminal: policy.terminal };
     // `computer {action: "wait"}` gives the screen time to change: a poll, like the browser waits (well-known-tools.ts).
     if (action === 'wait' && shellPolls !== undefined) return { effect: policy.effect, terminal: policy.terminal, family: action, pollDeadlineMs: shellPolls.defaultDeadlineMs };

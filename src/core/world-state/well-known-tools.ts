@@ -202,7 +202,8 @@ export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
  * Browser and GUI tools (world-state/page-state.ts): each action's result is the page it
  * leads to, and what they change is the page, never the workspace — a click cannot make a
  * file listing out of date. Value: the argument naming the action for tools that take one
- * (Roo Code / Cline `browser_action`, Anthropic computer use `computer`), else undefined.
+ * (Roo Code / Cline `browser_action`, Anthropic computer use `computer`; an object's `type`, as in
+ * OpenAI's `computer_use_preview`), else undefined.
  * BrowserGym's action set, Playwright MCP, browser-use.
  */
 export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map<string, string | undefined>([
@@ -226,4 +227,6 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   ...PAGE_READ_TOOLS.map((name): [string, undefined] => [name, undefined]),
   ['browser_action', 'action'],
   ['computer', 'action'],
+  // OpenAI's computer tool (Responses API; the Agents SDK's ComputerTool): `{action: {type: "click", …}}`
+  ['computer_use_preview', 'action'],
 ]);

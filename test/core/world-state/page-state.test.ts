@@ -6,6 +6,8 @@
 import { expect } from 'chai';
 import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
 import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
+import { resolveOptions } from '../../../src/core/policy.js';
+import { prehashCall } from '../../../src/core/prehash-call.js';
 import { kinds, newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 /** A BrowserGym observation: tab header plus the flattened AXTree. */
@@ -366,6 +368,20 @@ describe('a browser action whose answer shows nothing of the page (screenshots n
       expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
     });
   }
+
+  // OpenAI's computer tool (Responses API, the Agents SDK's ComputerTool) names its action by an
+  // object's `type`: `{action: {type: "scroll", scroll_y: 600}}`.
+  it("OpenAI's computer_use_preview is a browser tool judged by its action's type: a healthy run with screenshots not kept goes on", () => {
+    const act = (type: string, extra: Record<string, unknown> = {}): ScriptedCall[] => [{ tool: 'computer_use_preview', args: { action: { type, ...extra } }, outcome: { result: '[image]' } }];
+    const rounds = [act('screenshot'), act('click', { x: 400, y: 300, button: 'left' }), act('type', { text: 'flights to Paris' }), act('keypress', { keys: ['ENTER'] }),
+      ...Array.from({ length: 6 }, (_, index) => act('scroll', { x: 640, y: 400, scroll_x: 0, scroll_y: 600 * (index + 1) })), act('screenshot'), act('screenshot')];
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(rounds.length).fill('continue'));
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    const options = resolveOptions();
+    const facts = prehashCall({ tool: 'computer_use_preview', args: { action: { type: 'scroll', scroll_y: 600 } } }, options.tool('computer_use_preview'), options.shellPolls, options.now);
+    expect(facts.family).to.equal('scroll');
+  });
 
   it('the screenshots themselves, when kept, still judge the page: the same screen after the same click is a loop', () => {
     const screen = { content: [{ type: 'image', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk', mimeType: 'image/png' }] };
