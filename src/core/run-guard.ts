@@ -1150,11 +1150,12 @@ export class RunGuard implements RunView, SharedReplica {
       if (outcome.unfingerprintable) {
         if (!failClosed) return 'new';
         fingerprint = `unfingerprintable:${tool}`;
-      } else if (policy.page && !failClosed) {
+      } else if (policy.page && effect !== 'read' && !failClosed) {
         // A browser action answered with nothing of the page: a screenshot the recording or the
         // span did not keep (world-state/page-state.ts, showsNoPage). Where the page went is
         // unknown, so it is neither new nor a repeat (document 000): eight such screenshots
-        // stopped a healthy computer-use run.
+        // stopped a healthy computer-use run. A page read (an extraction) finding nothing is
+        // an empty answer like any other.
         return 'neutral';
       } else if (effect === 'write' && !failClosed) {
         // A write that answers with nothing (`cp a b`, a silent `cat > f`) only acknowledges

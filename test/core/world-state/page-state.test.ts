@@ -383,6 +383,14 @@ describe('a browser action whose answer shows nothing of the page (screenshots n
     expect(facts.family).to.equal('scroll');
   });
 
+  it('a page read that finds nothing is an empty answer like any other: the same extraction, empty again after a scroll, is seen', () => {
+    const run = newRun();
+    run.beginRound();
+    const extract = (): string => run.finishCall(run.startCall({ tool: 'extract_content', args: { goal: 'the price' } }), { result: '' });
+    const scroll = (): string => run.finishCall(run.startCall({ tool: 'scroll_down', args: {} }), { result: '🔍  Scrolled down the page by one page' });
+    expect([extract(), scroll(), extract()]).to.deep.equal(['new', 'new', 'seen']);
+  });
+
   it('the screenshots themselves, when kept, still judge the page: the same screen after the same click is a loop', () => {
     const screen = { content: [{ type: 'image', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk', mimeType: 'image/png' }] };
     const click = (): ScriptedCall[] => [{ tool: 'computer', args: { action: 'left_click', coordinate: [400, 300] }, outcome: { result: screen } }];
