@@ -27,7 +27,7 @@ import { fingerprintOutcome, isTransientErrorType, jsonTextValue } from './resul
 import { prehashCall } from './prehash-call.js';
 import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
 import { returnedWindowOf } from './world-state/returned-window-of.js';
-import { isPageInputAction } from './world-state/page-state.js';
+import { isPageInputAction, isPageLook } from './world-state/page-state.js';
 import { namesAStatusLook } from './world-state/names-a-status-look.js';
 import { CallState, RoundAccumulator, RunLedger, type SignatureRecord } from './run-ledger.js';
 import type { RunEvent } from './shared-ledger/run-event.js';
@@ -550,6 +550,11 @@ export class RunGuard implements RunView, SharedReplica {
     // A form field given a value for the first time, on a page that does not show it, is
     // neither progress nor a loop (world-state/page-state.ts).
     if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(policy.ownName ?? tool, ticket.call.family)) judged = 'neutral';
+    // A look at the page a page action has moved since this look last ran: the page that action
+    // already answered with, no sign of a loop (world-state/page-state.ts, isPageLook).
+    if (judged === 'seen' && facts.page && !failed && record !== undefined && (record.outcomeTag === 0 || record.epoch !== ledger.pageEpoch) && isPageLook(policy.ownName ?? tool, ticket.call.family)) {
+      judged = 'neutral';
+    }
     // The same call answering exactly what it answered last time is stale only if nothing known
     // to write has changed anything since (RunLedger.changeSerial): the tests run again after an
     // edit, the build after a config change, the file restored after other edits — "re-runs

@@ -182,3 +182,17 @@ const INPUT_ACTIONS: ReadonlySet<string> = new Set([
 export function isPageInputAction(tool: string, family: string | undefined): boolean {
   return INPUT_ACTIONS.has(family ?? tool);
 }
+
+/** Looks at the current page that change nothing: Playwright MCP's, and a `computer` tool's `screenshot` action. */
+const PAGE_LOOKS: ReadonlySet<string> = new Set(['browser_snapshot', 'browser_take_screenshot', 'screenshot']);
+
+/**
+ * A look at the page (Playwright MCP's `browser_snapshot`, a screenshot) after a page action shows
+ * the page that action already answered with: seen, yet no sign of a loop — the agent checking
+ * where it landed. Agents do it after every action; judged seen, the ladder switched
+ * `browser_snapshot` off on a healthy run whose every click went somewhere new. Two looks with
+ * nothing moving the page in between are judged as any repeat (run-guard.ts finishCall).
+ */
+export function isPageLook(tool: string, family: string | undefined): boolean {
+  return PAGE_LOOKS.has(family ?? tool);
+}

@@ -341,6 +341,45 @@ describe('browser actions answered by a line about themselves, not the page (bro
   });
 });
 
+// Playwright MCP answers every action with the page, yet agents often look again with
+// browser_snapshot after each one: a look at the page the action just showed. Seen, and no sign of a
+// loop: the ladder switched browser_snapshot off on the third detail page ("write your answer from
+// what you have gathered") though every click went somewhere new.
+describe('a look at the page after an action (browser_snapshot) is no repeat', () => {
+  const pageOf = (index: number | undefined): string[] => index === undefined
+    ? ['- heading "Orders" [level=1] [ref=e1]', ...ORDERS.map((item, at) => `- link "${item}" [ref=e${10 + at}]`)]
+    : [`- heading "${ORDERS[index]}" [level=1] [ref=e1]`, `- text: Order #10${index}`, `- text: Total $${(index + 1) * 25}.00`, '- button "Back to orders" [ref=e9]'];
+  const act = (tool: string, args: Record<string, unknown>, index: number | undefined, offset: number): ScriptedCall =>
+    ({ tool, args, outcome: { result: playwrightResult(`await page.${tool}();`, `https://shop.example/orders/${index ?? ''}`, 'Shop', pageOf(index), offset) } });
+  const look = (index: number | undefined, offset: number): ScriptedCall =>
+    ({ tool: 'mcp__playwright__browser_snapshot', args: {}, outcome: { result: playwrightResult('', `https://shop.example/orders/${index ?? ''}`, 'Shop', pageOf(index), offset) } });
+
+  it('collecting the detail pages, a snapshot after every click and every back: nothing refused, never stopped', () => {
+    const rounds: ScriptedCall[][] = [[act('mcp__playwright__browser_navigate', { url: 'https://shop.example/orders' }, undefined, 0)], [look(undefined, 100)]];
+    ORDERS.forEach((item, index) => {
+      rounds.push([act('mcp__playwright__browser_click', { element: item, ref: `e${10 + index}` }, index, 200 + index)], [look(index, 300 + index)]);
+      rounds.push([act('mcp__playwright__browser_navigate_back', {}, undefined, 400 + index)], [look(undefined, 500 + index)]);
+    });
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(rounds.length).fill('continue'));
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+  });
+
+  it('the same click landing on the same page, a snapshot after each, still stops', () => {
+    const rounds: ScriptedCall[][] = [];
+    for (let cycle = 0; cycle < 10; cycle++) rounds.push([act('mcp__playwright__browser_click', { element: 'Laptop', ref: 'e10' }, 0, cycle)], [look(0, 50 + cycle)]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.at(-1)!.after.action).to.equal('stop');
+  });
+
+  it('two looks in a row at an unchanged page: the second is seen', () => {
+    const run = newRun();
+    run.beginRound();
+    const finish = (call: ScriptedCall): string => run.finishCall(run.startCall({ tool: call.tool, args: call.args }), call.outcome!);
+    expect([finish(act('browser_click', { ref: 'e10' }, 0, 0)), finish(look(0, 1)), finish(look(0, 2))]).to.deep.equal(['new', 'neutral', 'seen']);
+  });
+});
+
 // A computer-use agent answers each action with a screenshot; a recording or a span without
 // content keeps none of it (an empty answer) or a placeholder (`[image]`). Such an answer shows
 // nothing of the page: every screenshot reads alike, and eight of them stopped a healthy run.
