@@ -1229,7 +1229,13 @@ export class RunGuard implements RunView, SharedReplica {
     // option clicks cycling "You have clicked red.", "… 3 foot.", nothing new between two turns —
     // it is judged as any answer, and the cycle is the loop it is.
     if (outcome.describesAction === true && policy.page && !failed) {
-      if (isBackToBack(this.ledger, argsHash) || (record !== undefined && record.outcomeTag === tag && this.ledger.pageNewsEpoch > record.epoch)) return 'neutral';
+      const answeredSoBefore = record !== undefined && record.outcomeTag === tag;
+      if (isBackToBack(this.ledger, argsHash) || (answeredSoBefore && this.ledger.pageNewsEpoch > record.epoch)) return 'neutral';
+      // The line another action got (browser-use answers "Clicked button" for any button, "Sent
+      // keys: Enter" on any page): it says nothing of where this action went, as an
+      // acknowledgement says nothing (below). Judged seen, a healthy Gmail run that ticks one
+      // checkbox per sender was stopped after its last verifying searches.
+      if (seen && !answeredSoBefore) return 'neutral';
     }
     if (!seen && !itemsAllSeen && !relearned) return 'new';
     // What the model saw before its context was compacted, and sees again: it had forgotten it,

@@ -38,6 +38,8 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
  */
 const PAGE_READ_TOOLS = [
   'extract_structured_data', 'extract_content', 'extract_page_content',
+  // browser-use 0.7+: text and elements found on the current page
+  'search_page', 'find_elements', 'find_text',
   'stagehand_extract', 'stagehand_observe', 'browserbase_stagehand_extract', 'browserbase_stagehand_observe',
 ];
 
@@ -223,6 +225,9 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   ...['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
     'open_tab', 'get_dropdown_options', 'select_dropdown_option']
     .map((name): [string, undefined] => [name, undefined]),
+  // browser-use 0.7 and later renamed its actions (`click`, `scroll`, `go_back` and `send_keys` are above). Its `search`,
+  // `extract`, `evaluate`, `switch` and `close` are left out: names that other agents' tools carry too.
+  ...['navigate', 'input', 'select_dropdown', 'dropdown_options'].map((name): [string, undefined] => [name, undefined]),
   // page reads (browser-use, Stagehand): also in WELL_KNOWN_READ_TOOLS
   ...PAGE_READ_TOOLS.map((name): [string, undefined] => [name, undefined]),
   ['browser_action', 'action'],

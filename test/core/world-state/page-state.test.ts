@@ -322,6 +322,42 @@ describe('browser actions answered by a line about themselves, not the page (bro
     expect(log.length).to.be.below(16);
   });
 
+  // From WebArena-Infinity's recorded browser-use + Gemini runs (eval/WIDE.md), both passed by the task's verifier.
+  // browser-use answers "Clicked button" for any button and "Sent keys: Enter" on any page.
+  it('the line another action got says nothing of this one: trashing one sender\'s mail after another, then checking each, goes on (Gmail)', () => {
+    const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
+    const search = (sender: string): ScriptedCall[] => [act('input', { index: 138250, text: sender, clear: true }, `Typed '${sender}'`), act('send_keys', { keys: 'Enter' }, 'Sent keys: Enter')];
+    const tick = (index: number): ScriptedCall => act('click', { index }, 'Clicked input type=checkbox checkbox-state=unchecked');
+    const trash = (index: number): ScriptedCall => act('click', { index }, 'Clicked button');
+    const rounds: ScriptedCall[][] = [
+      [act('navigate', { url: 'http://localhost:9004', new_tab: false }, '🔗 Navigated to http://localhost:9004')], search('Amazon'), [tick(140802)],
+      [trash(141104), ...search('Nike')], [tick(141966), act('click', { index: 141948 }, 'Clicked button "▾"')], [trash(142187), ...search('REI')],
+      [tick(142917), act('click', { index: 142899 }, 'Clicked button "▾"')], [trash(143138)], search('REI'), search('Amazon'), search('Nike'),
+      [act('done', { text: 'Trashed all promotional emails from Amazon, Nike and REI.', success: true }, 'Trashed all promotional emails from Amazon, Nike and REI.')],
+    ];
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(rounds.length).fill('continue'));
+  });
+
+  it('browser-use 0.7\'s `input`, `navigate`, `select_dropdown` are browser actions: the same value typed again, back to back, is not refused (Shopify theme editor)', () => {
+    const typeColour = (): ScriptedCall[] => [{ tool: 'input', args: { index: 6212, text: '#1b4332', clear: true }, outcome: { result: "Typed '#1b4332'" } }];
+    const log = playRounds(newRun(), [
+      [{ tool: 'navigate', args: { url: 'http://localhost:8024', new_tab: false }, outcome: { result: '🔗 Navigated to http://localhost:8024' } }],
+      [{ tool: 'input', args: { index: 6207, text: 'Forest', clear: true }, outcome: { result: "Typed 'Forest'" } }],
+      typeColour(), typeColour(), typeColour(), typeColour(), typeColour(),
+    ]);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    for (const name of ['navigate', 'input', 'select_dropdown', 'dropdown_options', 'search_page', 'find_elements', 'find_text']) expect(WELL_KNOWN_BROWSER_TOOLS.has(name), name).to.equal(true);
+    // Names other agents' tools carry too stay unknown.
+    for (const name of ['search', 'extract', 'evaluate', 'switch', 'close']) expect(WELL_KNOWN_BROWSER_TOOLS.has(name), name).to.equal(false);
+  });
+
+  it('browser-use 0.7\'s `search_page` is a read of the page: the identical search of an unchanged page is refused', () => {
+    const find = (): ScriptedCall[] => [{ tool: 'search_page', args: { pattern: 'Theme', regex: false }, outcome: { result: 'No matches found for "Theme" on page.' } }];
+    const log = playRounds(newRun(), [find(), find()]);
+    expect(kinds(log.flatMap((round) => round.decisions))[1]).to.match(/^refuse:/);
+  });
+
   // ReAct on WebShop (eval/corpus/react-webshop): choosing an option answers "You have clicked
   // red." and changes nothing the agent can see; cycling through the same options is the loop.
   it('a cycle of such actions is still a loop: the same option clicks, one after another, stop', () => {
