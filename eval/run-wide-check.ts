@@ -12,7 +12,8 @@
  * Claude 3.5 Sonnet SWE-bench runs; every InterCode-Bash episode of the paper's seven models and every InterCode-CTF
  * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
  * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models, the ReAct SQL
- * and Bash runs of gpt-3.5, and every InterCode-Python episode of gpt-3.5 and gpt-4. Not part of
+ * and Bash runs of gpt-3.5, and every InterCode-Python episode of gpt-3.5 and gpt-4; and browser-use + Gemini on
+ * WebArena-Infinity's app clones (scripts/src-webarena-infinity.mjs), answered as browser-use answers and with the page. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR] [--only NAME]   (DIR holds <owner>+<name>/repo; default /work/.mirror;
@@ -51,6 +52,8 @@ import * as workbench from './corpus/scripts/src-workbench.mjs';
 import * as intercodeSql from './corpus/scripts/src-intercode-sql.mjs';
 // @ts-expect-error: no declaration file
 import * as intercodePython from './corpus/scripts/src-intercode-python.mjs';
+// @ts-expect-error: no declaration file
+import * as webarenaInfinity from './corpus/scripts/src-webarena-infinity.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -102,6 +105,24 @@ const SOURCES: Source[] = [
     repo: 'Nid989/BrowserGym',
     commit: '8f548bc0ac48fc0dee8b1c0d2f680d6e03a323fe',
     build: browsergymFork.build,
+  },
+  // Not a corpus source: browser-use + Gemini on WebArena-Infinity's app clones, each run judged by the task's verifier,
+  // read at the pull-request commits that added the runs (MIT at the repository's head; SOURCES.md, "Wide-check sources").
+  // Twice: each action answered as browser-use answers the model ("Clicked button", what a guard of the actions sees),
+  // and answered with the page that followed (what a host that returns the page with the answer gives the guard).
+  {
+    name: 'browser-use + Gemini, WebArena-Infinity (Gmail, Linear, Shopify clones), answers only',
+    kind: 'browser',
+    repo: webarenaInfinity.SOURCE.repo,
+    commit: '1ca77813bf8d8e4011aa3fb1f740f70d78bd522d',
+    build: webarenaInfinity.build,
+  },
+  {
+    name: 'browser-use + Gemini, WebArena-Infinity, each answer with the page that followed',
+    kind: 'browser',
+    repo: webarenaInfinity.SOURCE.repo,
+    commit: '1ca77813bf8d8e4011aa3fb1f740f70d78bd522d',
+    build: (options) => webarenaInfinity.build({ ...(options as object), withPage: true }),
   },
   // The corpus samples two models' runs (and the others' loops); here every benign banking and travel run of every
   // undefended model. ethz-spylab/agentdojo's commit, read from the sequrity-ai fork that keeps its history (MIT).

@@ -12,6 +12,8 @@ import { convert as convertOpenHandsCompletion, readVerdicts } from '../../eval/
 import { parseAction } from '../../eval/corpus/scripts/src-browsergym-workarena.mjs';
 // @ts-expect-error untyped .mjs
 import { actionOf, parseLog, stepsOf } from '../../eval/corpus/scripts/src-browsergym-fork-logs.mjs';
+// @ts-expect-error untyped .mjs
+import { callsOf as callsOfBrowserUse, pageOf as pageOfBrowserUse } from '../../eval/corpus/scripts/src-webarena-infinity.mjs';
 
 /** The mechanical labelling rules of eval/corpus/SOURCES.md, on small hand-made step lists. */
 const steps = (pairs: Array<[string, string]>) => pairs.map(([action, observation]) => ({ action, observation }));
@@ -189,5 +191,36 @@ describe('BrowserGym experiment.log reading (wide check, Nid989/BrowserGym fork)
     expect(actionOf("Scroll first.\n```scroll(0, 200)```\nThen\n```fill('a48', '9')```")).to.equal('scroll(0, 200)');
     expect(actionOf('```python\nclick("a12")\n```')).to.equal('click("a12")');
     expect(actionOf('no code here')).to.equal('no code here');
+  });
+});
+
+describe('browser-use history reading (wide check, WebArena-Infinity)', () => {
+  const state = (page: string) => `<agent_history>\n…\n</agent_history>\n<browser_state>\n${page}\n</browser_state>\n<read_state></read_state>`;
+  // Trimmed from gmail task_m15's history.json: a step of two actions, one cut short, a failed model call, the answer.
+  const history = [
+    { model_output: { action: [{ navigate: { url: 'http://localhost:8007', new_tab: false } }] }, result: [{ is_done: false, extracted_content: '🔗 Navigated to http://localhost:8007' }], state_message: state('initial') },
+    { model_output: { action: [{ click: { index: 27057 } }, { click: { index: 29212 } }] }, result: [{ is_done: false, extracted_content: 'Clicked button id=settingsBtn aria-label=Settings' }], state_message: state('[27057]<button id=settingsBtn aria-label=Settings />') },
+    { model_output: null, result: [{ is_done: false, error: '429 RESOURCE_EXHAUSTED.' }], state_message: state('Settings page') },
+    { model_output: { action: [{ scroll: { index: 24401, down: true, pages: 10 } }] }, result: [{ is_done: false, error: 'Element index 24401 not found in browser state' }], state_message: state('Settings page') },
+    { model_output: { action: [{ done: { text: 'Done.', success: true } }] }, result: [{ is_done: true, extracted_content: 'Done.' }], state_message: state('General tab') },
+  ];
+
+  it('makes each action a call of its step\'s round, as far as the step\'s results go; a failed model call makes none', () => {
+    const calls = callsOfBrowserUse(history) as Array<{ round: number; tool: string; args: unknown; answer: string; error?: string; observation: string }>;
+    expect(calls.map((call) => [call.round, call.tool, call.answer])).to.deep.equal([
+      [1, 'navigate', '🔗 Navigated to http://localhost:8007'],
+      [2, 'click', 'Clicked button id=settingsBtn aria-label=Settings'],
+      [4, 'scroll', 'Element index 24401 not found in browser state'],
+      [5, 'done', 'Done.'],
+    ]);
+    expect(calls[2]!.error).to.equal('Element index 24401 not found in browser state');
+    expect(calls[0]!.args).to.deep.equal({ url: 'http://localhost:8007', new_tab: false });
+  });
+
+  it('observes each answer with the page of the next step\'s browser state, what the agent saw next', () => {
+    const calls = callsOfBrowserUse(history) as Array<{ observation: string }>;
+    expect(calls[1]!.observation).to.equal('Clicked button id=settingsBtn aria-label=Settings\n\nSettings page');
+    expect(calls[3]!.observation).to.equal('Done.\n\n');
+    expect(pageOfBrowserUse({ state_message: 'no state here' })).to.equal('');
   });
 });
