@@ -547,13 +547,14 @@ export class RunGuard implements RunView, SharedReplica {
     // the same nothing again, not a new question (world-state/windows past the end of a file).
     const askedFrom = prehashed.askedFrom;
     if (judged === 'new' && askedFrom !== undefined && askedFrom.line > (ledger.fileEnds?.get(askedFrom.resource) ?? Infinity)) judged = 'seen';
-    // A form field given a value for the first time, on a page that does not show it, is
-    // neither progress nor a loop (world-state/page-state.ts).
-    if (judged === 'seen' && facts.page && !failed && record?.outcomeTag === 0 && isPageInputAction(policy.ownName ?? tool, ticket.call.family)) judged = 'neutral';
-    // A look at the page a page action has moved since this look last ran: the page that action
-    // already answered with, no sign of a loop (world-state/page-state.ts, isPageLook).
-    if (judged === 'seen' && facts.page && !failed && record !== undefined && (record.outcomeTag === 0 || record.epoch !== ledger.pageEpoch) && isPageLook(policy.ownName ?? tool, ticket.call.family)) {
-      judged = 'neutral';
+    if (judged === 'seen' && facts.page && !failed && record !== undefined) {
+      const ownName = policy.ownName ?? tool;
+      // A form field given a value for the first time, on a page that does not show it, is
+      // neither progress nor a loop (world-state/page-state.ts).
+      if (record.outcomeTag === 0 && isPageInputAction(ownName, ticket.call.family)) judged = 'neutral';
+      // A look at the page a page action has moved since this look last ran: the page that action
+      // already answered with, no sign of a loop (world-state/page-state.ts, isPageLook).
+      else if ((record.outcomeTag === 0 || record.epoch !== ledger.pageEpoch) && isPageLook(ownName, ticket.call.family)) judged = 'neutral';
     }
     // The same call answering exactly what it answered last time is stale only if nothing known
     // to write has changed anything since (RunLedger.changeSerial): the tests run again after an
@@ -1168,7 +1169,7 @@ export class RunGuard implements RunView, SharedReplica {
         // The same write answering nothing again is a repeat, like any write answering the
         // same again (below); finishCall makes it neutral when anything wrote in between.
         const repeated = record !== undefined && record.outcomeTag === tag;
-        if (!repeated || policy.exempt || terminal || policy.approval || policy.page || policy.thought) return 'neutral';
+        if (!repeated || policy.exempt || terminal || policy.approval || policy.thought) return 'neutral';
         // A poll that still answers nothing (`sleep 5 && curl -s …/health` while the server starts) waits, as below.
         if (kind === 'poll' && policy.poll !== undefined && isInsidePollWindow(policy.poll.deadlineMs, record.firstTime, now)) return 'neutral';
         return 'seen';
