@@ -12,6 +12,11 @@ export function truncate(text) {
   return `${text.slice(0, MAX_OBS)}\n[truncated: ${text.length} chars, sha256=${sha}]`;
 }
 
+/** Run a git command against a bare mirror; its output as text. */
+export function git(gitDir, args) {
+  return execFileSync('git', ['--git-dir', gitDir, ...args], { maxBuffer: 1024 * 1024 * 1024, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** Read a file from a bare git mirror (as brought by the search tool's fetch). */
 export function gitShow(gitDir, rev, path, maxBuffer = 256 * 1024 * 1024) {
   return execFileSync('git', ['--git-dir', gitDir, 'show', `${rev}:${path}`], { maxBuffer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

@@ -18,13 +18,11 @@
 // as in the corpus's browsergym-workarena converter: tool = the action's function, args parsed from the Python call,
 // result = tab lines, blank line, accessibility tree; an error → {error: {type 'ActionError', message: 'Error: ' +
 // the error, blank line, the page}}.
-import { execFileSync } from 'node:child_process';
-import { analyzeLoop } from './lib.mjs';
+import { analyzeLoop, git } from './lib.mjs';
 import { labelRun, replayLines } from './src-browsergym-workarena.mjs';
 
 export const SOURCE = { repo: 'Nid989/BrowserGym', licence: 'Apache-2.0' };
 
-const git = (gitDir, args) => execFileSync('git', ['--git-dir', gitDir, ...args], { maxBuffer: 512 * 1024 * 1024, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Newest (summary_info.json, experiment.log) blob pair of every run directory in the history reachable from commit. */
 export function findRuns(gitDir, commit) {

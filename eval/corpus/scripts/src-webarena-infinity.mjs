@@ -19,8 +19,7 @@
 // Labels: `passed` → healthy; otherwise the corpus's loop rules (lib.mjs analyzeLoop), over observations that are each
 // action's answer plus the page of the next step's browser state — what the agent actually saw, so a click answered
 // alike on another page is not a repeat for the label.
-import { execFileSync } from 'node:child_process';
-import { analyzeLoop, describeLoop } from './lib.mjs';
+import { analyzeLoop, describeLoop, git } from './lib.mjs';
 
 export const SOURCE = { repo: 'web-arena-x/webarena-infinity', licence: 'MIT' };
 
@@ -38,7 +37,6 @@ export const DATA_COMMITS = [
   'bea8bc8671c3e179a83080cc5ee9773a0bd950a8', // gmail function and real tasks
 ];
 
-const git = (gitDir, args) => execFileSync('git', ['--git-dir', gitDir, ...args], { maxBuffer: 1024 * 1024 * 1024, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Every task folder with both files at the data commits: {dir, commit, historyBlob, resultBlob}, sorted by folder. */
 export function findRuns(gitDir) {
