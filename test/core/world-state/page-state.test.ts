@@ -247,6 +247,7 @@ function expectAnswerTool(tool: string, args: Record<string, unknown>): void {
 describe('browser actions answered by a line about themselves, not the page (browser-use)', () => {
   const more = (): ScriptedCall => ({ tool: 'click_element_by_index', args: { index: 31 }, outcome: { result: '🖱️  Clicked button with index 31: More' } });
   const scrollDown = (): ScriptedCall => ({ tool: 'scroll_down', args: { amount: null }, outcome: { result: '🔍  Scrolled down the page by one page' } });
+  const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
 
   it('paging through a list with the same "More" click, eight times in a row, is never refused nor stopped', () => {
     const start: ScriptedCall = { tool: 'go_to_url', args: { url: 'https://news.ycombinator.com' }, outcome: { result: '🔗  Navigated to https://news.ycombinator.com' } };
@@ -288,7 +289,6 @@ describe('browser actions answered by a line about themselves, not the page (bro
   // back, open the next one. Every scroll and every "Navigated back" answers as the last one did,
   // but on another page; the ladder switched scroll_down off on the second detail page.
   const research = (): ScriptedCall[][] => {
-    const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
     const open = (index: number, title: string): ScriptedCall => act('click_element_by_index', { index }, `🖱️  Clicked button with index ${index}: ${title}`);
     const extract = (facts: string): ScriptedCall => act('extract_content', { goal: 'rating and review count' }, `📄  Extracted from page\n: ${facts}\n`);
     const back = (): ScriptedCall => act('go_back', {}, '🔙  Navigated back');
@@ -325,7 +325,6 @@ describe('browser actions answered by a line about themselves, not the page (bro
   // From WebArena-Infinity's recorded browser-use + Gemini runs (eval/WIDE.md), both passed by the task's verifier.
   // browser-use answers "Clicked button" for any button and "Sent keys: Enter" on any page.
   it('the line another action got says nothing of this one: trashing one sender\'s mail after another, then checking each, goes on (Gmail)', () => {
-    const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
     const search = (sender: string): ScriptedCall[] => [act('input', { index: 138250, text: sender, clear: true }, `Typed '${sender}'`), act('send_keys', { keys: 'Enter' }, 'Sent keys: Enter')];
     const tick = (index: number): ScriptedCall => act('click', { index }, 'Clicked input type=checkbox checkbox-state=unchecked');
     const trash = (index: number): ScriptedCall => act('click', { index }, 'Clicked button');
