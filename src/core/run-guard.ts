@@ -626,8 +626,10 @@ export class RunGuard implements RunView, SharedReplica {
       const epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
       const confirmed = tag !== 0 && record.outcomeTag === tag && record.epoch === epoch;
       // Nor does such an action, back to back, confirm that it changes nothing (judgeNovelty),
-      // nor one answered with nothing of the page.
-      const unconfirmable = facts.page && ((prehashed.describesAction === true && isBackToBack(ledger, argsHash)) || prehashed.outcome === 'empty');
+      // nor an action answered with nothing of the page: the same actions judgeNovelty keeps
+      // neutral. A page read (an extraction) finding nothing confirms as any read does.
+      const unconfirmable =
+        facts.page && ((prehashed.describesAction === true && isBackToBack(ledger, argsHash)) || (prehashed.outcome === 'empty' && facts.effect !== 'read'));
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.inProgress = !failed && prehashed.inProgress === true;
