@@ -7,7 +7,7 @@
 export { LoopGuard, type LoopGuardEngineOptions, type LoopGuardLogger } from './core/loop-guard.js';
 export { RunGuard, type CallTicket } from './core/run-guard.js';
 export { resolveOptions, validateOptions, DEFAULT_THRESHOLD, type ResolvedOptions, type ResolvedToolPolicy } from './core/policy.js';
-export { LoopGuardConfigError } from './core/errors.js';
+export { InvalidToolCallError, LoopGuardConfigError } from './core/errors.js';
 // The shared ledger's contract and its in-process store (the Redis store is `loopguard/redis`).
 export { createMemoryRunStore, type MemoryRunStoreOptions } from './core/shared-ledger/create-memory-run-store.js';
 export { MemoryRunStoreFullError } from './core/shared-ledger/memory-run-store-full-error.js';

@@ -41,9 +41,14 @@ export function callSignature(tool: string, args: unknown, policy: ResolvedToolP
   try {
     return hashPrefixed(`${tool}\u0000j:`, canonicalJson(value, policy.volatileArgs, Infinity, true));
   } catch {
-    unidentifiableCounter += 1;
-    return hashText(`${tool}\u0000u:${unidentifiableCounter}:${Math.random()}`);
+    return unidentifiableSignature(tool);
   }
+}
+
+/** A call identity that matches no other call: for arguments with no sound identity (a cycle, a function, a getter that throws). */
+export function unidentifiableSignature(tool: string): string {
+  unidentifiableCounter += 1;
+  return hashText(`${tool}\u0000u:${unidentifiableCounter}:${Math.random()}`);
 }
 
 /**

@@ -24,3 +24,21 @@ export class UnfingerprintableValueError extends Error {
     this.why = why;
   }
 }
+
+/**
+ * Thrown by the engine's call methods (`startCall`, `shouldRefuse`, `claimCall`, `recordCall`,
+ * `finishCall`, `argsHash`) for a call or outcome of the wrong shape, before anything is
+ * recorded: a run is never left with a call in flight that the host cannot finish. `field`
+ * names the offending value (`call.tool`, `outcome`); the message says what to pass instead.
+ * A programming error in the host, so it is thrown, not failed open: unlike a store outage,
+ * retrying cannot fix it.
+ */
+export class InvalidToolCallError extends TypeError {
+  override readonly name = 'InvalidToolCallError';
+  readonly field: string;
+
+  constructor(options: { field: string; message: string }) {
+    super(`${options.field}: ${options.message}`);
+    this.field = options.field;
+  }
+}

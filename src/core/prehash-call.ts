@@ -1,3 +1,4 @@
+import { unidentifiableSignature } from './call-signature.js';
 import type { ResolvedToolPolicy } from './policy.js';
 import type { PrehashedToolCall, ToolCall } from './types.js';
 import { callAndListingSignatures } from './world-state/listing-key-of.js';
@@ -17,14 +18,32 @@ import { resolveCallEffect, type ShellPollRules } from './world-state/resolve-ca
  */
 export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPolls: ShellPollRules, now: () => number): PrehashedToolCall {
   const startTime = call.startTime ?? now();
+  let prehashed: PrehashedToolCall;
+  try {
+    prehashed = readArguments(call, policy, shellPolls, startTime);
+  } catch {
+    // Arguments that throw when read (a getter, a revoked Proxy) have no sound identity: one
+    // that matches nothing, as a cycle gets (call-signature.ts), and the effect the tool's
+    // policy gives (a shell tool's: may write). Leaning to "new call" keeps the run alive,
+    // and the host is not thrown an error from its own object.
+    prehashed = { tool: call.tool, argsHash: unidentifiableSignature(call.tool) };
+    if (call.effect !== undefined) prehashed.effect = call.effect;
+  }
+  if (call.callId !== undefined) prehashed.callId = call.callId;
+  if (call.startTime !== undefined) prehashed.startTime = call.startTime;
+  // A tool that only waits (`wait`, `sleep`): the look after it is a poll, as after `sleep 5` in a shell.
+  if (policy.waits) prehashed.sleepsOnly = true;
+  return prehashed;
+}
+
+/** The identity and the facts read from the call's arguments; throws what reading them throws. */
+function readArguments(call: ToolCall, policy: ResolvedToolPolicy, shellPolls: ShellPollRules, startTime: number): PrehashedToolCall {
   const signatures = callAndListingSignatures(call.tool, call.args, policy, startTime);
   const prehashed: PrehashedToolCall = { tool: call.tool, argsHash: signatures.argsHash };
   if (signatures.listingKey !== undefined) prehashed.listingKey = signatures.listingKey;
   // A read of part of a file (issue 24 #6): what it returned is read from its output at finish.
   const readWindow = readWindowRequestOf(policy.ownName ?? call.tool, policy, call.args);
   if (readWindow !== undefined) prehashed.readWindow = readWindow;
-  if (call.callId !== undefined) prehashed.callId = call.callId;
-  if (call.startTime !== undefined) prehashed.startTime = call.startTime;
   // The world-state model needs the arguments only for shell and editor tools; every
   // other tool's effect is a field of its resolved policy (read in the engine's factsOf).
   if (call.effect !== undefined) prehashed.effect = call.effect;
@@ -39,7 +58,5 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
     if (info.sleepsOnly === true) prehashed.sleepsOnly = true;
     if (info.pollsAfterSleep === true) prehashed.pollsAfterSleep = true;
   }
-  // A tool that only waits (`wait`, `sleep`): the look after it is a poll, as after `sleep 5` in a shell.
-  if (policy.waits) prehashed.sleepsOnly = true;
   return prehashed;
 }

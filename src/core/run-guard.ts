@@ -25,6 +25,7 @@ import type { ResolvedOptions, ResolvedToolPolicy } from './policy.js';
 import { ownToolName } from './policy.js';
 import { fingerprintOutcome, isTransientErrorType, jsonTextValue } from './result-fingerprint.js';
 import { prehashCall } from './prehash-call.js';
+import { invalidOutcomeOf, invalidTicketOf, invalidToolCallOf, invalidToolNameOf } from './invalid-tool-call-of.js';
 import { isWindowCovered, recordWindow } from './world-state/read-coverage.js';
 import { returnedWindowOf } from './world-state/returned-window-of.js';
 import { isPageInputAction, isPageLook } from './world-state/page-state.js';
@@ -277,6 +278,8 @@ export class RunGuard implements RunView, SharedReplica {
    * left out. `startTime` is the call's start (default: the clock).
    */
   argsHash(tool: string, args: unknown, startTime: number = this.options.now()): string {
+    const invalid = invalidToolNameOf(tool, 'tool');
+    if (invalid !== undefined) throw invalid;
     return callSignature(tool, args, this.options.tool(tool), startTime);
   }
 
@@ -449,6 +452,8 @@ export class RunGuard implements RunView, SharedReplica {
    * without one it is startCall's. Use it wherever the caller can await.
    */
   claimCall(call: ToolCall | PrehashedToolCall): Promise<CallTicket> {
+    const invalid = invalidToolCallOf(call);
+    if (invalid !== undefined) return Promise.reject(invalid);
     const shared = this.shared;
     // An evicted run still goes through the store: a business key decides its write.
     if (shared === undefined || (!this.unguarded && (this.ended || this.stopDecision !== undefined))) return Promise.resolve(this.startCall(call));
@@ -460,6 +465,8 @@ export class RunGuard implements RunView, SharedReplica {
    * a refused ticket, or the same ticket twice, does nothing (returns 'neutral').
    */
   finishCall(ticket: CallTicket, outcome: CallOutcome | PrehashedOutcome): Novelty {
+    const invalid = invalidTicketOf(ticket) ?? invalidOutcomeOf(outcome);
+    if (invalid !== undefined) throw invalid;
     if (ticket.finished || ticket.decision.action === 'refuse') return 'neutral';
     ticket.finished = true;
     const shared = this.shared;
@@ -1313,6 +1320,10 @@ export class RunGuard implements RunView, SharedReplica {
   }
 
   private prehash(call: ToolCall | PrehashedToolCall): PrehashedToolCall {
+    // Every call method's first step (startCall, shouldRefuse, claimCall, recordCall): a call
+    // with no tool name is rejected here, before anything is recorded.
+    const invalid = invalidToolCallOf(call);
+    if (invalid !== undefined) throw invalid;
     if (isPrehashed(call)) return call;
     return prehashCall(call, this.options.tool(call.tool), this.options.shellPolls, this.options.now);
   }

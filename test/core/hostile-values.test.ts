@@ -3,9 +3,10 @@ import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
 import { callSignature } from '../../src/core/call-signature.js';
 import { canonicalJson } from '../../src/core/canonical-json.js';
-import { UnfingerprintableValueError } from '../../src/core/errors.js';
+import { InvalidToolCallError, UnfingerprintableValueError } from '../../src/core/errors.js';
 import { LoopGuard } from '../../src/core/loop-guard.js';
 import { resolveOptions } from '../../src/core/policy.js';
+import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 
 const policy = resolveOptions().defaultTool;
 
@@ -152,5 +153,78 @@ describe('call identity under hostile and time-bearing values (issue 10)', () =>
     const started = performance.now();
     expect(callSignature('t', endless(), policy)).to.not.equal(callSignature('t', endless(), policy));
     expect(performance.now() - started).to.be.lessThan(10_000);
+  });
+});
+
+describe('a call or an outcome of the wrong shape (bad input never crashes the host, and is named)', () => {
+  const hostileArguments = (): Array<[string, unknown]> => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    return [
+      ['a getter that throws', { q: 'x', get page(): number { throw new Error('getter boom'); } }],
+      ['a Proxy whose keys throw', new Proxy({}, { ownKeys() { throw new Error('ownKeys boom'); } })],
+      ['a revoked Proxy', revoked.proxy],
+    ];
+  };
+
+  it('arguments that throw when read are a call with an identity that matches nothing: allowed, never thrown to the host', () => {
+    for (const tool of ['search', 'bash', 'browser_click', 'str_replace_editor']) {
+      for (const [what, args] of hostileArguments()) {
+        const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
+        run.beginRound();
+        const decisions = [0, 1, 2].map(() => {
+          expect(run.shouldRefuse({ tool, args }).action, `${tool}, ${what}: shouldRefuse`).to.equal('allow');
+          const ticket = run.startCall({ tool, args });
+          run.finishCall(ticket, { result: 'the same answer' });
+          return ticket.decision;
+        });
+        // Three identical answers to "identical" calls: no repeat is refused, since no two of the calls are known to be the same.
+        expect(decisions.map((decision) => decision.action), `${tool}, ${what}`).to.deep.equal(['allow', 'allow', 'allow']);
+        expect(new Set(decisions.map((decision) => decision.argsHash)).size, `${tool}, ${what}`).to.equal(3);
+      }
+    }
+  });
+
+  it('a tool name that is not a string is an InvalidToolCallError naming call.tool, from every call method, and nothing is recorded', async () => {
+    const guard = new LoopGuard({ logger: { warn() {} } });
+    const run = guard.startRun('r');
+    run.beginRound();
+    for (const tool of [undefined, null, 5, { name: 'search' }]) {
+      const call = { tool, args: { q: 'x' } } as unknown as { tool: string; args: unknown };
+      for (const [method, act] of [
+        ['startCall', () => run.startCall(call)],
+        ['shouldRefuse', () => run.shouldRefuse(call)],
+        ['recordCall', () => run.recordCall(call, { result: 1 })],
+      ] as const) {
+        expect(act, `${method}(${String(tool)})`).to.throw(InvalidToolCallError, /call\.tool: must be the tool's name as a string/).with.property('field', 'call.tool');
+      }
+      expect(() => run.argsHash(tool as unknown as string, {})).to.throw(InvalidToolCallError).with.property('field', 'tool');
+    }
+    expect(() => run.startCall(undefined as unknown as { tool: string })).to.throw(InvalidToolCallError).with.property('field', 'call');
+    expect(run.partial().toolCalls).to.equal(0);
+    // Through a store, the claim rejects (a promise), it does not throw where the caller awaits nothing.
+    const shared = new LoopGuard({ store: createMemoryRunStore(), logger: { warn() {} } }).startRun('s');
+    const claimed = shared.claimCall({ tool: 7, args: {} } as unknown as { tool: string });
+    expect(claimed).to.be.instanceOf(Promise);
+    const error = await claimed.then(() => undefined, (reason: unknown) => reason);
+    expect(error).to.be.instanceOf(InvalidToolCallError).with.property('field', 'call.tool');
+  });
+
+  it('finishCall with an outcome or a ticket of the wrong shape throws InvalidToolCallError and leaves the call to be finished properly', () => {
+    const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
+    run.beginRound();
+    const ticket = run.startCall({ tool: 'search', args: { q: 'x' } });
+    for (const outcome of [undefined, null, 'the answer', 42]) {
+      expect(() => run.finishCall(ticket, outcome as unknown as { result: unknown }), String(outcome))
+        .to.throw(InvalidToolCallError, /outcome: must be \{ result \} or \{ error \}/)
+        .with.property('field', 'outcome');
+    }
+    for (const bad of [undefined, null, {}, { decision: null }]) {
+      expect(() => run.finishCall(bad as unknown as typeof ticket, { result: 1 })).to.throw(InvalidToolCallError).with.property('field', 'ticket');
+    }
+    // Nothing above consumed the ticket: the call is still in flight, and finishes once, as usual.
+    expect(run.finishCall(ticket, { result: ['doc-1'] })).to.equal('new');
+    expect(run.finishCall(ticket, { result: ['doc-1'] })).to.equal('neutral');
+    expect(run.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1 });
   });
 });
