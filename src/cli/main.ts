@@ -3,7 +3,7 @@ import type { Profile } from '../core/types.js';
 import { escapeControlKeepingLines } from '../replay/escape-terminal.js';
 import { CliOptionError } from './cli-option-error.js';
 import { keyPrefixOption } from './key-prefix-option.js';
-import { roundGapMsOption, runMcpProxyCommand } from './mcp-proxy-command.js';
+import { roundGapMsOption, runGapMsOption, runMcpProxyCommand } from './mcp-proxy-command.js';
 import { reportCliOptionError } from './report-cli-option-error.js';
 import { EXIT_BAD_INPUT, runReplayCommand, type CliIo, type ReplayFormat } from './replay-command.js';
 import { limitOption, runRunsCommand, timeoutMsOption } from './runs-command.js';
@@ -100,6 +100,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     .argument('[args...]', 'its arguments')
     .option('--policy <file>', 'the library options object as JSON (per-tool policies included)')
     .option('--round-gap-ms <ms>', 'a quiet gap this long between tool calls starts a new round; 0: one round per call (default 1000)', roundGapMsOption)
+    .option('--run-gap-ms <ms>', 'a quiet gap this long between tool calls starts a new run (a new conversation); 0: one run per session (default 600000)', runGapMsOption)
     .passThroughOptions()
     .addHelpText(
       'after',
@@ -115,8 +116,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       ].join('\n'),
     )
     .exitOverride()
-    .action(async (command: string, args: string[], options: { policy?: string; roundGapMs?: number }) => {
-      exitCode = await runMcpProxyCommand({ command, args, policy: options.policy, roundGapMs: options.roundGapMs }, io);
+    .action(async (command: string, args: string[], options: { policy?: string; roundGapMs?: number; runGapMs?: number }) => {
+      exitCode = await runMcpProxyCommand({ command, args, policy: options.policy, roundGapMs: options.roundGapMs, runGapMs: options.runGapMs }, io);
     });
 
   program

@@ -20,9 +20,9 @@ const MCP_PROXY_ENGINE_KEYS: PolicyEngineKeys = {
     listeners: 'the proxy installs its own listeners (its log)',
     logger: 'the proxy writes its warnings to stderr',
     now: 'the proxy runs on the wall clock',
-    maxOpenRuns: 'the proxy holds one run, its MCP session',
-    endedRunTtlMs: 'the proxy holds one run, its MCP session',
-    maxIdleMs: 'the proxy holds one run, its MCP session, for as long as the session lasts',
+    maxOpenRuns: 'the proxy holds one run at a time',
+    endedRunTtlMs: 'the proxy holds one run at a time',
+    maxIdleMs: 'the proxy starts a new run after a quiet gap of --run-gap-ms',
     store: NO_SHARED_STORE,
     idempotentWrites: NO_SHARED_STORE,
     storeFailure: NO_SHARED_STORE,
@@ -39,6 +39,8 @@ export interface McpProxyCommandOptions {
   args: string[];
   /** Quiet gap in ms that opens a new round (see startMcpStdioProxy). Default 1000. */
   roundGapMs?: number;
+  /** Quiet gap in ms that starts a new run; 0: one run per session (see startMcpStdioProxy). Default 600000. */
+  runGapMs?: number;
 }
 
 /**
@@ -46,6 +48,9 @@ export interface McpProxyCommandOptions {
  * 1 ms, one round per call: the opposite of a long gap). Exported for main.ts's option.
  */
 export const roundGapMsOption = wholeNumberOption('mcp-proxy', '--round-gap-ms', { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' });
+
+/** `--run-gap-ms`: compared with the clock, never set as a timer; bounded like the round gap all the same. */
+export const runGapMsOption = wholeNumberOption('mcp-proxy', '--run-gap-ms', { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' });
 
 /**
  * `loopguard mcp-proxy [--policy FILE] [--round-gap-ms N] -- <server command> [args…]`: a
@@ -64,6 +69,7 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
   let cliGuard: CliGuard;
   try {
     if (options.roundGapMs !== undefined) roundGapMsOption(String(options.roundGapMs));
+    if (options.runGapMs !== undefined) runGapMsOption(String(options.runGapMs));
     cliGuard = await createCliGuard({ command: 'mcp-proxy', policy: options.policy, engineKeys: MCP_PROXY_ENGINE_KEYS, serviceName: 'loopguard-mcp-proxy', exportSpans: true, env: io.env, say });
   } catch (error) {
     if (error instanceof CliOptionError) return reportCliOptionError(error, io);
@@ -76,6 +82,7 @@ export async function runMcpProxyCommand(options: McpProxyCommandOptions, io: Cl
     command: options.command,
     args: options.args,
     ...(options.roundGapMs !== undefined ? { roundGapMs: options.roundGapMs } : {}),
+    ...(options.runGapMs !== undefined ? { runGapMs: options.runGapMs } : {}),
     input: io.stdin,
     output: io.stdout,
     serverStderr: io.stderr === process.stderr ? 'inherit' : io.stderr,

@@ -112,6 +112,8 @@ const rows: BadInput[] = [
   { args: ['mcp-proxy', '--round-gap-ms', '1.5', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--round-gap-ms', '"1.5"'] },
   // was: accepted, a gap timer that fires after 1 ms
   { args: ['mcp-proxy', '--round-gap-ms', '1e12', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--round-gap-ms', '"1e12"'] },
+  { args: ['mcp-proxy', '--run-gap-ms', '10m', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--run-gap-ms', '"10m"'] },
+  { args: ['mcp-proxy', '--run-gap-ms', '-1', ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--run-gap-ms', '"-1"'] },
   { args: ['mcp-proxy', '--redis', REDIS, ...MCP_SERVER], names: ['loopguard mcp-proxy:', '--redis'] },
   { args: ['mcp-proxy', '--policy', MISSING, ...MCP_SERVER], names: ['loopguard mcp-proxy:', MISSING, 'ENOENT'] },
   { args: ['mcp-proxy', '--policy', BAD_FIELD, ...MCP_SERVER], names: ['loopguard mcp-proxy:', BAD_FIELD, 'maxRounds'] },
@@ -193,8 +195,8 @@ describe('good options still work (child processes)', function () {
     expect(await exited).to.equal('code 0, signal null');
   });
 
-  it('mcp-proxy with --round-gap-ms 0 and a policy runs the server and returns its exit code', async () => {
-    const result = await runCli(['mcp-proxy', '--policy', EXAMPLE_POLICY, '--round-gap-ms', '0', '--', process.execPath, '-e', 'process.exit(7)'], {
+  it('mcp-proxy with --round-gap-ms 0, --run-gap-ms 0 and a policy runs the server and returns its exit code', async () => {
+    const result = await runCli(['mcp-proxy', '--policy', EXAMPLE_POLICY, '--round-gap-ms', '0', '--run-gap-ms', '0', '--', process.execPath, '-e', 'process.exit(7)'], {
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: '' },
       timeoutMs: 20_000,
     });

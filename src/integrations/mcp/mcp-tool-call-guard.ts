@@ -23,6 +23,12 @@ export interface McpToolCallGuardOptions {
    * `shouldStop()` judged the one before. 0: every call that finds none running is a round.
    */
   roundGapMs?: number;
+  /**
+   * A new run after a quiet gap this long (ms, > 0) with no call running: `nextRun(previous)`
+   * ends the previous run and returns the next (the stdio proxy's runs, one per conversation
+   * as far as a gap tells). `undefined`: one run, the caller's.
+   */
+  runGap?: { ms: number; nextRun: (previous: RunGuard) => RunGuard };
 }
 
 /**
@@ -32,9 +38,11 @@ export interface McpToolCallGuardOptions {
  * Fails open: a bug here lets the call through and goes to `diag`.
  */
 export class McpToolCallGuard {
-  readonly run: RunGuard;
+  /** The run calls are decided in now (a new one after each quiet gap of `runGap.ms`). */
+  run: RunGuard;
   private readonly guard: LoopGuard;
   private readonly roundGapMs: number | undefined;
+  private readonly runGap: McpToolCallGuardOptions['runGap'];
   private readonly annotations = new Map<string, ToolAnnotations | undefined>();
   private inFlight = 0;
   private lastFinishedAt: number | undefined;
@@ -45,6 +53,7 @@ export class McpToolCallGuard {
     this.guard = options.guard;
     this.run = options.run;
     this.roundGapMs = options.roundGapMs;
+    this.runGap = options.runGap;
   }
 
   /** A `tools/list` result (one page) was seen. */
@@ -69,6 +78,14 @@ export class McpToolCallGuard {
 
   /** Decides one `tools/call` (and, with quiet-gap rounds, opens a round first). */
   async start(name: string, args: unknown, callId: string | undefined): Promise<McpCallStart> {
+    if (this.runGap !== undefined && this.inFlight === 0 && this.lastFinishedAt !== undefined && this.now() - this.lastFinishedAt >= this.runGap.ms) {
+      const next = failOpen<RunGuard | undefined>('next run', () => this.runGap!.nextRun(this.run), undefined);
+      if (next !== undefined) {
+        this.run = next;
+        this.lastFinishedAt = undefined;
+        this.openedRound = false;
+      }
+    }
     const run = this.run;
     let nudge: string | undefined;
     if (this.roundGapMs !== undefined && run.stopped === undefined && this.opensRound()) {

@@ -15,13 +15,13 @@ import { readRawJson, type RawJsonSpan } from './read-raw-json.js';
 
 /** Options of {@link startMcpStdioProxy}. */
 export interface McpStdioProxyOptions {
-  /** The engine; its policy decides every call (one run per MCP session). */
+  /** The engine; its policy decides every call (a run per stretch of calls, see runGapMs). */
   guard: LoopGuard;
   /** The MCP server to start: an executable, run without a shell. */
   command: string;
   /** Its arguments. Default none. */
   args?: readonly string[];
-  /** Id of the session's run. Default: a random UUID. */
+  /** Id of the session's first run; the next are `<id>#2`, `#3`, … (see runGapMs). Default: a random UUID. */
   runId?: string;
   /**
    * Rounds, since MCP has no model-call boundary: a call that arrives when no call is running
@@ -31,6 +31,16 @@ export interface McpStdioProxyOptions {
    * grows more slowly (a later stop, never an earlier one). Default 1000.
    */
   roundGapMs?: number;
+  /**
+   * Runs, since MCP has no conversation boundary either: a call that arrives when no call is
+   * running and at least this many ms after the last one finished ends the run and starts the
+   * next (`<runId>#2`, `#3`, …). A desktop client (Claude Desktop, Cursor) keeps one server
+   * process for every conversation of the day: as one run, the same file read in five chats
+   * was five stale rounds, and the stop then refused every call until the client restarted.
+   * An agent's own loop calls again within seconds to a few minutes. 0: one run for the whole
+   * session. Default 600000 (10 minutes).
+   */
+  runGapMs?: number;
   /** The MCP client's side: messages from it (the proxy's stdin). */
   input: Readable;
   /** The MCP client's side: messages to it (the proxy's stdout). */
@@ -51,8 +61,9 @@ export interface McpStdioProxyOptions {
   shutdownGraceMs?: number;
 }
 
-/** A running proxy: one MCP session, one run. */
+/** A running proxy: one MCP session, a run per stretch of calls with no quiet gap of `runGapMs`. */
 export interface McpStdioProxy {
+  /** The run deciding calls now. */
   readonly run: RunGuard;
   /** Settles once the server exited: its exit code, 128 + signal number if killed, 127 if it could not start. */
   readonly exited: Promise<number>;
@@ -64,7 +75,7 @@ export interface McpStdioProxy {
   stop(): Promise<number>;
   /** Ends the server's process group with SIGKILL and the session at once (137). For a second signal. */
   kill(): Promise<number>;
-  /** Why and where the session's run ended, as loopguard saw it. */
+  /** Why and where the current run ended, as loopguard saw it. */
   outcome(): LoopGuardOutcome;
 }
 
@@ -97,12 +108,16 @@ const EXIT_KILLED = 137;
  * those validate and re-encode every message, dropping what their schema does not know, and
  * the proxy must run with no MCP SDK installed (`npx loopguard mcp-proxy`).
  *
- * @throws LoopGuardConfigError for a bad `roundGapMs`, `shutdownGraceMs` or `command`.
+ * @throws LoopGuardConfigError for a bad `roundGapMs`, `runGapMs`, `shutdownGraceMs` or `command`.
  */
 export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy {
   const roundGapMs = options.roundGapMs ?? 1000;
   if (typeof roundGapMs !== 'number' || !Number.isFinite(roundGapMs) || roundGapMs < 0) {
     throw new LoopGuardConfigError({ field: 'roundGapMs', message: `must be a number of milliseconds ≥ 0 (0: one round per call), got ${describeConfigValue(roundGapMs)}` });
+  }
+  const runGapMs = options.runGapMs ?? 600_000;
+  if (typeof runGapMs !== 'number' || !Number.isFinite(runGapMs) || runGapMs < 0) {
+    throw new LoopGuardConfigError({ field: 'runGapMs', message: `must be a number of milliseconds ≥ 0 (0: one run for the whole session), got ${describeConfigValue(runGapMs)}` });
   }
   const graceMs = options.shutdownGraceMs ?? 2000;
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
@@ -112,8 +127,15 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     throw new LoopGuardConfigError({ field: 'command', message: `must name the MCP server to start (e.g. "npx"), got ${describeConfigValue(options.command)}` });
   }
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const run = options.guard.startRun(options.runId, { 'loopguard.integration': 'mcp-proxy' });
-  const callGuard = new McpToolCallGuard({ guard: options.guard, run, roundGapMs });
+  const attributes = { 'loopguard.integration': 'mcp-proxy' };
+  const run = options.guard.startRun(options.runId, attributes);
+  let runs = 1;
+  const nextRun = (previous: RunGuard): RunGuard => {
+    options.guard.endRun(previous.id);
+    runs += 1;
+    return options.guard.startRun(`${run.id}#${runs}`, attributes);
+  };
+  const callGuard = new McpToolCallGuard({ guard: options.guard, run, roundGapMs, ...(runGapMs > 0 ? { runGap: { ms: runGapMs, nextRun } } : {}) });
   const { input, output } = options;
 
   /** Forwarded tools/call requests by id key, oldest first (a client may reuse an id), until answered or cancelled. */
@@ -146,7 +168,7 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     // Refusals of a batch the server never answered still belong to the client.
     for (const batch of new Set(pendingBatches.values())) toClient(batchAnswer(batch.refusals));
     pendingBatches.clear();
-    options.guard.endRun(run.id);
+    options.guard.endRun(callGuard.run.id);
     settle(code);
   };
 
@@ -445,7 +467,9 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
   output.on('error', onOutputError);
 
   return {
-    run,
+    get run() {
+      return callGuard.run;
+    },
     exited,
     stop: () => {
       if (!done) shutDown();
@@ -456,7 +480,7 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
       abandon(EXIT_KILLED);
       return exited;
     },
-    outcome: () => getLoopGuardOutcome(run),
+    outcome: () => getLoopGuardOutcome(callGuard.run),
   };
 }
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { startMcpStdioProxy, type McpStdioProxy } from '../../../src/integrations/mcp/start-mcp-stdio-proxy.js';
 import { REPO_ROOT, waitFor } from './mcp-proxy-helpers.js';
@@ -20,10 +21,19 @@ interface WireSession {
   close(): Promise<number>;
 }
 
-function startWireSession(roundGapMs = 0): WireSession {
+function startWireSession(roundGapMs = 0, session: { guard?: LoopGuard; runGapMs?: number } = {}): WireSession {
   const input = new PassThrough();
   const output = new PassThrough();
-  const proxy = startMcpStdioProxy({ guard: new LoopGuard(), command: process.execPath, args: [RAW_SERVER], roundGapMs, input, output, serverStderr: new PassThrough() });
+  const proxy = startMcpStdioProxy({
+    guard: session.guard ?? new LoopGuard(),
+    command: process.execPath,
+    args: [RAW_SERVER],
+    roundGapMs,
+    ...(session.runGapMs !== undefined ? { runGapMs: session.runGapMs } : {}),
+    input,
+    output,
+    serverStderr: new PassThrough(),
+  });
   const chunks: Buffer[] = [];
   output.on('data', (chunk: Buffer) => chunks.push(chunk));
   const lines: Buffer[] = [];
@@ -190,5 +200,87 @@ describe('loopguard mcp-proxy wire (batches, ids, bytes, big lines)', function (
       await session.close();
       session = undefined;
     }
+  });
+
+  describe('--run-gap-ms: a new run after a quiet gap (MCP has no conversation boundary)', () => {
+    const RUN_GAP_MS = 600_000;
+    /** A session on a clock the test moves, and what the engine said about each run it ended. */
+    const sessionOnClock = (runGapMs?: number) => {
+      const clock = { now: 1_000_000 };
+      const ended: Array<{ id: string; stopped: string | undefined }> = [];
+      const guard = new LoopGuard({ now: () => clock.now, listeners: [{ runEnded: (run) => ended.push({ id: run.id, stopped: run.stopped?.reason }) }] });
+      return { clock, ended, session: startWireSession(0, { guard, ...(runGapMs !== undefined ? { runGapMs } : {}) }) };
+    };
+    /** Reworded searches answered alike (the docs' table row): true once the proxy answers with the stop. */
+    const searchUntilStopped = async (wire: WireSession, from: number): Promise<number | undefined> => {
+      for (let call = from; call < from + 12; call++) {
+        wire.send(toolCall(String(call), 'same', { q: `refund policy ${call}` }));
+        if ((await wire.nextLine()).toString('utf8').includes('"loopguard/stop"')) return call - from + 1;
+      }
+      return undefined;
+    };
+
+    it('by default, a stop reached in one conversation does not refuse the next one: after 10 quiet minutes the calls run in a new run', async () => {
+      const { clock, ended, session: wire } = sessionOnClock();
+      session = wire;
+      await initialized(wire);
+      const firstRun = wire.proxy.run.id;
+      expect(await searchUntilStopped(wire, 100)).to.equal(7);
+      // Within the gap the stop holds: the same conversation's next call is answered with it.
+      clock.now += RUN_GAP_MS - 1;
+      wire.send(toolCall('151', 'same', { q: 'anything else' }));
+      expect((await wire.nextLine()).toString('utf8')).to.include('"loopguard/stop"');
+      // A quiet gap of the default 10 minutes: the next call starts run #2, reaches the server, and is answered by it.
+      clock.now += RUN_GAP_MS;
+      wire.send(toolCall('152', 'same', { q: 'a new question' }));
+      const answer = JSON.parse((await wire.nextLine()).toString('utf8')) as { result: { content: Array<{ text: string }>; isError?: boolean } };
+      expect(answer.result.content[0]!.text).to.equal('no results');
+      expect(answer.result.isError).to.not.equal(true);
+      expect(wire.proxy.run.id).to.equal(`${firstRun}#2`);
+      expect(ended).to.deep.equal([{ id: firstRun, stopped: 'stale_rounds' }]);
+      // The new run guards as the first did: the same loop stops it at the run's 7th call ('a new question' was its first).
+      expect(await searchUntilStopped(wire, 200)).to.equal(6);
+    });
+
+    it('--run-gap-ms 0 keeps one run for the whole session: the stop holds however long the quiet', async () => {
+      const { clock, ended, session: wire } = sessionOnClock(0);
+      session = wire;
+      await initialized(wire);
+      const firstRun = wire.proxy.run.id;
+      expect(await searchUntilStopped(wire, 100)).to.equal(7);
+      clock.now += 24 * 3_600_000;
+      wire.send(toolCall('151', 'same', { q: 'a new question' }));
+      expect((await wire.nextLine()).toString('utf8')).to.include('"loopguard/stop"');
+      expect(wire.proxy.run.id).to.equal(firstRun);
+      expect(ended).to.deep.equal([]);
+    });
+
+    it('two quiet half-gaps are no gap: the run goes on; a bad runGapMs is rejected by name', async () => {
+      const { clock, session: wire } = sessionOnClock();
+      session = wire;
+      await initialized(wire);
+      const firstRun = wire.proxy.run.id;
+      wire.send(toolCall('100', 'same', { q: 'a' }));
+      await wire.nextLine();
+      clock.now += RUN_GAP_MS / 2;
+      wire.send(toolCall('101', 'same', { q: 'b' }));
+      await wire.nextLine();
+      clock.now += RUN_GAP_MS / 2;
+      wire.send(toolCall('102', 'same', { q: 'c' }));
+      await wire.nextLine();
+      // Two half-gaps are no gap: still the first run.
+      expect(wire.proxy.run.id).to.equal(firstRun);
+      for (const runGapMs of [-1, Number.NaN, '600000']) {
+        let error: unknown;
+        try {
+          // Started only if the option were taken: then stopped at once, so a wrong answer fails here and leaves no server behind.
+          await startMcpStdioProxy({ guard: new LoopGuard(), command: process.execPath, args: [RAW_SERVER], runGapMs: runGapMs as number, input: new PassThrough(), output: new PassThrough() }).kill();
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(error, String(runGapMs)).to.be.instanceOf(LoopGuardConfigError).with.property('field', 'runGapMs');
+        expect((error as Error).message).to.match(/runGapMs: must be a number of milliseconds ≥ 0/);
+      }
+    });
   });
 });
