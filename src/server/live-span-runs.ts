@@ -235,6 +235,10 @@ export class LiveSpanRuns {
    * awaits per call (feed's, claimCall's) were two promises and microtask turns per span.
    */
   private feed(trace: LiveTrace, runId: string, call: ReplayCall): Promise<void> | undefined {
+    // A tool span of a run whose agent span already came (batches reordered by a Collector, or
+    // two exporters): the run is over. Starting it again would forget its stop and let the same
+    // id go on unguarded; a later invocation under the same id has its own agent span.
+    if (trace.endedRunSpans.size > 0 && this.guard.getRun(runId)?.isEnded === true && this.isUnderEndedRunSpan(trace, call)) return undefined;
     if (this.guard.isShared) return this.feedShared(trace, runId, call);
     const run = this.guard.startRun(runId);
     if (!this.openRoundOf(trace, runId, run, call)) return undefined;
@@ -265,6 +269,20 @@ export class LiveSpanRuns {
     trace.engineRound.set(runId, round);
     if (call.compactedBefore === true) run.contextCompacted();
     return true;
+  }
+
+  /** Whether the call's nearest run span is one that already ended in this trace. */
+  private isUnderEndedRunSpan(trace: LiveTrace, call: ReplayCall): boolean {
+    // Rare (a span after its run's end), so the walk builds its own index.
+    const bySpanId = new Map<string, CollectedSpan>();
+    for (const span of trace.spans) bySpanId.set(span.spanId, span);
+    let span = trace.reader?.byKey.get(call.spanKey!);
+    for (let depth = 0; span !== undefined && depth < 256; depth++) {
+      const parent = span.parentSpanId === undefined ? undefined : bySpanId.get(span.parentSpanId);
+      if (parent?.role === 'run') return trace.endedRunSpans.has(`${parent.traceId}/${parent.spanId}`);
+      span = parent;
+    }
+    return false;
   }
 
   /** Engine runs whose calls sit under this run span (names the reader gave them). */

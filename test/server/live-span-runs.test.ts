@@ -375,3 +375,59 @@ describe('LiveSpanRuns: a trace arriving over many requests is read a request at
     expect(problemsReported).to.be.above(10);
   });
 });
+
+describe('LiveSpanRuns: a run its agent span ended', () => {
+  const RUN_TRACE = '0af7651916cd43dd8448eb211c80319c';
+  const RUN_SPAN = 'aaaaaaaaaaaaaaaa';
+  const collect = (spans: OtlpSpan[]): CollectedSpan[] => {
+    const collector = new OtlpSpanCollector();
+    expect(collector.addRequest({ resourceSpans: [{ scopeSpans: [{ spans }] }] }, 'request', 1)).to.deep.equal([]);
+    return collector.spans;
+  };
+  const toolSpan = (traceId: string, parentSpanId: string, spanId: string, round: number, q: string): OtlpSpan => ({
+    traceId,
+    spanId,
+    parentSpanId,
+    name: 'execute_tool search',
+    startTimeUnixNano: String(base + BigInt(round) * 1_000_000_000n),
+    endTimeUnixNano: String(base + BigInt(round) * 1_000_000_000n + 1_000n),
+    attributes: otlpAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.conversation.id': 'conv-1', 'loopguard.round': round, 'gen_ai.tool.call.arguments': JSON.stringify({ q }) }),
+  });
+  const runSpan = (traceId: string, spanId: string): OtlpSpan => ({
+    traceId,
+    spanId,
+    name: 'invoke_agent',
+    startTimeUnixNano: String(base),
+    endTimeUnixNano: String(base + 2000n * 1_000_000_000n),
+    attributes: otlpAttributes({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'conv-1' }),
+  });
+
+  for (const store of ['no store', 'a shared store'] as const) it(`stays stopped and ended when a late tool span of it arrives in a later batch (a Collector reordering batches), ${store}`, async () => {
+    const guard = new LoopGuard({ maxRounds: 3, ...(store === 'no store' ? {} : { store: createMemoryRunStore() }) });
+    const live = new LiveSpanRuns({ guard });
+    await live.ingest(collect([toolSpan(RUN_TRACE, RUN_SPAN, '0000000000000001', 4, 'a'), runSpan(RUN_TRACE, RUN_SPAN)]));
+    const stopped = guard.getRun('conv-1')!;
+    expect(stopped.stopped?.reason).to.equal('max_rounds');
+    expect(stopped.isEnded).to.equal(true);
+
+    await live.ingest(collect([toolSpan(RUN_TRACE, RUN_SPAN, '0000000000000002', 1, 'b')]));
+    const after = guard.getRun('conv-1')!;
+    expect(after.isEnded, 'a late span does not start the run again').to.equal(true);
+    expect(after.stopped?.reason, 'nor forget its stop').to.equal('max_rounds');
+  });
+
+  it('a later agent invocation of the same conversation (a new trace) is a new run, as a run id started again in process is', async () => {
+    const guard = new LoopGuard({ maxRounds: 3 });
+    const live = new LiveSpanRuns({ guard });
+    const fed = decisions(guard);
+    await live.ingest(collect([toolSpan(RUN_TRACE, RUN_SPAN, '0000000000000001', 4, 'a'), runSpan(RUN_TRACE, RUN_SPAN)]));
+    expect(guard.getRun('conv-1')!.stopped?.reason).to.equal('max_rounds');
+
+    const nextTurn = 'bbf92f3577b34da6a3ce929d0e0e4736';
+    await live.ingest(collect([toolSpan(nextTurn, 'cccccccccccccccc', '0000000000000003', 1, 'b'), runSpan(nextTurn, 'cccccccccccccccc')]));
+    const run = guard.getRun('conv-1')!;
+    expect(run.stopped, 'the new turn is not the stopped run').to.equal(undefined);
+    expect(run.round).to.equal(1);
+    expect(fed.slice(-1)).to.deep.equal(['1 search allow']);
+  });
+});
