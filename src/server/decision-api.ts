@@ -111,16 +111,20 @@ export class DecisionApi {
       run = await this.openRun(runId);
       ticket = local;
     } else {
-      if (!this.guard.isShared || parsed === undefined || parsed.logKey === undefined) {
-        throw new ServerRequestError({
+      const unknownTicket = (): ServerRequestError =>
+        new ServerRequestError({
           status: 404,
           code: 'unknown_ticket',
           message: `no open call with ticket ${JSON.stringify(token)} in run ${JSON.stringify(runId)}: its outcome was already recorded, the run ended, or the ticket is not one this server gave (without --redis, outcomes must go to the server that gave the ticket)`,
           field: 'ticket',
         });
-      }
-      // Claimed on another replica: this one catches up with the log, which knows the call.
-      run = await this.guard.resumeRun(runId);
+      if (!this.guard.isShared || parsed === undefined || parsed.logKey === undefined) throw unknownTicket();
+      // Claimed on another replica: this one catches up with the log, which knows the call. A
+      // run the log does not know is a ticket sent under the wrong run id: answered as such, not
+      // recorded into a run made up for it while the real call stays in flight.
+      const found = await this.findRun(runId);
+      if (found === undefined) throw unknownTicket();
+      run = found;
       ticket = { decision: { action: 'allow', kind: 'new', tool: parsed.tool, argsHash: '' }, round: run.round, call: { tool: parsed.tool, argsHash: '' }, finished: false, key: parsed.logKey };
     }
     // A business key only the claiming run object held: another replica's, or this one's before
@@ -173,7 +177,7 @@ export class DecisionApi {
 
   /** POST /v1/runs/{runId}/end */
   async end(runId: string): Promise<Json> {
-    const run = this.guard.isShared ? await this.guard.resumeRun(runId) : this.guard.getRun(runId);
+    const run = await this.findRun(runId);
     if (run === undefined) return { ended: true };
     const stop = run.stopped;
     run.end();
@@ -184,7 +188,7 @@ export class DecisionApi {
 
   /** GET /v1/runs/{runId}: the run as this server sees it (with --redis: as the log says). */
   async view(runId: string): Promise<Json> {
-    const run = this.guard.isShared ? await this.guard.resumeRun(runId) : this.guard.getRun(runId);
+    const run = await this.findRun(runId);
     if (run === undefined) throw new ServerRequestError({ status: 404, code: 'unknown_run', message: `no run ${JSON.stringify(runId)} is open or recently ended on this server` });
     return describeRun(run);
   }
@@ -194,6 +198,20 @@ export class DecisionApi {
     const runs: Json[] = [];
     for (const run of this.guard.runs()) runs.push(describeRun(run));
     return { ...this.guard.stats(), runs: runs.slice(-limit) };
+  }
+
+  /**
+   * A run this server or (with --redis) the shared log knows, up to date; undefined for one
+   * neither knows. Looking at a run, ending it or reporting into it must not start it: with
+   * --redis every GET of a made-up id took an open-run slot (evicting real runs at
+   * maxOpenRuns) and an end wrote a log for a run that never was.
+   */
+  private async findRun(runId: string): Promise<RunGuard | undefined> {
+    if (!this.guard.isShared) return this.guard.getRun(runId);
+    // A run this replica has open or just ended is known; otherwise the log decides. Read once
+    // here and once by resumeRun: only for a run this replica has not seen yet.
+    if (this.guard.getRun(runId) === undefined && (await this.guard.store!.readRunEvents(runId, 0)).length === 0) return undefined;
+    return this.guard.resumeRun(runId);
   }
 
   private async openRun(runId: string): Promise<RunGuard> {

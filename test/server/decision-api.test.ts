@@ -120,6 +120,38 @@ describe('loopguard serve: decision API', function () {
     });
   }
 
+  for (const shared of [false, true]) {
+    it(`looking at, ending or reporting into a run nobody started does not start it (${shared ? 'a shared store' : 'no store'})`, async () => {
+      const store = createMemoryRunStore();
+      const one = await startLoopGuardServer({ guard: new LoopGuard(shared ? { store } : {}), port: 0 });
+      try {
+        // Before, with a store: a fresh run, counted in openRuns, for any id asked about.
+        const view = await getJson(`${one.url}/v1/runs/never-started`);
+        expect(view.status).to.equal(404);
+        expect(view.body.error.code).to.equal('unknown_run');
+        expect((await postJson(`${one.url}/v1/runs/never-started/end`)).body).to.deep.equal({ ended: true });
+        expect((await getJson(`${one.url}/v1/runs`)).body.openRuns).to.equal(0);
+        // Before: an end entry logged for a run that never was.
+        expect(await store.readRunEvents('never-started', 0)).to.deep.equal([]);
+
+        // An outcome sent under the wrong run id: before, with a store, answered 200 and recorded
+        // into a run made up for it, while the real call stayed in flight.
+        const claim = await postJson(`${one.url}/v1/runs/run-a/calls`, { tool: 'search', arguments: { q: 'x' } });
+        expect(claim.body.decision).to.equal('allow');
+        const misaddressed = await postJson(`${one.url}/v1/runs/run-b/calls/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: ['x'] });
+        expect(misaddressed.status).to.equal(404);
+        expect(misaddressed.body.error).to.include({ code: 'unknown_ticket', field: 'ticket' });
+        expect((await getJson(`${one.url}/v1/runs/run-b`)).status).to.equal(404);
+        expect((await getJson(`${one.url}/v1/runs/run-a`)).body.inFlight).to.equal(1);
+        const delivered = await postJson(`${one.url}/v1/runs/run-a/calls/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: ['x'] });
+        expect(delivered.status).to.equal(200);
+        expect((await getJson(`${one.url}/v1/runs/run-a`)).body.inFlight).to.equal(0);
+      } finally {
+        await one.close();
+      }
+    });
+  }
+
   it('an answer tool is never refused or swallowed (issue 18): after a stop it runs until one answer was delivered; other tools get the stop', async () => {
     const stopped = await playOverHttp(() => server.url, 'answer-after-stop', LOOPING_RUN);
     expect(stopped.at(-1)).to.match(/ stop /);
