@@ -120,7 +120,9 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
           ? { accepted: false, length: held.length, entries: [...held], truncated: true }
           : { accepted: false, length: held.length, entries: held.slice(expectedLength) };
       }
-      held.push(...entries);
+      // One push per entry: push(...entries) puts every entry on the stack, and a batch of a few
+      // hundred thousand (loopguard serve's ledger API takes any a body can hold) overflows it.
+      for (const entry of entries) held.push(entry);
       // Re-inserted: the Map stays in order of last change.
       logs.delete(runId);
       logs.set(runId, { entries: held, changedAt: now() });

@@ -49,6 +49,16 @@ describe('createMemoryRunStore: bounded (a long-lived server must not grow witho
     expect(await store.claimBusinessKey(keyFor('3'), 'o3', 1_000, 10_000)).to.deep.equal({ state: 'claimed' });
   });
 
+  it('appends a batch of any length (loopguard serve lends it to remote ledgers: a client may send 500,000 entries at once)', async () => {
+    const store = createMemoryRunStore();
+    const entries = Array.from({ length: 500_000 }, (_, index) => `e${index}`);
+    // Before: RangeError (Maximum call stack size exceeded) from spreading the batch into push(),
+    // which serve answered as a retryable 503, so the client sent it again forever.
+    expect(await store.appendRunEvents('a', 0, ['first'])).to.deep.equal({ accepted: true, length: 1 });
+    expect(await store.appendRunEvents('a', 1, entries)).to.deep.equal({ accepted: true, length: 500_001 });
+    expect((await store.readRunEvents('a', 499_999)).length).to.equal(2);
+  });
+
   it('rejects misconfiguration naming the field', () => {
     for (const [options, field] of [
       [{ runTtlMs: 0 }, 'runTtlMs'],
