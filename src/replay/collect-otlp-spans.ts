@@ -1,4 +1,4 @@
-import { decodeOtlpAttributes } from './otlp-any-value.js';
+import { decodeOtlpAttributes, OtlpValueTooDeepError } from './otlp-any-value.js';
 import { otlpSpanPath } from './otlp-span-path.js';
 import { isPlainObject } from './parse-transcript-line.js';
 import { ReplayInputError } from './replay-input-error.js';
@@ -128,7 +128,13 @@ function collectSpan(
   const parentSpanId = typeof span.parentSpanId === 'string' && span.parentSpanId.length > 0 ? span.parentSpanId : undefined;
   const name = typeof span.name === 'string' ? span.name : '';
 
-  const attributes = decodeOtlpAttributes(span.attributes);
+  let attributes: Record<string, unknown>;
+  try {
+    attributes = decodeOtlpAttributes(span.attributes);
+  } catch (error) {
+    if (error instanceof OtlpValueTooDeepError) return problem('attributes', `${error.message.replace(/^attribute /, 'has attribute ')}: the span is skipped`);
+    throw error;
+  }
   const { role, flavor, convention } = readSpanConvention(name, attributes);
 
   if (role === 'other') {
@@ -152,7 +158,14 @@ function collectSpan(
   if (Array.isArray(span.events)) {
     for (const event of span.events) {
       if (!isPlainObject(event) || event.name !== 'exception') continue;
-      const eventAttributes = decodeOtlpAttributes(event.attributes);
+      let eventAttributes: Record<string, unknown>;
+      try {
+        eventAttributes = decodeOtlpAttributes(event.attributes);
+      } catch (error) {
+        // An exception event only types a failure: one too deep to read is left out.
+        if (error instanceof OtlpValueTooDeepError) continue;
+        throw error;
+      }
       if (typeof eventAttributes['exception.type'] === 'string') exceptionType = eventAttributes['exception.type'];
       if (typeof eventAttributes['exception.message'] === 'string') exceptionMessage = eventAttributes['exception.message'];
     }

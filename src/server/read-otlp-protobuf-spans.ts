@@ -1,4 +1,4 @@
-import { DecodedOtlpAttributes } from '../replay/otlp-any-value.js';
+import { DecodedOtlpAttributes, MAX_OTLP_VALUE_DEPTH } from '../replay/otlp-any-value.js';
 import { EXCEPTION_EVENT_ATTRIBUTES, isSpanReaderAttribute } from '../replay/span-conventions/span-reader-attributes.js';
 import { OtlpProtobufReadError } from './otlp-protobuf-read-error.js';
 import { ShortTextInterner } from './short-text-interner.js';
@@ -81,6 +81,8 @@ class LastText {
 class Cursor {
   pos = 0;
   depth = 0;
+  /** AnyValues and groups being read inside one another (see MAX_OTLP_VALUE_DEPTH). */
+  nesting = 0;
   readonly fieldNames: string[] = [];
   readonly indexes: number[] = [];
   readonly traceIds = new LastText();
@@ -101,6 +103,12 @@ class Cursor {
   fail(problem: string, offset = this.pos): never {
     const parts: string[] = [];
     for (let level = 0; level < this.depth; level++) {
+      // A path hundreds of levels deep says no more than its ends.
+      if (level === 12 && this.depth > 20) {
+        parts.push(`…${this.depth - 18} levels…`);
+        level = this.depth - 7;
+        continue;
+      }
       const index = this.indexes[level]!;
       parts.push(index >= 0 ? `${this.fieldNames[level]}[${index}]` : this.fieldNames[level]!);
     }
@@ -321,6 +329,17 @@ const VALUE_TEXTS = new ShortTextInterner(512, 48);
 
 /** An AnyValue decoded as decodeOtlpAnyValue decodes its JSON form (an empty one: undefined). */
 function readAnyValue(cursor: Cursor, end: number): unknown {
+  // As the JSON reader (otlp-any-value.ts): a value nested deeper is refused by name, where the
+  // recursion below would otherwise overflow the stack.
+  if (cursor.nesting > MAX_OTLP_VALUE_DEPTH) cursor.fail(`nests arrays or key-value lists deeper than ${MAX_OTLP_VALUE_DEPTH} levels`);
+  // No finally: a failure abandons the whole read, cursor and all.
+  cursor.nesting += 1;
+  const value = readAnyValueFields(cursor, end);
+  cursor.nesting -= 1;
+  return value;
+}
+
+function readAnyValueFields(cursor: Cursor, end: number): unknown {
   const bytes = cursor.bytes;
   // A oneof: the last field on the wire wins, as the protobuf spec says.
   let value: unknown;
@@ -536,7 +555,10 @@ function skipField(cursor: Cursor, tag: number, end: number, field: number): voi
           if (inner >>> 3 !== field) cursor.fail(`end-group tag of field ${inner >>> 3} closes the group of field ${field}`, cursor.pos);
           return;
         }
+        if (cursor.nesting > MAX_OTLP_VALUE_DEPTH) cursor.fail(`groups nested deeper than ${MAX_OTLP_VALUE_DEPTH} levels`, start);
+        cursor.nesting += 1;
         skipField(cursor, inner, end, inner >>> 3);
+        cursor.nesting -= 1;
       }
     case END_GROUP:
       cursor.fail(`end-group tag of field ${field} without a group`, start - 1);

@@ -97,6 +97,23 @@ describe('loopguard serve: OTLP/HTTP traces receiver', function () {
     expect(await fine.json()).to.deep.equal({});
   });
 
+  it('an attribute nested 50,000 levels deep (1.3 MB, under the body limit) rejects its span by name, not the request with a 500', async () => {
+    // Written as text: JSON.stringify itself overflows the stack on a value this deep.
+    const deep = `${'{"arrayValue":{"values":['.repeat(50_000)}{"stringValue":"bottom"}${']}}'.repeat(50_000)}`;
+    const hostile = span('d1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' });
+    (hostile.attributes as unknown[]).push({ key: 'gen_ai.tool.call.arguments', value: 'DEEP' });
+    const fine = span('d2', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.arguments': '{"q":1}' });
+    const body = JSON.stringify(otlpJson([hostile, fine])).replace('"DEEP"', deep);
+    const answer = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // Before: 500 "internal" and a RangeError (Maximum call stack size exceeded) in the log.
+    expect(answer.status).to.equal(200);
+    const answered = (await answer.json()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
+    expect(Number(answered.partialSuccess.rejectedSpans)).to.equal(1);
+    expect(answered.partialSuccess.errorMessage).to.contain('"gen_ai.tool.call.arguments" nests arrays or key-value lists deeper than 128 levels');
+    const metrics = await getJson(`${server.url}/metrics`);
+    expect(Number(/loopguard_serve_otlp_spans_received_total (\d+)/.exec(metrics.body)![1])).to.equal(2);
+  });
+
   it('bad requests get 4xx with a clear message in the request\'s encoding, and do not affect other runs', async () => {
     const post = (body: BodyInit, headers: Record<string, string>) => fetch(`${server.url}/v1/traces`, { method: 'POST', headers, body });
     const wrongType = await post('x', { 'content-type': 'text/plain' });

@@ -220,6 +220,23 @@ describe('readOtlpProtobufSpans: the hand-written OTLP protobuf reader of loopgu
       expect(wrong.problem).to.equal('has wire type 0 (varint), expected 2 (len)');
     });
 
+    it('values nested deeper than 128 levels, and groups 100,000 deep, are refused by name, never a stack overflow', () => {
+      // Written by hand: protobufjs refuses to encode a value this deep.
+      const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >>> 7)]);
+      const field = (number: number, bytes: Uint8Array): Buffer => Buffer.concat([Buffer.from([(number << 3) | 2, ...varint(bytes.length)]), bytes]);
+      let value = field(1, Buffer.from('bottom'));
+      for (let level = 0; level < 130; level++) value = field(5, field(1, value));
+      const span = Buffer.concat([field(1, Buffer.from(TRACE, 'hex')), field(2, Buffer.from(id(1), 'hex')), field(9, Buffer.concat([field(1, Buffer.from('gen_ai.tool.call.arguments')), field(2, value)]))]);
+      const deep = readError(field(1, field(2, field(2, span))));
+      expect(deep.problem).to.equal('nests arrays or key-value lists deeper than 128 levels');
+      // The path keeps its ends and says how much it left out.
+      expect(deep.field).to.match(/^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.attributes\[0\]\.value\..*…\d+ levels….*values\[0\]$/);
+      expect(deep.message.length).to.be.below(400);
+      // An unknown field 9 of the request as 100,000 nested groups (200 KB). Before: a RangeError.
+      const groups = Buffer.concat([Buffer.alloc(100_000, (9 << 3) | 3), Buffer.alloc(100_000, (9 << 3) | 4)]);
+      expect(readError(groups).problem).to.equal('groups nested deeper than 128 levels');
+    });
+
     it('every truncation of a valid request is read or refused with that error, never anything else', () => {
       for (let length = 0; length < valid.length; length += 1) {
         try {
