@@ -19,8 +19,13 @@ export interface AiSdkRunState {
   readonly unofferedRefusals: Map<string, string>;
   /** Steps whose token usage was already recorded (by prepareStep or onStepFinish). */
   usageRecordedSteps: number;
-  /** Call ids that were refused: their "result" is loopguard's message, not the tool's output. */
-  readonly refusedCallIds: Set<string>;
+  /**
+   * The refusal messages delivered, by call id: a refused call's "result" is loopguard's message,
+   * not the tool's output. Use {@link markRefusedCall} and {@link isRefusalOutput}, not the id
+   * alone: some providers reuse ids ("call_0" in every step), so an id once refused may later
+   * be a different, allowed call.
+   */
+  readonly refusalsByCallId: Map<string, Set<string>>;
 }
 
 const states = new WeakMap<RunGuard, AiSdkRunState>();
@@ -35,9 +40,26 @@ export function getAiSdkRunState(run: RunGuard): AiSdkRunState {
       usageRecordedSteps: 0,
       unofferedCheckedSteps: 0,
       unofferedRefusals: new Map(),
-      refusedCallIds: new Set(),
+      refusalsByCallId: new Map(),
     };
     states.set(run, state);
   }
   return state;
+}
+
+/** Records that the call `callId` was refused and the model is given `message` as its result. */
+export function markRefusedCall(state: AiSdkRunState, callId: string, message: string): void {
+  const messages = state.refusalsByCallId.get(callId);
+  if (messages === undefined) state.refusalsByCallId.set(callId, new Set([message]));
+  else messages.add(message);
+}
+
+/**
+ * Whether `output` of the call `callId` is a refusal loopguard delivered, not the tool's own.
+ * Keyed by the id and the exact message, not the id alone (a reused id after a refusal is
+ * another call, with its own output) and not cleared when a later call reuses the id: the SDK
+ * converts results again later (convertToModelMessages of a stored chat), in any order.
+ */
+export function isRefusalOutput(state: AiSdkRunState, callId: string, output: unknown): boolean {
+  return typeof output === 'string' && state.refusalsByCallId.get(callId)?.has(output) === true;
 }

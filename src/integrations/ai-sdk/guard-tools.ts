@@ -6,7 +6,7 @@ import { ATTR_DECISION, ATTR_GEN_AI_TOOL_NAME, ATTR_NOVELTY, ATTR_REFUSAL_REASON
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
 import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
-import { getAiSdkRunState } from './ai-sdk-run-state.js';
+import { getAiSdkRunState, isRefusalOutput, markRefusedCall } from './ai-sdk-run-state.js';
 
 /**
  * What the wrapper reads of the SDK's per-call options (`ToolExecutionOptions`, generic over
@@ -61,7 +61,7 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
     const decision = ticket?.decision;
     const span = ticket === undefined ? undefined : failOpen('span', () => stampDecision(ticket), undefined);
     if (decision?.action === 'refuse') {
-      state.refusedCallIds.add(options.toolCallId);
+      markRefusedCall(state, options.toolCallId, decision.message);
       recordDeliveredRefusal(run, ticket!);
       return { refusal: decision.message };
     }
@@ -116,8 +116,10 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
 
   const guarded: Tool = { ...tool, execute: guardedExecute as Tool['execute'] };
   if (toModelOutput !== undefined) {
+    // The refusal is recognised by its id and its text, not the id alone: with a provider that
+    // reuses ids, a later allowed call with a refused call's id must get the tool's own output.
     guarded.toModelOutput = ((options: { toolCallId: string; input: unknown; output: unknown }) =>
-      state.refusedCallIds.has(options.toolCallId)
+      isRefusalOutput(state, options.toolCallId, options.output)
         ? { type: 'text', value: String(options.output) }
         : (toModelOutput as (o: typeof options) => unknown)(options)) as Tool['toModelOutput'];
   }

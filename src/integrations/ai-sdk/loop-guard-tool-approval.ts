@@ -1,7 +1,7 @@
 import type { RunGuard } from '../../core/run-guard.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
-import { getAiSdkRunState } from './ai-sdk-run-state.js';
+import { getAiSdkRunState, markRefusedCall } from './ai-sdk-run-state.js';
 
 /** AI SDK 7's approval status (declared here: the v6 types loopguard builds against lack it). */
 export type LoopGuardApprovalStatus = undefined | { type: 'denied'; reason: string };
@@ -29,7 +29,8 @@ export function loopGuardToolApproval(run: RunGuard): (options: { toolCall: { to
         if (run.shouldRefuse(call).action !== 'refuse') return undefined;
         const ticket = run.startCall(call);
         if (ticket.decision.action !== 'refuse') return undefined;
-        state.refusedCallIds.add(toolCall.toolCallId);
+        // By id and message: a later call reusing this id (some providers do) is not marked.
+        markRefusedCall(state, toolCall.toolCallId, ticket.decision.message);
         recordDeliveredRefusal(run, ticket);
         return { type: 'denied', reason: ticket.decision.message };
       },

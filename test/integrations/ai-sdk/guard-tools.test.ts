@@ -1,8 +1,21 @@
 import { expect } from 'chai';
-import { tool } from 'ai';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { generateText, tool } from 'ai';
 import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/create-guarded-agent-settings.js';
 import { guardTools } from '../../../src/integrations/ai-sdk/guard-tools.js';
+import { scriptedLanguageModel, type ScriptedTurn } from '../helpers/scripted-language-model.js';
+
+/** The tool-result parts of one prompt in order (a reused call id cannot key them). */
+function toolResultParts(prompt: LanguageModelV3CallOptions['prompt']): Array<{ toolName: string; toolCallId: string; output: unknown }> {
+  const parts: Array<{ toolName: string; toolCallId: string; output: unknown }> = [];
+  for (const message of prompt) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') parts.push({ toolName: part.toolName, toolCallId: part.toolCallId, output: part.output });
+  }
+  return parts;
+}
 
 describe('guardTools', () => {
   it('issue 10 #15: a tool named __proto__ (a tool set parsed from JSON) is guarded, not dropped', async () => {
@@ -23,5 +36,56 @@ describe('guardTools', () => {
     const output = await guardedProto.execute!({ q: 'a' }, callOptions);
     expect(output).to.equal('docs for a');
     expect(run.partial().toolCalls).to.equal(1);
+  });
+
+  // Some OpenAI-compatible servers number tool call ids per response: "call_0" in every step.
+  // A refusal of one "call_0" must not decide how a later, allowed "call_0" reaches the model.
+  describe('a provider that reuses a tool call id in every step', () => {
+    const turns: ScriptedTurn[] = [
+      { calls: [{ tool: 'search', args: { q: 'refunds' }, id: 'call_0' }] },
+      { calls: [{ tool: 'search', args: { q: 'refunds' }, id: 'call_0' }] },
+      { calls: [{ tool: 'search', args: { q: 'refunds' }, id: 'call_0' }] }, // the same again: refused
+      { calls: [{ tool: 'weather', args: { city: 'Paris' }, id: 'call_0' }] }, // a new call, the same id
+      { text: 'done' },
+    ];
+    const tools = {
+      search: tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async () => ({ docs: ['refund-policy'] }),
+        toModelOutput: ({ output }) => ({ type: 'text', value: `docs: ${output.docs.join(', ')}` }),
+      }),
+      weather: tool({
+        inputSchema: z.object({ city: z.string() }),
+        execute: async ({ city }) => ({ city, tempC: 21 }),
+        toModelOutput: ({ output }) => ({ type: 'text', value: `${output.city}: ${output.tempC} °C` }),
+      }),
+    };
+    const play = async () => {
+      const guarded = createGuardedAgentSettings({ guard: new LoopGuard(), tools });
+      const model = scriptedLanguageModel(turns);
+      await generateText({ model, prompt: 'go', ...guarded });
+      const refusals = guarded.end().refusals;
+      return { guarded, refusals, results: toolResultParts(model.doGenerateCalls.at(-1)!.prompt) };
+    };
+
+    it("an allowed call after a refused one with the same id gets its tool's own toModelOutput; the refused call gets the refusal text", async () => {
+      const { refusals, results } = await play();
+      expect(refusals.map((refusal) => [refusal.tool, refusal.callId])).to.deep.equal([['search', 'call_0']]);
+      expect(results.map((part) => [part.toolName, part.toolCallId, part.output])).to.deep.equal([
+        ['search', 'call_0', { type: 'text', value: 'docs: refund-policy' }],
+        ['search', 'call_0', { type: 'text', value: 'docs: refund-policy' }],
+        ['search', 'call_0', { type: 'text', value: refusals[0]!.message }],
+        ['weather', 'call_0', { type: 'text', value: 'Paris: 21 °C' }],
+      ]);
+    });
+
+    it("toModelOutput called again later for call_0 (as convertToModelMessages does for a stored chat): the refusal text for the refused output, the tool's own for the others", async () => {
+      const { guarded, refusals } = await play();
+      const message = refusals[0]!.message;
+      const callOptions = { toolCallId: 'call_0', messages: [] };
+      expect(await guarded.tools.search.toModelOutput!({ ...callOptions, input: { q: 'refunds' }, output: message as never })).to.deep.equal({ type: 'text', value: message });
+      expect(await guarded.tools.search.toModelOutput!({ ...callOptions, input: { q: 'refunds' }, output: { docs: ['refund-policy'] } })).to.deep.equal({ type: 'text', value: 'docs: refund-policy' });
+      expect(await guarded.tools.weather.toModelOutput!({ ...callOptions, input: { city: 'Paris' }, output: { city: 'Paris', tempC: 21 } })).to.deep.equal({ type: 'text', value: 'Paris: 21 °C' });
+    });
   });
 });
