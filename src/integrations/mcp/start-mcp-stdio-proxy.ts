@@ -316,27 +316,37 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
   // client sends next (a cancellation of that call, say) must not overtake it.
   let clientQueue: Promise<void> = Promise.resolve();
   /**
-   * One client message: `undefined` to forward it, or the proxy's answer (a refused call).
-   * Reads only the members it needs, from the bytes: the message itself is never re-encoded.
+   * One client message, read without changing anything: its id, its method, where its params
+   * are. Reads only the members it needs, from the bytes: the message itself is never
+   * re-encoded. Throws for a `method` that is not JSON (nothing was changed yet).
    */
-  const readClientMessage = async (bytes: Buffer, span: RawJsonSpan): Promise<{ answer?: string; forwardedKey?: string }> => {
+  const readClientMessage = (bytes: Buffer, span: RawJsonSpan): ClientMessage | undefined => {
     const top = readRawJson(bytes, span.start, span.end);
-    if (top?.kind !== 'object') return {};
-    const member = (name: string): unknown => {
-      const at = top.members.get(name);
-      return at === undefined ? undefined : JSON.parse(bytes.toString('utf8', at.start, at.end));
-    };
+    if (top?.kind !== 'object') return undefined;
     const idSpan = top.members.get('id');
     const rawId = idSpan === undefined ? undefined : bytes.toString('utf8', idSpan.start, idSpan.end);
     const key = rawId === undefined ? undefined : jsonRpcIdKey(rawId);
-    const method = member('method');
+    const methodSpan = top.members.get('method');
+    const method: unknown = methodSpan === undefined ? undefined : JSON.parse(bytes.toString('utf8', methodSpan.start, methodSpan.end));
+    return { rawId, key, method, paramsSpan: top.members.get('params') };
+  };
+  /** Whether the proxy keeps anything of it: a call it decides, a tool list it reads, a cancellation. */
+  const actsOn = (message: ClientMessage | undefined): boolean =>
+    message !== undefined && (message.key !== undefined ? message.method === 'tools/call' || message.method === 'tools/list' : message.method === 'notifications/cancelled');
+  /**
+   * Decides one message read by {@link readClientMessage}: `undefined` answer to forward it, or
+   * the proxy's answer (a refused call). `value`: the message as JSON.parse read it.
+   */
+  const decideClientMessage = async (bytes: Buffer, message: ClientMessage | undefined, value: unknown): Promise<{ answer?: string; forwardedKey?: string }> => {
+    if (message === undefined) return {};
+    const { rawId, key, method } = message;
     if (key === undefined) {
-      if (method === 'notifications/cancelled') cancel(bytes, top.members.get('params'));
+      if (method === 'notifications/cancelled') cancel(bytes, message.paramsSpan);
       return {};
     }
     if (method === 'tools/list') pendingToolLists.set(key, (pendingToolLists.get(key) ?? 0) + 1);
     if (method !== 'tools/call') return { forwardedKey: key };
-    const params = member('params') as JsonRpcMessage['params'];
+    const params = (value as JsonRpcMessage | null | undefined)?.params;
     const name = params?.name;
     // Malformed: the server's own error is the right answer.
     if (typeof name !== 'string') return { forwardedKey: key };
@@ -361,33 +371,60 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     // timeout: a cancelled write may have gone through (write.outcome_unknown).
     callGuard.finish(pending.ticket, { error: { name: 'AbortError', message: 'the client cancelled the call' } });
   };
+  /**
+   * One line: a message or a batch. Every element is read first, and the line is checked to be
+   * JSON, before any of it is decided. The reader is lenient (it follows only the structure it
+   * needs), but the server parses the whole line: a line that is not JSON (a bad number inside
+   * one element's params, `"id":01`, bytes after the object) gets one parse error with id
+   * `null`, which answers none of its calls. A call claimed from such a line was never
+   * finished, so the proxy counted it running for the rest of the session: no round opened
+   * again and the loop was never stopped. Claiming nothing until the whole line parses leaves
+   * nothing to release.
+   */
   const fromClient = async (line: Buffer): Promise<void> => {
     const top = readRawJson(line);
-    if (top?.kind === 'array') return fromClientBatch(line, top.elements);
-    const { answer } = await readClientMessage(line, { start: 0, end: line.length });
-    if (answer !== undefined) toClient(answer);
-    else toServer(line);
+    const batch = top?.kind === 'array';
+    const spans = batch ? top.elements : [{ start: 0, end: line.length }];
+    const messages = spans.map((span) => readClientMessage(line, span));
+    // Nothing to decide or keep: forwarded as it came, unparsed (a 20 MB answer to a server request, say).
+    if (!messages.some(actsOn)) return toServer(line);
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString('utf8'));
+    } catch (error) {
+      // Not JSON: the server's parse error is the answer, and nothing of it is kept.
+      diag.warn('loopguard: mcp-proxy got a client line that is not JSON; forwarded unguarded', error);
+      return toServer(line);
+    }
+    if (!batch) {
+      const { answer } = await decideClientMessage(line, messages[0], value);
+      if (answer !== undefined) toClient(answer);
+      else toServer(line);
+      return;
+    }
+    await fromClientBatch(line, spans, messages, value as unknown[]);
   };
-  /** A batch: every element decided; refused calls answered in the batch's one answer array. */
-  const fromClientBatch = async (line: Buffer, elements: RawJsonSpan[]): Promise<void> => {
+  /** A batch: every element decided, in order; refused calls answered in the batch's one answer array. */
+  const fromClientBatch = async (line: Buffer, spans: RawJsonSpan[], messages: Array<ClientMessage | undefined>, values: unknown[]): Promise<void> => {
     const refusals: string[] = [];
     const forwarded: Buffer[] = [];
     const waiting = new Set<string>();
-    for (const element of elements) {
-      const { answer, forwardedKey } = await readClientMessage(line, element);
+    for (const [index, span] of spans.entries()) {
+      const { answer, forwardedKey } = await decideClientMessage(line, messages[index], values[index]);
       if (answer !== undefined) refusals.push(answer);
       else {
-        forwarded.push(line.subarray(element.start, element.end));
+        forwarded.push(line.subarray(span.start, span.end));
         if (forwardedKey !== undefined) waiting.add(forwardedKey);
       }
     }
     if (refusals.length === 0) return toServer(line);
     if (forwarded.length > 0) toServer(Buffer.concat([Buffer.from('['), ...joinWithCommas(forwarded), Buffer.from(']')]));
     if (waiting.size === 0) return toClient(batchAnswer(refusals));
-    const batch: PendingBatch = { waiting, refusals };
-    for (const key of waiting) pendingBatches.set(key, batch);
+    const pending: PendingBatch = { waiting, refusals };
+    for (const key of waiting) pendingBatches.set(key, pending);
   };
   const clientReader = new JsonRpcLineReader((line) => {
+    // A throw comes from reading (a `method` that is not JSON), before anything was claimed.
     clientQueue = clientQueue.then(() => fromClient(line)).catch((error: unknown) => {
       diag.warn('loopguard: mcp-proxy failed on a client message; forwarding it unguarded', error);
       toServer(line);
@@ -487,6 +524,16 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
 interface PendingCall {
   ticket: CallTicket | undefined;
   nudge: string | undefined;
+}
+
+/** What the proxy reads of one client message before deciding anything (see `readClientMessage`). */
+interface ClientMessage {
+  /** The id's raw JSON text, as the client wrote it. */
+  rawId: string | undefined;
+  /** The id's key (`jsonRpcIdKey`); `undefined` for a notification. */
+  key: string | undefined;
+  method: unknown;
+  paramsSpan: RawJsonSpan | undefined;
 }
 
 /** A client batch with refused calls, waiting for the server's answer to the rest. */

@@ -150,6 +150,46 @@ describe('loopguard mcp-proxy wire (batches, ids, bytes, big lines)', function (
     }
   });
 
+  describe('a line that is not JSON reaches the server as it came and claims no call', () => {
+    const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
+    /** The docs' read-only loop (one identical lookup per turn): the call that gets the stop, if any of 12. */
+    const loopStoppedAt = async (wire: WireSession): Promise<number | undefined> => {
+      for (let call = 1; call <= 12; call++) {
+        wire.send(toolCall(String(100 + call), 'lookup', { key: 'k' }));
+        if ((await wire.nextLine()).toString('utf8').includes('"loopguard/stop"')) return call;
+      }
+      return undefined;
+    };
+
+    it('a batch whose first call is valid and whose second has invalid JSON in its params: nothing stays in flight, the loop after it is still stopped', async () => {
+      session = startWireSession(0);
+      await initialized(session);
+      // The bad element used to throw after the first was claimed: that claim was never finished,
+      // inFlight stayed 1, no round opened again and the loop below was never stopped.
+      session.send(`[${toolCall('2', 'lookup', { key: 'a' })},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup","arguments":{"k":01}}}]`);
+      expect((await session.nextLine()).toString('utf8'), "the server's parse error: the line reached it").to.equal(PARSE_ERROR);
+      expect(session.proxy.run.inFlight).to.equal(0);
+      expect(await loopStoppedAt(session), 'as without the bad batch (the docs\' table)').to.equal(5);
+      expect(session.proxy.run.inFlight).to.equal(0);
+    });
+
+    it('a single call that is not JSON where the proxy does not look (id 01, bytes after the object) claims nothing either', async () => {
+      session = startWireSession(0);
+      await initialized(session);
+      // The proxy reads only some members; the server reads the whole line and answers id null,
+      // so a call claimed from such a line would never be finished.
+      for (const line of [
+        '{"jsonrpc":"2.0","id":01,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"a"}}}',
+        `${toolCall('4', 'lookup', { key: 'b' })} x`,
+      ]) {
+        session.send(line);
+        expect((await session.nextLine()).toString('utf8'), line).to.equal(PARSE_ERROR);
+        expect(session.proxy.run.inFlight, line).to.equal(0);
+      }
+      expect(await loopStoppedAt(session)).to.equal(5);
+    });
+  });
+
   it('issue 23 #12: forwards bytes unchanged, invalid UTF-8 included, both ways', async () => {
     session = startWireSession();
     await initialized(session);
