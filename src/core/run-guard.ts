@@ -781,12 +781,14 @@ export class RunGuard implements RunView, SharedReplica {
   /**
    * Progress state (document 002): a digest of the artifact the task moves (facts gathered,
    * files changed). Report it once per round; `maxStalled` reports in a row without a change
-   * stop the run. Strings are taken as ready digests; other values are hashed as JSON.
+   * stop the run. Strings of up to 64 characters are taken as ready digests (a hex SHA-256 is 64);
+   * longer strings and other values are hashed as JSON, so what the ledger keeps and the shared
+   * log carries per report stays small whatever the app passes (a 3 MB document was kept whole).
    */
   reportState(state: unknown): void {
     let digest: string;
     try {
-      digest = typeof state === 'string' ? state : hashText(JSON.stringify(state) ?? 'undefined');
+      digest = typeof state === 'string' && state.length <= 64 ? state : hashText(JSON.stringify(state) ?? 'undefined');
     } catch {
       return; // A state that cannot be serialized says nothing about progress.
     }

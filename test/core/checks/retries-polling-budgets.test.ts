@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import type { RefuseDecision } from '../../../src/core/types.js';
+import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 describe('checks/retry-budget', () => {
@@ -424,6 +426,27 @@ describe('checks/stalled-progress', () => {
     }
     expect(stop).to.include({ action: 'stop', reason: 'stalled_progress' });
     expect(run.round).to.equal(4);
+  });
+
+  it('a long string state (a document, not a digest) is kept and logged as its hash, and stalls and changes as the string does', async () => {
+    const store = createMemoryRunStore();
+    const guard = new LoopGuard({ maxStalled: 2, store });
+    const run = await guard.resumeRun('state-doc');
+    const document = (version: number) => `facts gathered so far, version ${version}: ${'x'.repeat(3_000_000)}`;
+    for (const [round, version] of [[1, 1], [2, 2], [3, 2]] as const) {
+      run.beginRound();
+      run.recordCall({ tool: 't', args: { round } }, { result: { round } });
+      run.reportState(document(version));
+      expect(run.shouldStop().action, `round ${round}`).to.equal('continue');
+    }
+    run.beginRound();
+    run.recordCall({ tool: 't', args: { round: 4 } }, { result: { round: 4 } });
+    run.reportState(document(2));
+    expect(run.shouldStop()).to.include({ action: 'stop', reason: 'stalled_progress' });
+    await guard.flush();
+    // Before: each report's 3 MB string went into the ledger and, whole, into the shared log.
+    const logged = await store.readRunEvents('state-doc', 0);
+    expect(Math.max(...logged.map((entry) => entry.length))).to.be.below(10_000);
   });
 
   it('is off until the app reports state, and a change resets it', () => {
