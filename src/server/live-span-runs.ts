@@ -15,6 +15,14 @@ export interface LiveSpanRunsOptions {
   maxSpansPerTrace?: number;
   /** A trace with no new span for this long is let go (its run ends). Default 600 000 (10 min). */
   traceIdleMs?: number;
+  /**
+   * Bytes of span text (ids, names, attribute values; counted in UTF-16 code units, plus a fixed
+   * overhead per span and attribute) held across all traces. Past it the least recently active
+   * traces are let go, as past maxTraces; a span that alone would pass it is rejected. The counts
+   * cap how many spans are held, not how large each is: 300 requests of one 3.5 MB attribute each
+   * held 1 GB. Default 268 435 456 (256 MiB).
+   */
+  maxHeldBytes?: number;
   now?: () => number;
   /**
    * Re-read each trace whole on every request, as before reads were incremental: the reference
@@ -42,6 +50,8 @@ interface LiveTrace {
   /** What the last read of the trace found, to read the next request's spans alone; undefined: read whole. */
   reader: OtlpRunReaderState | undefined;
   lastActivity: number;
+  /** Bytes its spans hold (see maxHeldBytes). */
+  bytes: number;
 }
 
 /**
@@ -67,6 +77,9 @@ export class LiveSpanRuns {
   private readonly traceIdleMs: number;
   private readonly now: () => number;
   private readonly alwaysReadWhole: boolean;
+  private readonly maxHeldBytes: number;
+  /** Bytes held by all traces' spans (the sum of their `bytes`). */
+  private heldBytes = 0;
   private wholeReads = 0;
   /** One batch at a time per server: calls of one trace must be fed in order. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -78,6 +91,12 @@ export class LiveSpanRuns {
     this.traceIdleMs = options.traceIdleMs ?? 600_000;
     this.now = options.now ?? Date.now;
     this.alwaysReadWhole = options.alwaysReadWhole ?? false;
+    this.maxHeldBytes = options.maxHeldBytes ?? 268_435_456;
+  }
+
+  /** Bytes of span text held now (see maxHeldBytes): tests and the server's gauges. */
+  get bytesHeld(): number {
+    return this.heldBytes;
   }
 
   /** Requests whose trace was read whole (its first, a run span, spans out of order): tests and probes. */
@@ -122,7 +141,7 @@ export class LiveSpanRuns {
       let trace = this.traces.get(traceId);
       if (trace === undefined) {
         while (this.traces.size >= this.maxTraces) this.letGo(this.traces.keys().next().value as string);
-        trace = { spans: [], runIdOfFedCall: new Map(), runIdByFirstCall: new Map(), engineRound: new Map(), endedRunSpans: new Set(), reported: new Set(), reader: undefined, lastActivity: now };
+        trace = { spans: [], runIdOfFedCall: new Map(), runIdByFirstCall: new Map(), engineRound: new Map(), endedRunSpans: new Set(), reported: new Set(), reader: undefined, lastActivity: now, bytes: 0 };
         this.traces.set(traceId, trace);
       } else {
         // Map order = order of last activity, so the sweep and the cap take the idlest first.
@@ -131,6 +150,7 @@ export class LiveSpanRuns {
       }
       trace.lastActivity = now;
       const accepted: CollectedSpan[] = [];
+      let overSpanCap = false;
       const held = trace.reader;
       for (const span of incoming) {
         // A batch sent again after a lost answer: its spans are held and were fed already.
@@ -139,13 +159,24 @@ export class LiveSpanRuns {
         if (held !== undefined && isRedelivered(held, span)) continue;
         if (trace.spans.length >= this.maxSpansPerTrace) {
           rejected += 1;
+          overSpanCap = true;
           continue;
         }
+        const bytes = heldBytesOf(span);
+        if (bytes > this.maxHeldBytes - trace.bytes) {
+          rejected += 1;
+          problems.push(`trace ${traceId}: span ${span.spanId.slice(0, 64)} holds ${bytes} bytes of text, more than the ${this.maxHeldBytes} the server holds for live traces (maxHeldBytes) leave for it; not evaluated`);
+          continue;
+        }
+        // Room is made by letting go the idlest other traces, as past maxTraces.
+        while (this.heldBytes + bytes > this.maxHeldBytes) this.letGo(this.idlestOtherThan(traceId)!);
+        trace.bytes += bytes;
+        this.heldBytes += bytes;
         span.seq = trace.spans.length;
         trace.spans.push(span);
         accepted.push(span);
       }
-      if (rejected > 0) problems.push(`trace ${traceId} has more than ${this.maxSpansPerTrace} spans (maxSpansPerTrace); later spans are not evaluated`);
+      if (overSpanCap) problems.push(`trace ${traceId} has more than ${this.maxSpansPerTrace} spans (maxSpansPerTrace); later spans are not evaluated`);
       await this.evaluate(traceId, trace, accepted, problems, (count) => (rejected += count));
     }
     return { rejected, problems };
@@ -204,7 +235,9 @@ export class LiveSpanRuns {
         }
       }
     }
-    settleFedSpans(fed);
+    const freed = settleFedSpans(fed);
+    trace.bytes -= freed;
+    this.heldBytes -= freed;
     // A run span that arrived: that run is over (exporters send it after its calls). Run spans of
     // earlier requests were handled with them.
     for (const span of incoming) {
@@ -321,10 +354,17 @@ export class LiveSpanRuns {
     }
   }
 
+  /** The least recently active trace but `traceId` (Map order is order of last activity). */
+  private idlestOtherThan(traceId: string): string | undefined {
+    for (const id of this.traces.keys()) if (id !== traceId) return id;
+    return undefined;
+  }
+
   private letGo(traceId: string): void {
     const trace = this.traces.get(traceId);
     if (trace === undefined) return;
     this.traces.delete(traceId);
+    this.heldBytes -= trace.bytes;
     for (const runId of new Set(trace.runIdByFirstCall.values())) this.endRun(trace, runId);
   }
 }
@@ -351,13 +391,47 @@ const CALL_CONTENT_ATTRIBUTES = new Set([ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_G
  * until the run ends (and re-parse each result as later batches re-read the trace). Measured
  * (bench/probes/serve-trace-memory.ts, 200 open traces of 100 bench spans): 289 → 93 KiB each.
  */
-function settleFedSpans(fed: readonly CollectedSpan[]): void {
+function settleFedSpans(fed: readonly CollectedSpan[]): number {
+  let freed = 0;
   for (const span of fed) {
     if (span.settled === true) continue;
     // A fresh object, not `delete`: deleting keys turns an object into a slow dictionary.
     const kept: Record<string, unknown> = {};
-    for (const key of Object.keys(span.attributes)) if (!CALL_CONTENT_ATTRIBUTES.has(key)) kept[key] = span.attributes[key];
+    for (const key of Object.keys(span.attributes)) {
+      if (!CALL_CONTENT_ATTRIBUTES.has(key)) kept[key] = span.attributes[key];
+      else freed += attributeBytes(key, span.attributes[key]);
+    }
     span.attributes = kept;
     span.settled = true;
   }
+  return freed;
+}
+
+/** Per span and per attribute: the objects around the text (a CollectedSpan, a property). */
+const SPAN_OVERHEAD_BYTES = 256;
+const ATTRIBUTE_OVERHEAD_BYTES = 32;
+
+/**
+ * What a held span costs, for maxHeldBytes: its text in UTF-16 code units (V8 keeps most text in
+ * one byte a unit, so this errs high) and a fixed overhead. Counted once, as a span is accepted,
+ * by walking its few kept attributes (a replay reader keeps only the ones it reads).
+ */
+function heldBytesOf(span: CollectedSpan): number {
+  let bytes = SPAN_OVERHEAD_BYTES + span.traceId.length + span.spanId.length + (span.parentSpanId?.length ?? 0) + span.name.length;
+  for (const key in span.attributes) bytes += attributeBytes(key, span.attributes[key]);
+  return bytes + (span.statusMessage?.length ?? 0) + (span.exceptionType?.length ?? 0) + (span.exceptionMessage?.length ?? 0);
+}
+
+function attributeBytes(key: string, value: unknown): number {
+  return ATTRIBUTE_OVERHEAD_BYTES + key.length + textLength(value, 0);
+}
+
+/** Text held in a decoded attribute value (strings, and strings inside arrays and maps). */
+function textLength(value: unknown, depth: number): number {
+  if (typeof value === 'string') return value.length;
+  if (typeof value !== 'object' || value === null || depth > 256) return 8;
+  let length = 0;
+  if (Array.isArray(value)) for (const inner of value) length += 8 + textLength(inner, depth + 1);
+  else for (const key in value) length += 8 + key.length + textLength((value as Record<string, unknown>)[key], depth + 1);
+  return length;
 }

@@ -50,6 +50,12 @@ export interface StartLoopGuardServerOptions {
   /** Traces held for live evaluation of OTLP spans; the idlest is let go past it. Default 10 000. */
   maxTraces?: number;
   /**
+   * Bytes of span text held for live evaluation, across traces (ids, names, the attributes the
+   * readers keep; arguments and results are dropped once fed). The idlest traces are let go past
+   * it; a span that alone would pass it is rejected. Default 268 435 456 (256 MiB).
+   */
+  maxHeldSpanBytes?: number;
+  /**
    * Where `/v1/ledger/*` keeps the runs of remote ledgers (`createRemoteRunStore` from
    * `loopguard/client`). Default: the engine's shared store (`--redis`), else one
    * `createMemoryRunStore()` of this server (bounded: runs expire 7 days after their last
@@ -102,7 +108,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
   const logger = options.logger ?? { warn: (message: string) => console.warn(`loopguard serve: ${message}`) };
   if (typeof host !== 'string' || host.length === 0) throw configError('host', 'must be a host name or address', host);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw configError('port', 'must be a whole number from 0 to 65535', port);
-  for (const [field, value] of Object.entries({ maxBodyBytes, maxSpansPerRequest: maxSpans, maxConcurrentRequests: maxConcurrent })) {
+  for (const [field, value] of Object.entries({ maxBodyBytes, maxSpansPerRequest: maxSpans, maxConcurrentRequests: maxConcurrent, ...(options.maxHeldSpanBytes !== undefined ? { maxHeldSpanBytes: options.maxHeldSpanBytes } : {}) })) {
     if (!Number.isSafeInteger(value) || value < 1) throw configError(field, 'must be a whole number ≥ 1', value);
   }
   if (!Number.isFinite(retryAfter) || retryAfter < 0) throw configError('retryAfterSeconds', 'must be a number of seconds ≥ 0', retryAfter);
@@ -118,13 +124,18 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
     if (typeof (ledgerStore as unknown as Record<string, unknown>)?.[method] !== 'function') throw configError(`ledgerStore.${method}`, 'must be a function (pass a RunStore)', ledgerStore);
   }
   const api = new DecisionApi({ guard });
-  const live = new LiveSpanRuns({ guard, ...(options.maxTraces !== undefined ? { maxTraces: options.maxTraces } : {}) });
+  const live = new LiveSpanRuns({
+    guard,
+    ...(options.maxTraces !== undefined ? { maxTraces: options.maxTraces } : {}),
+    ...(options.maxHeldSpanBytes !== undefined ? { maxHeldBytes: options.maxHeldSpanBytes } : {}),
+  });
   const metrics = new ServerMetrics(() => {
     const stats = guard.stats();
     return {
       loopguard_serve_runs_open: { help: 'Runs open on this server (live OTLP runs and decision-API runs).', value: stats.openRuns },
       loopguard_serve_runs_at_risk: { help: 'Open runs with a stale or refused streak of 2 or more.', value: stats.runsAtRisk },
       loopguard_serve_live_traces: { help: 'Traces held for live evaluation of OTLP spans.', value: live.traceCount },
+      loopguard_serve_live_span_bytes: { help: 'Bytes of span text held for live evaluation (bounded by maxHeldSpanBytes).', value: live.bytesHeld },
       loopguard_serve_open_tickets: { help: 'Claimed calls whose outcome has not been recorded.', value: api.openTickets },
     };
   });

@@ -431,3 +431,49 @@ describe('LiveSpanRuns: a run its agent span ended', () => {
     expect(fed.slice(-1)).to.deep.equal(['1 search allow']);
   });
 });
+
+describe('LiveSpanRuns: bytes held (maxHeldBytes)', () => {
+  /** One tool span of its own trace whose kept `gen_ai.tool.description` holds `size` characters. */
+  const bigSpan = (trace: number, size: number): CollectedSpan[] => {
+    const collector = new OtlpSpanCollector();
+    const span = {
+      traceId: trace.toString(16).padStart(32, '0'),
+      spanId: '00000000000000a1',
+      name: 'execute_tool search',
+      startTimeUnixNano: String(base),
+      endTimeUnixNano: String(base + 1_000n),
+      attributes: otlpAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.description': 'd'.repeat(size), 'gen_ai.tool.call.arguments': JSON.stringify({ q: trace }) }),
+    };
+    expect(collector.addRequest({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }, 'request', 1)).to.deep.equal([]);
+    return collector.spans;
+  };
+
+  it('lets the idlest traces go to stay under the budget, and rejects a span larger than it by name; before, 300 such requests held 1 GB', async () => {
+    const guard = new LoopGuard();
+    const live = new LiveSpanRuns({ guard, maxHeldBytes: 1_000_000 });
+    for (let trace = 1; trace <= 30; trace++) {
+      const answer = await live.ingest(bigSpan(trace, 300_000));
+      expect(answer.rejected).to.equal(0);
+      expect(live.bytesHeld).to.be.at.most(1_000_000);
+    }
+    // Three 300 kB spans fit; each new trace let the idlest go (its run ended, as past maxTraces).
+    expect(live.traceCount).to.equal(3);
+    expect(guard.getRun(`trace:${(1).toString(16).padStart(32, '0')}`)?.isEnded).to.equal(true);
+
+    const tooLarge = await live.ingest(bigSpan(31, 1_200_000));
+    expect(tooLarge.rejected).to.equal(1);
+    expect(tooLarge.problems.join('\n')).to.match(/span 00000000000000a1 holds \d+ bytes of text, more than the 1000000 .*\(maxHeldBytes\)/);
+    expect(live.bytesHeld).to.be.at.most(1_000_000);
+  });
+
+  it('counts what a fed span drops (its arguments and result) off the budget, and what a trace held when it goes', async () => {
+    const live = new LiveSpanRuns({ guard: new LoopGuard() });
+    await live.ingest(toolSpans(1, 5, query));
+    const held = live.bytesHeld;
+    // Each toolSpans span carries ~2 KB of arguments and result, dropped once fed: what stays is
+    // its ids, name and the attributes that place it.
+    expect(held).to.be.above(0).and.below(5 * 1_000);
+    live.endAll();
+    expect(live.bytesHeld).to.equal(0);
+  });
+});
