@@ -673,8 +673,18 @@ function toolErrorText(value: unknown): string {
   }
 }
 
+/**
+ * A field of a thrown or recorded error, undefined when it has none or it cannot be read (a
+ * getter or Proxy that throws): describeError runs in instrumentTool's catch, where a throw
+ * would reach the caller instead of the tool's own error.
+ */
 function readField(error: unknown, field: string): unknown {
-  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[field] : undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  try {
+    return (error as Record<string, unknown>)[field];
+  } catch {
+    return undefined;
+  }
 }
 
 const OVERLOADED_PATTERN = /overload|rate.?limit|too.?many.?requests|throttl|capacity/i;
@@ -732,7 +742,12 @@ function safeString(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    // String() of a Proxy, or of an object whose toString throws, throws too.
+    try {
+      return String(value);
+    } catch {
+      return 'an error that cannot be read';
+    }
   }
 }
 

@@ -1442,21 +1442,41 @@ function safeFingerprint(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBy
   try {
     return fingerprintOutcome(outcome, policy, maxBytes);
   } catch {
-    const failed = 'error' in outcome && outcome.error !== undefined;
-    return failed ? { outcome: 'error', unfingerprintable: true } : { outcome: 'success', unfingerprintable: true };
+    return unfingerprintableOutcome(outcome);
   }
+}
+
+/** An outcome that could not be read: a failure when it is one, else a success counted as new. */
+function unfingerprintableOutcome(outcome: CallOutcome): PrehashedOutcome {
+  let failed = false;
+  try {
+    failed = 'error' in outcome && outcome.error !== undefined;
+  } catch {
+    // An outcome object that cannot be read either: the call finished, nothing more is known.
+  }
+  return failed ? { outcome: 'error', unfingerprintable: true } : { outcome: 'success', unfingerprintable: true };
 }
 
 /**
  * A call's outcome fingerprinted, with the lines of a file it returned when the call is a
  * window read (issue 24 #6): the engine and instrumentTool, which fingerprints for its span,
- * read the window the same way.
+ * read the window the same way. Never throws, like safeFingerprint: it runs inside finishCall
+ * and after the tool returned in instrumentTool, where a throw would leave the call in flight
+ * or hand the caller an error instead of the tool's result.
  */
 function fingerprintCallOutcome(call: PrehashedToolCall, outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
   const prehashed = safeFingerprint(outcome, policy, maxBytes);
-  if (call.readWindow !== undefined && prehashed.outcome === 'success' && !('error' in outcome && outcome.error !== undefined)) {
-    const window = returnedWindowOf(call.readWindow, jsonTextValue(outcome.result));
-    if (window !== undefined) prehashed.window = window;
+  if (call.readWindow !== undefined && prehashed.outcome === 'success') {
+    // The window is read from the result a second time (its returncode, output, content): a
+    // getter or Proxy that throws here makes the result unreadable, as in safeFingerprint.
+    try {
+      if (!('error' in outcome && outcome.error !== undefined)) {
+        const window = returnedWindowOf(call.readWindow, jsonTextValue(outcome.result));
+        if (window !== undefined) prehashed.window = window;
+      }
+    } catch {
+      return { outcome: 'success', unfingerprintable: true };
+    }
   }
   // Where an empty window read started, so a page past the file's known end is judged as one.
   const asked = call.readWindow?.ranges;

@@ -5,6 +5,7 @@ import { callSignature } from '../../src/core/call-signature.js';
 import { canonicalJson } from '../../src/core/canonical-json.js';
 import { InvalidToolCallError, UnfingerprintableValueError } from '../../src/core/errors.js';
 import { LoopGuard } from '../../src/core/loop-guard.js';
+import { classifyError, describeError, isTransientError } from '../../src/core/result-fingerprint.js';
 import { resolveOptions } from '../../src/core/policy.js';
 import { createMemoryRunStore } from '../../src/core/shared-ledger/create-memory-run-store.js';
 
@@ -226,5 +227,54 @@ describe('a call or an outcome of the wrong shape (bad input never crashes the h
     expect(run.finishCall(ticket, { result: ['doc-1'] })).to.equal('new');
     expect(run.finishCall(ticket, { result: ['doc-1'] })).to.equal('neutral');
     expect(run.partial()).to.include({ toolCalls: 1, executed: 1, newFacts: 1 });
+  });
+  /** Values a tool may return or throw that throw when read: a lazy record, a Proxy, a revoked Proxy. */
+  const unreadableValues = (): Array<[string, unknown]> => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    return [
+      ['a getter that throws', { output: '1\tline one\n', get returncode(): number { throw new Error('getter boom'); } }],
+      ['a Proxy whose reads throw', new Proxy({}, { get() { throw new Error('get boom'); }, ownKeys() { throw new Error('ownKeys boom'); } })],
+      ['a revoked Proxy', revoked.proxy],
+    ];
+  };
+
+  it('a result that throws when read is an unfingerprintable success, never thrown to the host; the call is no longer in flight (window reads too)', () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['search', { q: 'x' }],
+      ['read_file', { path: '/x' }],
+      ['bash', { command: 'cat /x' }],
+      ['str_replace_editor', { command: 'view', path: '/x' }],
+    ];
+    for (const [tool, args] of calls) {
+      for (const [what, result] of unreadableValues()) {
+        const label = `${tool}, ${what}`;
+        const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
+        run.beginRound();
+        const ticket = run.startCall({ tool, args });
+        expect(() => run.finishCall(ticket, { result }), label).to.not.throw();
+        expect(run.inFlight, label).to.equal(0);
+        expect(run.partial(), label).to.include({ executed: 1, newFacts: 1 });
+        run.beginRound();
+        expect(run.startCall({ tool, args }).decision, label).to.not.include({ reason: 'repeat.in_flight' });
+      }
+    }
+  });
+
+  it('an error that throws when read is an error outcome; describeError, classifyError and isTransientError never throw', () => {
+    for (const [what, error] of unreadableValues()) {
+      const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
+      run.beginRound();
+      const ticket = run.startCall({ tool: 'read_file', args: { path: '/x' } });
+      expect(() => run.finishCall(ticket, { error }), what).to.not.throw();
+      expect(run.inFlight, what).to.equal(0);
+      expect(describeError(error), what).to.have.property('type').that.is.a('string');
+      expect(describeError(error).message, what).to.be.a('string');
+      expect(classifyError(error), what).to.equal('error');
+      expect(isTransientError(error), what).to.equal(false);
+    }
+    // What can be read still is: a name that throws does not hide the message.
+    const named = { get name(): string { throw new Error('name boom'); }, message: 'quota exceeded' };
+    expect(describeError(named)).to.deep.equal({ type: 'Error', message: 'quota exceeded' });
   });
 });
