@@ -92,7 +92,13 @@ function asAttributeText(value: unknown): string {
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    // String() throws too for a Proxy or an object whose toString throws: the arguments are
+    // recorded before the tool runs and the result after, and neither may fail the call.
+    try {
+      text = String(value);
+    } catch {
+      text = '[a value that cannot be read]';
+    }
   }
   return text.length > MAX_RECORDED_TEXT ? `${text.slice(0, MAX_RECORDED_TEXT)}…` : text;
 }

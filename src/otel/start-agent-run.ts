@@ -64,11 +64,22 @@ export interface AgentRun {
   end(): void;
 }
 
+/**
+ * The token counts of a model result, undefined when it has none. Read after the model
+ * returned: a result whose `usage` cannot be read (a getter or Proxy that throws) has none, so
+ * the caller gets the model's result, and counts that are not numbers (a BigInt would throw in
+ * recordUsage's sum) are left out.
+ */
 function usageOf(result: unknown): ModelUsage | undefined {
-  const usage = typeof result === 'object' && result !== null ? (result as { usage?: unknown }).usage : undefined;
-  if (typeof usage !== 'object' || usage === null) return undefined;
-  const { inputTokens, outputTokens } = usage as ModelUsage;
-  return { inputTokens, outputTokens };
+  if (typeof result !== 'object' || result === null) return undefined;
+  try {
+    const usage = (result as { usage?: unknown }).usage;
+    if (typeof usage !== 'object' || usage === null) return undefined;
+    const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
+    return { inputTokens: typeof inputTokens === 'number' ? inputTokens : undefined, outputTokens: typeof outputTokens === 'number' ? outputTokens : undefined };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

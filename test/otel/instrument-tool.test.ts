@@ -469,6 +469,77 @@ describe('instrumentTool', () => {
       root.span.end();
     });
 
+    /**
+     * Values a tool may return or throw that throw when read: a lazy record, a Proxy, a revoked
+     * Proxy. Only thenable-safe ones can be returned: an async function resolving with a value
+     * reads its `then` (so the Proxy answers that read, and a revoked Proxy is only thrown).
+     */
+    const unreadableValues = (): Array<[string, unknown]> => {
+      const revoked = Proxy.revocable({}, {});
+      revoked.revoke();
+      return [
+        ['a getter that throws', { output: '1\tline one\n', get returncode(): number { throw new Error('getter boom'); }, get name(): string { throw new Error('name boom'); } }],
+        ['a Proxy whose reads throw', new Proxy({}, { get(_target, key) { if (key === 'then') return undefined; throw new Error(`get boom ${String(key)}`); }, ownKeys() { throw new Error('ownKeys boom'); } })],
+        ['a revoked Proxy', revoked.proxy],
+      ];
+    };
+
+    it('a result that throws when read reaches the caller as it is (read tools too, raw values recorded): a success, unfingerprintable, not left in flight', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      const run = h.processor.guard.getRun('r1')!;
+      for (const [tool, args] of [['search', { q: 'x' }], ['read_file', { path: '/x' }], ['bash', { command: 'cat /x' }]] as const) {
+        for (const [what, value] of unreadableValues().slice(0, 2)) {
+          const label = `${tool}, ${what}`;
+          const guarded = instrumentTool(tool, () => value, { processor: h.processor, tracer: h.tracer, recordArguments: true, recordResult: true });
+          modelCallSpan(h.tracer, root.ctx);
+          // Compared by identity: chai's failure message would read the hostile value.
+          let returned: unknown;
+          await inRun(() => guarded({ ...args, what })).then(
+            (result) => void (returned = result),
+            (error: unknown) => void (returned = error),
+          );
+          expect(returned === value, `${label}: the result itself, got ${returned instanceof Error ? returned.message : typeof returned}`).to.equal(true);
+          expect(run.inFlight, label).to.equal(0);
+          const span = toolSpans(h, tool).at(-1)!;
+          expect(span.status.code, label).to.not.equal(SpanStatusCode.ERROR);
+          expect(span.attributes, label).to.include({ 'loopguard.tool.outcome': 'success', 'loopguard.tool.unfingerprintable': true });
+          // Arguments that throw when read run too, their raw text recorded as best it can be.
+          let again: unknown;
+          await inRun(() => guarded(value as Record<string, unknown>)).then(
+            (result) => void (again = result),
+            (error: unknown) => void (again = error),
+          );
+          expect(again === value, `${label}, as arguments`).to.equal(true);
+        }
+      }
+      root.span.end();
+    });
+
+    it('a thrown value that throws when read (name getter, Proxy, revoked Proxy) is rethrown as it is; the span is an error', async () => {
+      h = makeHarness({ profile: 'researcher' });
+      root = startRunSpan(h.tracer, 'r1');
+      for (const [what, thrown] of unreadableValues()) {
+        const tool = instrumentTool(
+          'search',
+          () => {
+            throw thrown;
+          },
+          { processor: h.processor, tracer: h.tracer },
+        );
+        modelCallSpan(h.tracer, root.ctx);
+        let caught: unknown = 'nothing thrown';
+        await inRun(() => tool({ q: what })).catch((error: unknown) => void (caught = error));
+        // Compared by identity, and described only when it is another value: chai would read it.
+        if (caught !== thrown) expect.fail(`${what}: the caller got ${caught instanceof Error ? caught.message : typeof caught} instead of the thrown value`);
+        const span = toolSpans(h, 'search').at(-1)!;
+        expect(span.status.code, what).to.equal(SpanStatusCode.ERROR);
+        expect(span.attributes, what).to.include({ 'loopguard.tool.outcome': 'error', 'error.type': 'Error' });
+      }
+      expect(h.processor.guard.getRun('r1')!.inFlight).to.equal(0);
+      root.span.end();
+    });
+
     it('a 10 MB result completes, is fingerprinted, and an equal one later is recognised as seen', async () => {
       h = makeHarness({ profile: 'researcher', escalation: { enabled: false } });
       root = startRunSpan(h.tracer, 'r1');

@@ -153,6 +153,27 @@ describe('startAgentRun', () => {
     expect(run.run.round).to.equal(2);
   });
 
+  it('modelCall returns a result whose usage cannot be read (a throwing getter, a Proxy) or holds no numbers as it is, sampled or not', async () => {
+    const results: Array<[string, unknown]> = [
+      ['usage getter throws', { text: 'hi', get usage(): unknown { throw new Error('usage boom'); } }],
+      ['token getter throws', { text: 'hi', usage: { get inputTokens(): number { throw new Error('tokens boom'); }, outputTokens: 2 } }],
+      ['a Proxy whose reads throw', new Proxy({}, { get(_target, key) { if (key === 'then') return undefined; throw new Error('get boom'); } })],
+      ['BigInt tokens', { text: 'hi', usage: { inputTokens: 10n, outputTokens: 2 } }],
+    ];
+    for (const sampler of [undefined, new AlwaysOffSampler()]) {
+      h = makeHarness({}, sampler);
+      const run = startAgentRun({ processor: h.processor, tracer: h.tracer, runId: 'usage' });
+      for (const [what, result] of results) {
+        const returned = await run.modelCall('m', () => result).catch((error: unknown) => error);
+        // Compared by identity: chai's failure message would read the hostile value.
+        expect(returned === result, `${what}: the result itself, got ${returned instanceof Error ? returned.message : typeof returned}`).to.equal(true);
+      }
+      expect(run.run.round).to.equal(results.length);
+      run.end();
+      await h.shutdown();
+    }
+  });
+
   it('end() is idempotent: one invoke_agent span, the run ended once', () => {
     h = makeHarness();
     const ended: string[] = [];

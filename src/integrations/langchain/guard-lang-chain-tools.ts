@@ -108,11 +108,24 @@ function toolCallIdOf(config: unknown): string | undefined {
  * for a success.
  */
 function contentOf(raw: unknown, responseFormat: string | undefined): unknown {
-  return responseFormat === 'content_and_artifact' && Array.isArray(raw) && raw.length === 2 ? raw[0] : raw;
+  if (responseFormat !== 'content_and_artifact') return raw;
+  // Read after the tool returned: a pair that cannot be read (a revoked Proxy) is recorded
+  // whole, and the engine records what it cannot read as unfingerprintable.
+  try {
+    return Array.isArray(raw) && raw.length === 2 ? raw[0] : raw;
+  } catch {
+    return raw;
+  }
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { next?: unknown }).next === 'function' && Symbol.asyncIterator in value;
+  if (typeof value !== 'object' || value === null) return false;
+  // A result whose `next` getter (or Proxy) throws is no generator: it is returned as it is.
+  try {
+    return typeof (value as { next?: unknown }).next === 'function' && Symbol.asyncIterator in value;
+  } catch {
+    return false;
+  }
 }
 
 /**

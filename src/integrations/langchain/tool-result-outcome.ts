@@ -20,10 +20,17 @@ interface ToolMessageLike {
  * that is JSON text is compared as the value it holds (the fingerprint parses it).
  */
 export function toolResultOutcome(output: unknown, toolCallId: string | undefined): CallOutcome {
-  const message = isToolMessage(output) ? output : isCommand(output) ? toolMessageInCommand(output, toolCallId) : undefined;
-  if (message === undefined) return { result: isCommand(output) ? (output as { update?: unknown }).update : output };
-  if (message.status === 'error') return { error: new LangChainToolError(textOf(message.content)) };
-  return { result: message.content };
+  try {
+    const message = isToolMessage(output) ? output : isCommand(output) ? toolMessageInCommand(output, toolCallId) : undefined;
+    if (message === undefined) return { result: isCommand(output) ? (output as { update?: unknown }).update : output };
+    if (message.status === 'error') return { error: new LangChainToolError(textOf(message.content)) };
+    return { result: message.content };
+  } catch {
+    // Read before the engine sees it (every LangChain front: the guarded tools, the middleware,
+    // the callback handler): a getter or Proxy that throws must not replace the tool's result
+    // nor leave the call unfinished. The engine records what it cannot read as unfingerprintable.
+    return { result: output };
+  }
 }
 
 function isToolMessage(value: unknown): value is ToolMessageLike {
@@ -52,6 +59,11 @@ function textOf(content: unknown): string {
   try {
     return JSON.stringify(content) ?? String(content);
   } catch {
-    return String(content);
+    // String() throws too for a Proxy: the failure is still recorded as one.
+    try {
+      return String(content);
+    } catch {
+      return 'a tool error that cannot be read';
+    }
   }
 }

@@ -150,7 +150,13 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
 
 /** The SDK's request timeout (McpError -32001) is recorded as a timeout, not a deterministic error. */
 function recordedError(error: unknown): unknown {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  if (code === -32001) return { name: 'TimeoutError', message: (error as Error).message };
+  // Read in the catch that rethrows the client's error: an error whose getters throw is
+  // recorded as it is (the engine copes with it), never replaced by the getter's error.
+  try {
+    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+    if (code === -32001) return { name: 'TimeoutError', message: (error as Error).message };
+  } catch {
+    // Recorded as it is.
+  }
   return error;
 }

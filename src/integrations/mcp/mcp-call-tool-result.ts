@@ -54,9 +54,15 @@ export function stopToolResult(stop: StopDecision): McpCallToolResult {
 export function withNudge<R>(result: R, nudge: string): R {
   if (typeof result !== 'object' || result === null) return result;
   const record = result as Record<string, unknown>;
-  const content = Array.isArray(record.content) ? record.content : [];
-  const meta = typeof record._meta === 'object' && record._meta !== null ? (record._meta as Record<string, unknown>) : {};
-  return { ...record, content: [...content, { type: 'text', text: nudge }], _meta: { ...meta, [MCP_META_NUDGE]: true } } as R;
+  try {
+    const content = Array.isArray(record.content) ? record.content : [];
+    const meta = typeof record._meta === 'object' && record._meta !== null ? (record._meta as Record<string, unknown>) : {};
+    return { ...record, content: [...content, { type: 'text', text: nudge }], _meta: { ...meta, [MCP_META_NUDGE]: true } } as R;
+  } catch {
+    // A result that cannot be read (a getter or Proxy that throws, guardMcpClient's caller
+    // may decorate results) goes back as it is: the nudge is lost, the tool's result is not.
+    return result;
+  }
 }
 
 /**
@@ -65,6 +71,13 @@ export function withNudge<R>(result: R, nudge: string): R {
  */
 export function meaningOfToolResult(result: unknown): unknown {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
-  const { _meta: _ignored, ...meaning } = result as Record<string, unknown>;
-  return meaning;
+  try {
+    const { _meta: _ignored, ...meaning } = result as Record<string, unknown>;
+    return meaning;
+  } catch {
+    // Read before the engine sees the result: a getter or Proxy that throws must not lose the
+    // result or leave the call in flight. The engine records what it cannot read as
+    // unfingerprintable (a new fact).
+    return result;
+  }
 }

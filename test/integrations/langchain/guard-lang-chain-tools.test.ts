@@ -111,6 +111,48 @@ describe('guardLangChainTools', () => {
     expect(run.inFlight).to.equal(0);
     expect(run.partial().newFacts).to.equal(1);
   });
+
+  it('a result that throws when read (a lazy record) is returned as it is and recorded as a new fact, not left in flight; streamed too', async () => {
+    // An ORM-style record whose lazy field throws outside its session: LangChain hands it back untouched.
+    const lazyRecord = (id: string) => ({ id, get type(): string { throw new Error('lazy field read outside its session'); } });
+    const plain = tool(async ({ id }: { id: string }) => lazyRecord(id), { name: 'load_record', description: 'Load', schema: z.object({ id: z.string() }) });
+    const streamed = tool(
+      async function* ({ id }: { id: string }) {
+        yield { progress: 0.5 };
+        return lazyRecord(id);
+      },
+      { name: 'stream_record', description: 'Load', schema: z.object({ id: z.string() }) },
+    );
+    const run = new LoopGuard().startRun();
+    const guardedTools = guardLangChainTools([plain, streamed], { run });
+    for (const guarded of guardedTools) {
+      for (const id of ['a', 'b']) {
+        const result = await guarded.invoke({ id }).catch((error: unknown) => error);
+        expect(result instanceof Error ? result.message : (result as { id: string }).id, guarded.name).to.equal(id);
+        expect(run.inFlight, guarded.name).to.equal(0);
+      }
+    }
+    expect(run.partial()).to.include({ executed: 4, newFacts: 4 });
+  });
+
+  it('a result whose `next` throws when read: LangChain\'s own error, as without loopguard, and the call is not left in flight', async () => {
+    const record = { id: 'a', get next(): string { throw new Error('lazy link read outside its session'); } };
+    class LoadRecord extends StructuredTool {
+      name = 'load_record';
+      description = 'Load';
+      schema = z.object({ id: z.string() });
+      async _call(): Promise<string> {
+        return record as unknown as string;
+      }
+    }
+    const original = new LoadRecord();
+    const unguarded = await original.invoke({ id: 'a' }).then(() => 'nothing thrown', (error: unknown) => (error as Error).message);
+    const run = new LoopGuard().startRun();
+    const [guarded] = guardLangChainTools([original], { run });
+    const thrown = await guarded.invoke({ id: 'a' }).then(() => 'nothing thrown', (error: unknown) => (error as Error).message);
+    expect(thrown).to.equal(unguarded).and.to.equal('lazy link read outside its session');
+    expect(run.inFlight).to.equal(0);
+  });
 });
 
 // A tool may return a ToolMessage itself (to set its status, or an artifact): LangChain hands it

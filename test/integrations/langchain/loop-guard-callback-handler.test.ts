@@ -87,4 +87,14 @@ describe('LoopGuardCallbackHandler (observe only)', () => {
     expect(executions).to.have.length(2);
     expect(result.messages.at(-1)?.text).to.equal('answer');
   });
+
+  it('a tool output that throws when read (a lazy record) is recorded as a new fact: the call is not left in flight', async () => {
+    const run = new LoopGuard().startRun();
+    const handler = new LoopGuardCallbackHandler({ run });
+    const record = { id: 'a', get type(): string { throw new Error('lazy field read outside its session'); } };
+    const load = tool(async () => record, { name: 'load_record', description: 'Load', schema: z.object({ id: z.string() }) });
+    expect((await load.invoke({ id: 'a' }, { callbacks: [handler] })) === record).to.equal(true);
+    expect(run.inFlight).to.equal(0);
+    expect(run.partial()).to.include({ executed: 1, newFacts: 1 });
+  });
 });

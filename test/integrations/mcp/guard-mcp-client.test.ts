@@ -3,10 +3,13 @@ import { writeFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { guardMcpClient } from '../../../src/integrations/mcp/index.js';
-import { connectInMemoryServer, type InMemoryServer } from './in-memory-mcp-server.js';
+import { connectInMemoryServer, startInMemoryServer, type InMemoryServer } from './in-memory-mcp-server.js';
 import { FILESYSTEM_SERVER, metaOf, temporaryFolder, textOf } from './mcp-proxy-helpers.js';
 
 describe('guardMcpClient over the real server-filesystem (stdio)', function () {
@@ -163,5 +166,88 @@ describe('guardMcpClient over an in-memory McpServer', () => {
 
   it('rejects a bad roundGapMs naming the field', () => {
     expect(() => guardMcpClient(server.client, { guard: new LoopGuard(), roundGapMs: -1 })).to.throw(/roundGapMs: must be a number of milliseconds/);
+  });
+});
+
+/** A lazily decoded field that throws when read (a client wrapper's `structuredContent` parser, say). */
+function withLazyField<T extends object>(result: T): T {
+  return Object.defineProperty(result, 'structuredContent', { enumerable: true, get() { throw new Error('lazy field failed to decode'); } });
+}
+
+/** A real SDK Client whose results (or errors) are decorated by the app before the guard sees them. */
+class DecoratingClient extends Client {
+  constructor(private readonly decorate: (params: { name: string; arguments?: Record<string, unknown> }, result: CallToolResult) => CallToolResult) {
+    super({ name: 'loopguard-test', version: '1.0.0' });
+  }
+
+  override async callTool(...args: Parameters<Client['callTool']>): ReturnType<Client['callTool']> {
+    const result = (await super.callTool(...args)) as CallToolResult;
+    return this.decorate(args[0], result);
+  }
+}
+
+describe('guardMcpClient: results and errors that throw when read reach the caller as they are', () => {
+  it('a result with a field that throws when read is returned as it is, recorded as a new fact, and the call is not left in flight', async () => {
+    const started = await startInMemoryServer();
+    const client = new DecoratingClient((_params, result) => withLazyField(result));
+    await client.connect(started.clientTransport);
+    try {
+      const guarded = guardMcpClient(client, { guard: new LoopGuard() });
+      for (const key of ['a', 'b']) {
+        const result = await guarded.client.callTool({ name: 'lookup', arguments: { key } }).catch((error: unknown) => error);
+        expect(result instanceof Error ? result.message : textOf(result), key).to.equal(`value of ${key}`);
+        expect(guarded.run.inFlight, key).to.equal(0);
+      }
+      expect(guarded.run.partial()).to.include({ executed: 2, newFacts: 2 });
+    } finally {
+      await client.close();
+      await started.close();
+    }
+  });
+
+  it('an error whose fields throw when read is rethrown as it is, recorded as a failure', async () => {
+    const started = await startInMemoryServer();
+    const thrown = { get code(): number { throw new Error('code getter'); }, get message(): string { throw new Error('message getter'); } };
+    const client = new DecoratingClient(() => {
+      throw thrown;
+    });
+    await client.connect(started.clientTransport);
+    try {
+      const guarded = guardMcpClient(client, { guard: new LoopGuard() });
+      const caught = await guarded.client.callTool({ name: 'lookup', arguments: { key: 'k' } }).then(() => 'nothing thrown', (error: unknown) => error);
+      expect(caught === thrown, `the thrown value itself, got ${caught instanceof Error ? caught.message : String(caught)}`).to.equal(true);
+      expect(guarded.run.inFlight).to.equal(0);
+      expect(guarded.run.partial().tools.lookup?.failures).to.equal(1);
+    } finally {
+      await client.close();
+      await started.close();
+    }
+  });
+
+  it('with roundGapMs, a nudge due on a result with a field that throws when read: the result is returned as it is, without the nudge', async () => {
+    // The same status for every key: a loop of new arguments learning nothing, nudged before it is stopped.
+    const statusServer = async (lazyAt: number | undefined) => {
+      const server = new McpServer({ name: 'status', version: '1.0.0' });
+      server.registerTool('status', { inputSchema: { key: z.string() } }, async () => ({ content: [{ type: 'text', text: 'pending' }] }));
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverTransport);
+      let calls = 0;
+      const client = new DecoratingClient((_params, result) => (++calls === lazyAt ? withLazyField(result) : result));
+      await client.connect(clientTransport);
+      const guarded = guardMcpClient(client, { guard: new LoopGuard(), roundGapMs: 0 });
+      const results: unknown[] = [];
+      for (let index = 0; index < 12; index++) results.push(await guarded.client.callTool({ name: 'status', arguments: { key: `k${index}` } }).catch((error: unknown) => error));
+      await client.close();
+      await server.close();
+      return { results, guarded };
+    };
+    const plain = await statusServer(undefined);
+    const nudgedAt = plain.results.findIndex((result) => metaOf(result, 'loopguard/nudge') !== undefined);
+    expect(nudgedAt, 'a nudge was delivered').to.be.greaterThan(0);
+    const lazy = await statusServer(nudgedAt + 1);
+    const result = lazy.results[nudgedAt];
+    expect(result instanceof Error ? result.message : textOf(result)).to.equal('pending');
+    expect(metaOf(result, 'loopguard/nudge')).to.equal(undefined);
+    expect(lazy.guarded.run.inFlight).to.equal(0);
   });
 });
