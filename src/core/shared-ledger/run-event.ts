@@ -1,4 +1,4 @@
-import type { CallDecision, ModelUsage, PrehashedOutcome, PrehashedToolCall, StopDecision } from '../types.js';
+import type { CallDecision, ModelUsage, PartialResults, PrehashedOutcome, PrehashedToolCall, StopDecision, ToolTally } from '../types.js';
 
 /**
  * One entry of a run's shared log: everything that changes a run's ledger, in the order the
@@ -182,6 +182,56 @@ function windowOf(value: unknown): PrehashedOutcome['window'] {
   return { resource: value[0], numbered: value[1] === 1, ranges };
 }
 
+const PARTIAL_COUNTS = ['rounds', 'toolCalls', 'executed', 'refused', 'newFacts', 'seenResults', 'staleRoundStreak', 'refusedRoundStreak', 'lastNewFactRound', 'wastedTokens'] as const;
+const TALLY_COUNTS = ['calls', 'executed', 'refused', 'newFacts', 'seen', 'failures'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The counts of a logged stop's partial results: numbers, or null (JSON's spelling of the NaN a
+ * host's odd token usage can make of wastedTokens: written by loopguard, so still readable),
+ * read back as NaN.
+ */
+function countsOf<K extends string>(value: Record<string, unknown>, fields: readonly K[], bad: (field: string) => never, path: string): Record<K, number> {
+  const counts = { ...value } as Record<K, number>;
+  for (const field of fields) {
+    const count = value[field];
+    if (count === null) counts[field] = Number.NaN;
+    else if (typeof count !== 'number') bad(`${path}${field}`);
+  }
+  return counts;
+}
+
+/**
+ * A logged stop decision, checked field by field. A stop is latched as it is read and handed
+ * to the host as is (shouldStop), and its detail goes into every later refusal message: a
+ * stop with a field of another type (written by anyone but loopguard) made claimCall throw
+ * into the host, or gave it a stop without a reason or a message. Such an entry is
+ * unreadable, and skipped like any other (the store's run hash still says the run stopped).
+ */
+function stopDecisionOf(value: unknown, where: string): StopDecision {
+  const bad = (field: string): never => {
+    throw new RunEventDecodeError(`run log entry ${where}: not a stop decision (${field})`);
+  };
+  if (!isRecord(value) || value.action !== 'stop') return bad('action');
+  for (const field of ['reason', 'message', 'detail'] as const) if (typeof value[field] !== 'string') bad(field);
+  if (typeof value.round !== 'number' || !Number.isInteger(value.round) || value.round < 0) bad('round');
+  if (!isRecord(value.partial)) return bad('partial');
+  const partial = countsOf(value.partial, PARTIAL_COUNTS, bad, 'partial.');
+  const tools = value.partial.tools;
+  if (!isRecord(tools)) return bad('partial.tools');
+  // Null prototype, as the writer's: a tool named `__proto__` is an own key like any other.
+  const tallies = Object.create(null) as Record<string, ToolTally>;
+  for (const [tool, tally] of Object.entries(tools)) {
+    const path = `partial.tools[${JSON.stringify(tool)}]`;
+    if (!isRecord(tally)) bad(path);
+    tallies[tool] = countsOf(tally as Record<string, unknown>, TALLY_COUNTS, bad, `${path}.`);
+  }
+  return { ...(value as unknown as StopDecision), partial: { ...(partial as unknown as PartialResults), tools: tallies } };
+}
+
 /**
  * Reads an entry back. `where` names it in errors (e.g. `loopguard:{run-1}:log[12]`): a log
  * that cannot be read must say which entry, not fail somewhere inside the engine.
@@ -280,11 +330,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       return { type: 'state', digest: text(v[1], 'digest', where) };
     case 'k':
       return { type: 'compacted', time: number(v[1], 'time', where) };
-    case 't': {
-      const decision = v[1] as StopDecision;
-      if (decision === null || typeof decision !== 'object' || decision.action !== 'stop') throw new RunEventDecodeError(`run log entry ${where}: not a stop decision`);
-      return { type: 'stop', decision };
-    }
+    case 't':
+      return { type: 'stop', decision: stopDecisionOf(v[1], where) };
     case 'e':
       return { type: 'end', time: number(v[1], 'time', where) };
     default:

@@ -37,7 +37,29 @@ describe('shared run ledger (issue 12)', () => {
         { type: 'finish', key: 'ab.4', time: 1006, outcome: { outcome: 'error', transient: false, unfingerprintable: true, endTime: 1006 } },
         { type: 'state', digest: 'd1' },
         { type: 'compacted', time: 1006 },
-        { type: 'stop', decision: { action: 'stop', reason: 'stale_rounds', detail: 'x', message: 'y', round: 3, partial: {} as never } },
+        {
+          type: 'stop',
+          decision: {
+            action: 'stop',
+            reason: 'stale_rounds',
+            detail: 'x',
+            message: 'y',
+            round: 3,
+            partial: {
+              rounds: 3,
+              toolCalls: 2,
+              executed: 2,
+              refused: 0,
+              newFacts: 1,
+              seenResults: 1,
+              staleRoundStreak: 2,
+              refusedRoundStreak: 0,
+              lastNewFactRound: 1,
+              wastedTokens: 0,
+              tools: { bash: { calls: 2, executed: 2, refused: 0, newFacts: 1, seen: 1, failures: 0 } },
+            },
+          },
+        },
         { type: 'end', time: 1007 },
       ];
       for (const event of events) expect(decodeRunEvent(encodeRunEvent(event), 'test')).to.deep.equal(event);
