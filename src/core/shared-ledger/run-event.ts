@@ -141,7 +141,8 @@ export function runEventTime(json: string): number | undefined {
   }
   if (!Array.isArray(value)) return undefined;
   const time = value[0] === 'r' || value[0] === 'e' || value[0] === 'k' ? value[1] : value[0] === 'c' || value[0] === 'f' ? value[2] : undefined;
-  return typeof time === 'number' && Number.isFinite(time) ? time : undefined;
+  // The decoder's range: an entry it would skip has no time either.
+  return typeof time === 'number' && time >= 0 && time <= MAX_EVENT_TIME ? time : undefined;
 }
 
 /** Thrown for a log entry this version cannot read (written by a newer loopguard, or not by loopguard). */
@@ -153,8 +154,23 @@ function text(value: unknown, field: string, entry: string): string {
   if (typeof value !== 'string') throw new RunEventDecodeError(`run log entry ${entry}: ${field} must be a string`);
   return value;
 }
-function number(value: unknown, field: string, entry: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RunEventDecodeError(`run log entry ${entry}: ${field} must be a number`);
+/**
+ * The last millisecond of year 9999 (Date's toISOString still writes four digits). A logged time
+ * is epoch milliseconds from 0 to this.
+ */
+export const MAX_EVENT_TIME = 253_402_300_799_999;
+
+/**
+ * A logged time. Finite is not enough: the newest time in the log is the run's clock for every
+ * replica, so one entry written by anyone but loopguard with a time like 1e300 stopped the run
+ * at once on maxRunMs, made every later entry this process wrote carry that time, and kept a
+ * call logged with it from ever expiring as abandoned. Such an entry is unreadable (skipped
+ * with a warning naming it) instead.
+ */
+function time(value: unknown, entry: string): number {
+  if (typeof value !== 'number' || !(value >= 0 && value <= MAX_EVENT_TIME)) {
+    throw new RunEventDecodeError(`run log entry ${entry}: time must be epoch milliseconds (0 to ${MAX_EVENT_TIME}), got ${JSON.stringify(value) ?? String(value)}`);
+  }
   return value;
 }
 function optionalText(value: unknown): string | undefined {
@@ -248,7 +264,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
   switch (v[0]) {
     case 'r': {
       const usage = usageOf(v[2]);
-      return usage === undefined ? { type: 'round', time: number(v[1], 'time', where) } : { type: 'round', time: number(v[1], 'time', where), usage };
+      return usage === undefined ? { type: 'round', time: time(v[1], where) } : { type: 'round', time: time(v[1], where), usage };
     }
     case 'u':
       return { type: 'usage', usage: usageOf(v[1]) ?? {} };
@@ -266,8 +282,8 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 4) call.waitsOnCommand = true;
       if (flags & 8) call.sleepsOnly = true;
       if (flags & 16) call.pollsAfterSleep = true;
-      const time = number(v[2], 'time', where);
-      call.startTime = time;
+      const at = time(v[2], where);
+      call.startTime = at;
       let decision: CallDecision;
       if (v[9] === 'a') {
         const kind = text(v[10], 'kind', where);
@@ -289,15 +305,15 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (typeof v[extra] === 'number' && v[extra] > 0) call.pollDeadlineMs = v[extra];
       const listingKey = optionalText(v[extra + 1]);
       if (listingKey !== undefined) call.listingKey = listingKey;
-      return { type: 'call', key: text(v[1], 'key', where), time, call, decision };
+      return { type: 'call', key: text(v[1], 'key', where), time: at, call, decision };
     }
     case 'f': {
       const outcomeClass = text(v[3], 'outcome', where);
       if (!['success', 'empty', 'error', 'timeout', 'overloaded'].includes(outcomeClass)) {
         throw new RunEventDecodeError(`run log entry ${where}: unknown outcome ${JSON.stringify(outcomeClass)}`);
       }
-      const time = number(v[2], 'time', where);
-      const outcome: PrehashedOutcome = { outcome: outcomeClass as PrehashedOutcome['outcome'], endTime: time };
+      const at = time(v[2], where);
+      const outcome: PrehashedOutcome = { outcome: outcomeClass as PrehashedOutcome['outcome'], endTime: at };
       const resultHash = optionalText(v[4]);
       if (resultHash !== undefined) outcome.resultHash = resultHash;
       const flags = typeof v[5] === 'number' ? v[5] : 0;
@@ -324,16 +340,16 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       }
       const asked = v[10];
       if (Array.isArray(asked) && typeof asked[0] === 'string' && typeof asked[1] === 'number') outcome.askedFrom = { resource: asked[0], line: asked[1] };
-      return { type: 'finish', key: text(v[1], 'key', where), time, outcome };
+      return { type: 'finish', key: text(v[1], 'key', where), time: at, outcome };
     }
     case 's':
       return { type: 'state', digest: text(v[1], 'digest', where) };
     case 'k':
-      return { type: 'compacted', time: number(v[1], 'time', where) };
+      return { type: 'compacted', time: time(v[1], where) };
     case 't':
       return { type: 'stop', decision: stopDecisionOf(v[1], where) };
     case 'e':
-      return { type: 'end', time: number(v[1], 'time', where) };
+      return { type: 'end', time: time(v[1], where) };
     default:
       throw new RunEventDecodeError(`run log entry ${where}: unknown event type ${JSON.stringify(v[0])} (written by a newer loopguard?)`);
   }

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
-import { decodeRunEvent, encodeRunEvent, RunEventDecodeError } from '../../../src/core/shared-ledger/run-event.js';
+import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, runEventTime } from '../../../src/core/shared-ledger/run-event.js';
 import type { PartialResults, StopDecision } from '../../../src/core/types.js';
 
 const partial: PartialResults = {
@@ -70,6 +70,52 @@ describe('shared-ledger/run-event: entries loopguard did not write', () => {
       expect(s.shouldStop().action).to.equal('continue');
       expect(warnings.some((w) => w.includes('{R} log[1]'))).to.equal(true);
       expect(warnings.some((w) => w.includes('{S} log[1]'))).to.equal(true);
+    });
+  });
+
+  describe('a time outside epoch milliseconds (0 to the end of year 9999) is unreadable (audit d5)', () => {
+    const MAX = 253_402_300_799_999;
+
+    it('rounds, calls, outcomes, compactions and ends with such a time are errors naming the entry; the bounds themselves read', () => {
+      for (const time of [1e300, MAX + 1, -1, 1e15]) {
+        for (const entry of [
+          ['r', time],
+          ['c', 'k.1', time, 'get_order', 'h', 0, 0, 0, 0, 'a', 'new'],
+          ['f', 'k.1', time, 'success', 'r1', 0, 0],
+          ['k', time],
+          ['e', time],
+        ]) {
+          expect(() => decodeRunEvent(JSON.stringify(entry), 'log[3]'), JSON.stringify(entry)).to.throw(RunEventDecodeError, /log\[3\]: time /);
+        }
+        expect(runEventTime(JSON.stringify(['r', time])), `runEventTime ${time}`).to.equal(undefined);
+      }
+      expect(decodeRunEvent(JSON.stringify(['r', 0]), 'log[0]')).to.deep.equal({ type: 'round', time: 0 });
+      expect(decodeRunEvent(JSON.stringify(['e', MAX]), 'log[0]')).to.deep.equal({ type: 'end', time: MAX });
+    });
+
+    it('an engine skips such an entry: it neither stops the run on maxRunMs nor becomes the time of later entries, and a dead call logged with it still expires', async () => {
+      let now = 1_700_000_000_000;
+      const clock = () => now;
+      const store = createMemoryRunStore({ now: clock });
+      await store.appendRunEvents('A', 0, [JSON.stringify(['r', now]), JSON.stringify(['r', 1e300])]);
+      const warnings: string[] = [];
+      const logger = { warn: (message: string) => void warnings.push(message) };
+      const guard = new LoopGuard({ store, logger, now: clock, maxRunMs: 3_600_000, claimLeaseMs: 1000 });
+      const a = await guard.resumeRun('A');
+      const claimed = await a.claimCall({ tool: 'get_order', args: { id: 1 } });
+      expect(claimed.decision.action).to.equal('allow');
+      expect(a.shouldStop().action).to.equal('continue');
+      await guard.flush();
+      for (const entry of await store.readRunEvents('A', 2)) expect(runEventTime(entry) ?? now, entry).to.be.at.most(now);
+      expect(warnings.some((w) => w.includes('{A} log[1]') && w.includes('time'))).to.equal(true);
+
+      // Another process's call, in flight, "started" at a time far ahead; its process died.
+      const probe = guard.startRun('probe');
+      const hash = (await probe.claimCall({ tool: 'get_order', args: { id: 7 } })).call.argsHash;
+      await store.appendRunEvents('B', 0, [JSON.stringify(['r', now - 600_000]), JSON.stringify(['c', 'dead.1', 1e15, 'get_order', hash, 0, 0, 0, 0, 'a', 'new'])]);
+      const b = await new LoopGuard({ store, logger, now: clock, claimLeaseMs: 1000 }).resumeRun('B');
+      now += 2000;
+      expect((await b.claimCall({ tool: 'get_order', args: { id: 7 } })).decision.action).to.equal('allow');
     });
   });
 });
