@@ -4,7 +4,7 @@ import { isTransientErrorType } from '../result-fingerprint.js';
 import type { CallTicket } from '../run-guard.js';
 import type { CallDecision, CallEffect, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
-import type { AppendResult, BusinessKey, RunLogSummary } from './run-store.js';
+import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary } from './run-store.js';
 import { DEFAULT_BUSINESS_KEY_TTL_MS, type ResolvedIdempotentWrite, type ResolvedSharedLedger } from './shared-ledger-options.js';
 
 /** What the link needs of a run (RunGuard implements it; internal). */
@@ -794,69 +794,93 @@ export class SharedRunLink {
     const key: BusinessKey = { tool: call.tool, scope: write.scope, runId: this.replica.id, value };
     const owner = `${this.replica.id}/${this.nextKey()}`;
     const store = this.shared.store;
+    // Only the store calls themselves are inside the "store failed" catches. The answer is
+    // data anyone may have written (a key hash with `at: 'n/a'`): building the refusal from it
+    // once threw inside the catch, so the key read as a store outage, and with
+    // idempotentWrites 'open' a write already done ran again (audit d1).
+    let state: BusinessKeyState;
     try {
-      const state = await store.claimBusinessKey(key, owner, write.leaseMs, write.ttlMs);
-      this.storeRecovered();
-      switch (state.state) {
-        case 'claimed':
-          return { held: { key, owner, ttlMs: write.ttlMs } };
-        case 'done':
-          return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.at, state.runId, this.replica.id, false) } };
-        case 'pending':
+      state = await store.claimBusinessKey(key, owner, write.leaseMs, write.ttlMs);
+    } catch (error) {
+      return this.businessKeyStoreFailed(key, owner, write, error);
+    }
+    this.storeRecovered();
+    switch (state.state) {
+      case 'claimed':
+        return { held: { key, owner, ttlMs: write.ttlMs } };
+      case 'done':
+        return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.at, state.runId, this.replica.id, false) } };
+      case 'pending':
+        return {
+          refuse: {
+            reason: 'repeat.in_flight',
+            message: `Not run: the same ${call.tool} (same business key) is being done right now by another worker (since ${timeText(state.claimedAt)}). Do not send it again; wait for that result.`,
+          },
+        };
+      case 'expired': {
+        if (write.verify === undefined) {
           return {
             refuse: {
-              reason: 'repeat.in_flight',
-              message: `Not run: the same ${call.tool} (same business key) is being done right now by another worker (since ${new Date(state.claimedAt).toISOString()}). Do not send it again; wait for that result.`,
-            },
-          };
-        case 'expired': {
-          if (write.verify === undefined) {
-            return {
-              refuse: {
-                reason: 'write.outcome_unknown',
-                message:
-                  `Not run: an earlier ${call.tool} with the same business key started at ${new Date(state.claimedAt).toISOString()} and never reported back, so it may have happened. ` +
-                  'Check the records (is it already done?) before doing it again; loopguard will not repeat it blindly.',
-              },
-            };
-          }
-          let verified: boolean;
-          try {
-            verified = (await write.verify(argumentsOf(call.args))).done === true;
-          } catch (error) {
-            this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
-            return {
-              refuse: {
-                reason: 'write.outcome_unknown',
-                message: `Not run: an earlier ${call.tool} with the same business key may have happened, and checking the records failed. Check before doing it again.`,
-              },
-            };
-          }
-          if (verified) {
-            await store.completeBusinessKey(key, undefined, undefined, write.ttlMs);
-            return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.claimedAt, state.runId, this.replica.id, true) } };
-          }
-          // Verified as not done: this call takes the claim over and may run.
-          if (await store.takeOverBusinessKey(key, state.owner, owner, write.leaseMs)) return { held: { key, owner, ttlMs: write.ttlMs } };
-          return {
-            refuse: {
-              reason: 'repeat.in_flight',
-              message: `Not run: another worker has just taken over the same ${call.tool} (same business key). Do not send it again; wait for that result.`,
+              reason: 'write.outcome_unknown',
+              message:
+                `Not run: an earlier ${call.tool} with the same business key started at ${timeText(state.claimedAt)} and never reported back, so it may have happened. ` +
+                'Check the records (is it already done?) before doing it again; loopguard will not repeat it blindly.',
             },
           };
         }
+        let verified: boolean;
+        try {
+          verified = (await write.verify(argumentsOf(call.args))).done === true;
+        } catch (error) {
+          this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
+          return {
+            refuse: {
+              reason: 'write.outcome_unknown',
+              message: `Not run: an earlier ${call.tool} with the same business key may have happened, and checking the records failed. Check before doing it again.`,
+            },
+          };
+        }
+        if (verified) {
+          // The records say it was done: refused whatever the store says to recording that.
+          // A failure here once fell to the store-failure path, and with idempotentWrites
+          // 'open' the write verify had just found done ran again. Unrecorded, the next
+          // claim finds the key expired and asks verify again.
+          try {
+            await store.completeBusinessKey(key, undefined, undefined, write.ttlMs);
+          } catch (error) {
+            this.storeFailed('business_key', error);
+          }
+          return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.claimedAt, state.runId, this.replica.id, true) } };
+        }
+        // Verified as not done: this call takes the claim over and may run.
+        let taken: boolean;
+        try {
+          taken = await store.takeOverBusinessKey(key, state.owner, owner, write.leaseMs);
+        } catch (error) {
+          return this.businessKeyStoreFailed(key, owner, write, error);
+        }
+        if (taken) return { held: { key, owner, ttlMs: write.ttlMs } };
+        return {
+          refuse: {
+            reason: 'repeat.in_flight',
+            message: `Not run: another worker has just taken over the same ${call.tool} (same business key). Do not send it again; wait for that result.`,
+          },
+        };
       }
-    } catch (error) {
-      this.storeFailed('business_key', error);
-      // The claim (or a take-over) may still land when the store catches up (a timeout is not
-      // a "no"). Fail open: the write runs, and settling it completes or releases the claim
-      // like any other. Fail closed: the caller is told it did not run, so the claim is
-      // released, or the write's every retry would be refused as in flight, then as of
-      // unknown outcome, for the key's whole ttl (issue 23 #3).
-      if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, ttlMs: write.ttlMs } };
-      this.releaseQuietly({ key, owner, ttlMs: write.ttlMs });
-      return 'store_down';
     }
+  }
+
+  /** A claim or a take-over of a business key failed in the store: the write goes by `storeFailure.idempotentWrites`. */
+  private businessKeyStoreFailed(key: BusinessKey, owner: string, write: ResolvedIdempotentWrite, error: unknown): 'store_down' | { held: HeldKey } {
+    this.storeFailed('business_key', error);
+    // The claim (or a take-over) may still land when the store catches up (a timeout is not
+    // a "no"). Fail open: the write runs, and settling it completes or releases the claim
+    // like any other. Fail closed: the caller is told it did not run, so the claim is
+    // released, or the write's every retry would be refused as in flight, then as of
+    // unknown outcome, for the key's whole ttl (issue 23 #3).
+    if (this.shared.idempotentWritesFailOpen) return { held: { key, owner, ttlMs: write.ttlMs } };
+    this.releaseQuietly({ key, owner, ttlMs: write.ttlMs });
+    return 'store_down';
   }
 
   /** Applies log entries in order (a replica with nothing pending just catches up). */
@@ -963,8 +987,18 @@ function storeUnavailableMessage(tool: string): string {
   return refusalMessage('store.unavailable', { tool });
 }
 
+/**
+ * A time the store gave, for a message. The store's business-key hash may hold anything (a
+ * field not written by loopguard reads as NaN): `new Date(NaN).toISOString()` throws, and a
+ * message must never be what fails.
+ */
+function timeText(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? 'an unknown time' : date.toISOString();
+}
+
 function alreadyDoneMessage(tool: string, at: number, byRun: string, thisRun: string, verified: boolean): string {
-  const when = new Date(at).toISOString();
+  const when = timeText(at);
   const where = byRun === thisRun ? 'in this run' : `by run ${JSON.stringify(byRun)}`;
   return `Not run: this ${tool} (same business key) was already done ${where} at ${when}${verified ? ' (checked in the records)' : ''}. It was not sent again. Continue from that result.`;
 }

@@ -5,7 +5,7 @@ import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from '../../../src/core/shared-ledger/run-event.js';
-import type { RunStore } from '../../../src/core/shared-ledger/run-store.js';
+import type { BusinessKeyState, RunStore } from '../../../src/core/shared-ledger/run-store.js';
 import type { CallDecision, LoopGuardListener } from '../../../src/core/types.js';
 
 const quiet = { warn: () => undefined };
@@ -305,6 +305,58 @@ describe('shared run ledger (issue 12)', () => {
       now += 2000;
       const blind = await run.claimCall({ tool: 'pay', args: { invoice: 2 } });
       expect(reasonOf(blind.decision)).to.equal('write.outcome_unknown');
+    });
+  });
+
+  // A business key the store answers normally, holding what loopguard did not write (audit d1):
+  // building the refusal's message threw on a time that is no time, inside the catch meant for
+  // the store call, so the key read as a store outage, and with idempotentWrites 'open' a
+  // finished write ran again.
+  describe('business keys holding a time that is no time', () => {
+    const write = { send_email: { key: ['to'] } };
+    const args = { to: 'cfo@example.com' };
+    /** The memory store, answering every claim with `state` (and completes with `complete`). */
+    function storeAnswering(state: BusinessKeyState, complete?: () => Promise<boolean>): RunStore {
+      const store = createMemoryRunStore();
+      return { ...store, claimBusinessKey: async () => state, completeBusinessKey: complete ?? store.completeBusinessKey };
+    }
+
+    for (const mode of ['closed', 'open'] as const) {
+      it(`storeFailure.idempotentWrites ${mode}: done at a time that is no time is refused write.already_done, naming no store failure`, async () => {
+        for (const at of [Number.NaN, 1e20, -1e20]) {
+          const warnings: string[] = [];
+          const guard = new LoopGuard({ store: storeAnswering({ state: 'done', at, runId: 'A' }), idempotentWrites: write, storeFailure: { idempotentWrites: mode }, logger: { warn: (m: string) => void warnings.push(m) } });
+          const claimed = await guard.startRun('C').claimCall({ tool: 'send_email', args });
+          expect(reasonOf(claimed.decision), `at ${at}`).to.equal('write.already_done');
+          expect(claimed.decision.action === 'refuse' && claimed.decision.message).to.match(/already done by run "A" at an unknown time/);
+          expect(warnings.filter((w) => /store/.test(w)), `at ${at}`).to.deep.equal([]);
+        }
+      });
+    }
+
+    it('pending, or expired with no verify, since a time that is no time: refused in flight / of unknown outcome', async () => {
+      const pending = new LoopGuard({ store: storeAnswering({ state: 'pending', owner: 'o', claimedAt: Number.NaN, runId: 'A' }), idempotentWrites: write, storeFailure: { idempotentWrites: 'open' }, logger: quiet });
+      const inFlight = await pending.startRun('C').claimCall({ tool: 'send_email', args });
+      expect(reasonOf(inFlight.decision)).to.equal('repeat.in_flight');
+      expect(inFlight.decision.action === 'refuse' && inFlight.decision.message).to.include('since an unknown time');
+      const expired = new LoopGuard({ store: storeAnswering({ state: 'expired', owner: 'o', claimedAt: 1e20, runId: 'A' }), idempotentWrites: write, storeFailure: { idempotentWrites: 'open' }, logger: quiet });
+      const unknown = await expired.startRun('C').claimCall({ tool: 'send_email', args });
+      expect(reasonOf(unknown.decision)).to.equal('write.outcome_unknown');
+      expect(unknown.decision.action === 'refuse' && unknown.decision.message).to.include('started at an unknown time');
+    });
+
+    it('verify says done and recording it fails: still refused write.already_done, even with idempotentWrites "open"', async () => {
+      const warnings: string[] = [];
+      const guard = new LoopGuard({
+        store: storeAnswering({ state: 'expired', owner: 'o', claimedAt: Number.NaN, runId: 'A' }, () => Promise.reject(new Error('ECONNRESET'))),
+        idempotentWrites: { send_email: { key: ['to'], verify: () => ({ done: true }) } },
+        storeFailure: { idempotentWrites: 'open' },
+        logger: { warn: (m: string) => void warnings.push(m) },
+      });
+      const claimed = await guard.startRun('C').claimCall({ tool: 'send_email', args });
+      expect(reasonOf(claimed.decision)).to.equal('write.already_done');
+      expect(claimed.decision.action === 'refuse' && claimed.decision.message).to.match(/at an unknown time \(checked in the records\)/);
+      expect(warnings.some((w) => w.includes('ECONNRESET')), 'the failed store call is still reported').to.equal(true);
     });
   });
 
