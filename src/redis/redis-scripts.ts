@@ -65,9 +65,14 @@ if tonumber(f[3] or '0') > now then return {'pending', f[1] or '', f[2] or '0', 
 return {'expired', f[1] or '', f[2] or '0', f[4] or ''}
 `;
 
-/** KEYS: business key hash. ARGV: previous owner, owner, lease ms, run id. */
+/**
+ * KEYS: business key hash. ARGV: previous owner (as the claim answered it), owner, lease ms, run id.
+ * A missing owner is read as '', as the claim answers it: compared as nil, a pending key
+ * without one (not written by loopguard) could never be taken over, and was refused
+ * "another worker has just taken over" for its whole ttl.
+ */
 export const TAKE_OVER_BUSINESS_KEY = `${NOW}
-if redis.call('HGET', KEYS[1], 'state') ~= 'pending' or redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'state') ~= 'pending' or (redis.call('HGET', KEYS[1], 'owner') or '') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'claimed', string.format('%.0f', now),
   'lease', string.format('%.0f', now + tonumber(ARGV[3])), 'run', ARGV[4])
 return 1
