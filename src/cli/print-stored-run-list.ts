@@ -9,6 +9,8 @@ export interface StoredRunListContext {
   readonly redis: string;
   readonly keyPrefix: string;
   readonly limit: number;
+  /** Runs in the index whose keys could not be read (a key of the wrong Redis type), named on stderr too. */
+  readonly unreadable?: ReadonlyArray<{ readonly runId: string; readonly key: string; readonly error: string }>;
 }
 
 /**
@@ -16,6 +18,7 @@ export interface StoredRunListContext {
  * JSON object. Run ids are user data: escaped so an id cannot drive the terminal.
  */
 export function printStoredRunList(runs: readonly StoredRunSummary[], context: StoredRunListContext, format: 'text' | 'json'): string {
+  const unreadable = context.unreadable ?? [];
   if (format === 'json') {
     const body = {
       redis: context.redis,
@@ -30,11 +33,14 @@ export function printStoredRunList(runs: readonly StoredRunSummary[], context: S
         created: runsIsoTime(run.created),
         updated: runsIsoTime(run.updated),
       })),
+      // Not in `runs` (nothing about them could be read), but not hidden from a script either.
+      unreadableRuns: unreadable.map(({ runId, key, error }) => ({ runId, key, error })),
     };
     return `${escapeJsonText(JSON.stringify(body, null, 2))}\n`;
   }
   const where = `under key prefix ${JSON.stringify(escapeControl(context.keyPrefix))} at ${escapeControl(context.redis)}`;
-  if (runs.length === 0) return `No runs stored ${where} (runs expire after their last change).\n`;
+  const notRead = unreadable.length === 0 ? '' : ` ${unreadable.length} more could not be read (named on stderr).`;
+  if (runs.length === 0 && unreadable.length === 0) return `No runs stored ${where} (runs expire after their last change).\n`;
   const rows = runs.map((run) => [
     escapeControl(run.runId),
     runsIsoTime(run.created) ?? '-',
@@ -43,8 +49,8 @@ export function printStoredRunList(runs: readonly StoredRunSummary[], context: S
     run.stopReason === undefined ? stateOf(run) : `stopped: ${escapeControl(run.stopReason)}`,
   ]);
   const lines = formatRunsTable(['RUN', 'CREATED', 'LAST CHANGE', 'EVENTS', 'STATE'], rows, [false, false, false, true, false]);
-  const more = runs.length >= context.limit ? ` (the newest ${context.limit}; --limit shows more)` : ' (newest first)';
-  lines.push('', `${runs.length} run${runs.length === 1 ? '' : 's'} ${where}${more}. \`loopguard runs --redis URL RUN\` prints one run's ledger.`);
+  const more = runs.length + unreadable.length >= context.limit ? ` (the newest ${context.limit}; --limit shows more)` : ' (newest first)';
+  lines.push('', `${runs.length} run${runs.length === 1 ? '' : 's'} ${where}${more}.${notRead} \`loopguard runs --redis URL RUN\` prints one run's ledger.`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,5 +1,6 @@
 import { decodeRunEvent } from '../core/shared-ledger/run-event.js';
 import type { ModelUsage, PrehashedOutcome } from '../core/types.js';
+import { entryTimeProblem, isDateTime } from '../redis/stored-time.js';
 
 /** One call of a stored run as its log records it: the decision made, and what it returned. */
 export interface TimelineCall {
@@ -50,6 +51,11 @@ export interface RunTimeline {
   readonly entries: number;
   /** Entries this version cannot read (written by a newer loopguard, or not by loopguard). */
   readonly unreadable: Array<{ index: number; message: string }>;
+  /**
+   * Entries read, with a value no loopguard writes, each named by its key and index: a time no
+   * Date can hold (printed as "-"), a stop reason that is not a string (printed as its JSON).
+   */
+  readonly problems: string[];
 }
 
 /**
@@ -58,9 +64,10 @@ export interface RunTimeline {
  * run ended opens nothing, and a call before any round opens round 1. Novelty is not here:
  * the log keeps result fingerprints, and whether one was new is the ledger's judgement.
  */
-export function buildRunTimeline(entries: readonly string[], runId: string): RunTimeline {
+export function buildRunTimeline(entries: readonly string[], logKey: string): RunTimeline {
   const rounds: TimelineRound[] = [];
   const unreadable: RunTimeline['unreadable'] = [];
+  const problems: string[] = [];
   /** Allowed calls not finished yet, with the round they were made in. */
   const openCalls = new Map<string, { call: TimelineCall; round: number }>();
   let ended = false;
@@ -75,12 +82,17 @@ export function buildRunTimeline(entries: readonly string[], runId: string): Run
 
   for (let index = 0; index < entries.length; index++) {
     let event;
+    // Named by the run's real log key (prefix and escaped id, as the store builds it), so an
+    // SRE can LINDEX the entry; `{run} log[i]` was no key at all.
     try {
-      event = decodeRunEvent(entries[index]!, `{${runId}} log[${index}]`);
+      event = decodeRunEvent(entries[index]!, `${logKey}[${index}]`);
     } catch (error) {
       unreadable.push({ index, message: error instanceof Error ? error.message : String(error) });
       continue;
     }
+    // A finite time outside the Date range (1e20) decodes; printing it threw a RangeError.
+    const time = 'time' in event ? event.time : undefined;
+    if (time !== undefined && !isDateTime(time)) problems.push(entryTimeProblem(logKey, index, time));
     switch (event.type) {
       case 'round': {
         if (ended) break;
@@ -141,8 +153,15 @@ export function buildRunTimeline(entries: readonly string[], runId: string): Run
       case 'stop': {
         const round = current();
         const { reason, detail, round: stoppedAt } = event.decision;
-        // Logged by another process as a whole object: its fields are checked here, not trusted.
-        round.stop ??= { reason: String(reason), detail: typeof detail === 'string' ? detail : '', round: typeof stoppedAt === 'number' ? stoppedAt : round.round };
+        // Logged by another process as a whole object: its fields are checked here, not trusted
+        // (String() of {"toString":1} throws a TypeError).
+        let shownReason: string;
+        if (typeof reason === 'string') shownReason = reason;
+        else {
+          shownReason = storedValueText(reason);
+          problems.push(`run log entry ${logKey}[${index}]: stop reason is not a string: ${shownReason}`);
+        }
+        round.stop ??= { reason: shownReason, detail: typeof detail === 'string' ? detail : '', round: typeof stoppedAt === 'number' ? stoppedAt : round.round };
         break;
       }
       case 'end':
@@ -151,5 +170,18 @@ export function buildRunTimeline(entries: readonly string[], runId: string): Run
         break;
     }
   }
-  return { rounds, entries: entries.length, unreadable };
+  return { rounds, entries: entries.length, unreadable, problems };
+}
+
+/**
+ * A value decoded from a stored entry, as text, whatever it is: its JSON (it came from JSON),
+ * never String(), which throws for an object whose toString is not a function.
+ */
+export function storedValueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

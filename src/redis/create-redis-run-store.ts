@@ -8,6 +8,8 @@ import { MAX_TIMER_MS, positiveMsOption } from '../core/shared-ledger/shared-led
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
 import { rejectAfter } from './reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
+import { StoredRunUnreadableError } from './stored-run-unreadable-error.js';
+import { entryTimeProblem, isDateTime } from './stored-time.js';
 
 /** Options of {@link createRedisRunStore}. */
 export interface RedisRunStoreOptions {
@@ -43,13 +45,26 @@ export interface StoredRunSummary {
   readonly events: number;
   readonly stopReason: string | undefined;
   readonly ended: boolean;
+  /**
+   * Values in the run's keys that loopguard never writes (another writer, a hand edit), each
+   * naming its key: a `created` field that is not a time, an entry time that is not a date.
+   * Each is read as absent. Only present when there is one.
+   */
+  readonly problems?: readonly string[];
 }
 
 /** The Redis store: a {@link RunStore} plus what an SRE tool needs. */
 export interface RedisRunStore extends RunStore {
-  /** Runs in the index, newest first (at most `limit`, default 100). */
-  listRuns(options?: { limit?: number }): Promise<StoredRunSummary[]>;
-  /** One run's summary, or undefined if it has no keys (never existed or expired). */
+  /**
+   * Runs in the index, newest first (at most `limit`, default 100). A run whose key holds the
+   * wrong Redis type is left out and given to `onUnreadable`; without it, the list rejects
+   * with that {@link StoredRunUnreadableError}. Other failures (a timeout) reject the list.
+   */
+  listRuns(options?: { limit?: number; onUnreadable?: (error: StoredRunUnreadableError) => void }): Promise<StoredRunSummary[]>;
+  /**
+   * One run's summary, or undefined if it has no keys (never existed or expired).
+   * @throws StoredRunUnreadableError naming the key when one of its keys holds the wrong Redis type.
+   */
   describeRun(runId: string): Promise<StoredRunSummary | undefined>;
   /** The key names of one run (the documented layout; used by tests and `MEMORY USAGE`). */
   keysOf(runId: string): { log: string; run: string };
@@ -230,12 +245,24 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     async releaseBusinessKey(key, owner): Promise<boolean> {
       return Number(await run('release', RELEASE, [businessKeyOf(key)], [owner])) === 1;
     },
-    async listRuns({ limit = 100 } = {}): Promise<StoredRunSummary[]> {
+    async listRuns({ limit = 100, onUnreadable } = {}): Promise<StoredRunSummary[]> {
       await ready();
       await bounded('index', client.zremrangebyscore(indexKey, '-inf', Date.now() - runTtlMs));
       const ids = await bounded('index', client.zrevrange(indexKey, 0, limit - 1));
-      const runs = await Promise.all(ids.map((id) => describe(id)));
-      return runs.filter((entry): entry is StoredRunSummary => entry !== undefined);
+      // Settled one by one: a key of the wrong type in one run (audit d9) must not hide every
+      // other run; Redis being unreachable or slow still fails the whole list.
+      const settled = await Promise.allSettled(ids.map((id) => describe(id)));
+      const runs: StoredRunSummary[] = [];
+      for (const outcome of settled) {
+        if (outcome.status === 'fulfilled') {
+          if (outcome.value !== undefined) runs.push(outcome.value);
+        } else if (outcome.reason instanceof StoredRunUnreadableError && onUnreadable !== undefined) {
+          onUnreadable(outcome.reason);
+        } else {
+          throw outcome.reason;
+        }
+      }
+      return runs;
     },
     describeRun: async (runId) => {
       await ready();
@@ -255,22 +282,48 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
 
   async function describe(runId: string): Promise<StoredRunSummary | undefined> {
     const keys = keysOf(runId);
+    /** A WRONGTYPE reply names no key: the error says which of the run's keys it was. */
+    const readKey = async <T>(key: string, promise: Promise<T>): Promise<T> => {
+      try {
+        return await bounded('read', promise);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith('WRONGTYPE')) throw new StoredRunUnreadableError(runId, key, error);
+        throw error;
+      }
+    };
     const [fields, events, newest] = await Promise.all([
-      bounded('read', client.hgetall(keys.run)),
-      bounded('read', client.llen(keys.log)),
-      bounded('read', client.lrange(keys.log, -ENTRIES_READ_FOR_TIME, -1)),
+      readKey(keys.run, client.hgetall(keys.run)),
+      readKey(keys.log, client.llen(keys.log)),
+      readKey(keys.log, client.lrange(keys.log, -ENTRIES_READ_FOR_TIME, -1)),
     ]);
     if (events === 0 && Object.keys(fields).length === 0) return undefined;
+    const problems: string[] = [];
     // The hash keeps its TTL from its last write (creation, stop, end), so a run that goes on
     // longer than runTtlMs can outlive its 'created': then the log's oldest entries tell it.
+    // A created that is not a time (another writer's "abc" or 1e20) is read as absent the same
+    // way: as NaN it also hid the last change, and 1e20 crashed `loopguard runs` (audit p03, d3).
     let created = fields.created === undefined ? undefined : Number(fields.created);
-    if (created === undefined && events > 0) created = firstTimeOf(await bounded('read', client.lrange(keys.log, 0, ENTRIES_READ_FOR_TIME - 1)));
+    if (created !== undefined && !isDateTime(created)) {
+      problems.push(`${keys.run} field created is ${JSON.stringify(fields.created)}, not a time (ms since the epoch); read as absent`);
+      created = undefined;
+    }
+    if (created === undefined && events > 0) {
+      created = firstTimeOf(await readKey(keys.log, client.lrange(keys.log, 0, ENTRIES_READ_FOR_TIME - 1)), 0, keys.log, problems);
+    }
     // The last change is the newest timed entry (the writer's clock; the append script no
     // longer writes a time on every call), never shown before the run's creation.
-    const newestTime = firstTimeOf(newest.reverse());
+    const newestTime = firstTimeOf(newest.reverse(), events - 1, keys.log, problems, -1);
     const updated = newestTime === undefined ? created : created === undefined ? newestTime : Math.max(created, newestTime);
-    return { runId, created, updated, events, stopReason: fields.stop, ended: fields.ended === '1' };
+    const summary = { runId, created, updated, events, stopReason: fields.stop, ended: fields.ended === '1' };
+    // Each entry once, in log order, though both ends of a short log read the same entries.
+    return problems.length === 0 ? summary : { ...summary, problems: [...new Set(problems)].sort(byEntryIndex) };
   }
+}
+
+/** Problems in the order of the key and entry they name (the run hash first, then the log by index). */
+function byEntryIndex(a: string, b: string): number {
+  const index = (text: string) => Number(/\[(\d+)\]: /.exec(text)?.[1] ?? -1);
+  return index(a) - index(b);
 }
 
 /**
@@ -279,11 +332,17 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
  */
 const ENTRIES_READ_FOR_TIME = 8;
 
-/** The time of the first entry of `entries` that has one. */
-function firstTimeOf(entries: readonly string[]): number | undefined {
-  for (const entry of entries) {
-    const time = runEventTime(entry);
-    if (time !== undefined) return time;
+/**
+ * The time of the first entry of `entries` that has one that is a date. An entry with a time
+ * no Date can hold is skipped and named in `problems`: `entries[i]` is the log's entry
+ * `firstIndex + step * i`.
+ */
+function firstTimeOf(entries: readonly string[], firstIndex: number, logKey: string, problems: string[], step = 1): number | undefined {
+  for (let i = 0; i < entries.length; i++) {
+    const time = runEventTime(entries[i]!);
+    if (time === undefined) continue;
+    if (isDateTime(time)) return time;
+    problems.push(entryTimeProblem(logKey, firstIndex + step * i, time));
   }
   return undefined;
 }

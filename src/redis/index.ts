@@ -8,4 +8,5 @@ useRedisClass(Redis);
 export { createRedisRunStore } from './create-redis-run-store.js';
 export type { RedisRunStore, RedisRunStoreOptions, StoredRunSummary } from './create-redis-run-store.js';
 export { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
+export { StoredRunUnreadableError } from './stored-run-unreadable-error.js';
 export type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';

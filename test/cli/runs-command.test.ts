@@ -56,6 +56,8 @@ function timelineDecisions(report: { rounds: Array<{ calls: Array<{ decision: st
   return report.rounds.map((round) => round.calls.map((call) => (call.decision === 'allow' ? `allow:${call.kind}` : `refuse:${call.reason}`)));
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const LOOP_POLICY: LoopGuardOptions = { profile: 'researcher' };
 const EVIL_RUN = 'tenant\u001b[2J\u202eevil';
 const EVIL_TOOL = 'grep\u001b[31m';
@@ -360,11 +362,124 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
     expect(result.stderr, 'named once, in the report, not again by the engine').to.equal('');
     expect(result.stdout).to.include('  log          5 entries (2 unreadable, skipped), written by 1 process\n');
     expect(result.stdout).to.include('  rounds 1, tool calls 1 (executed 1, refused 0)\n');
-    expect(result.stdout).to.include('  unreadable: run log entry {future} log[3]: unknown event type "z" (written by a newer loopguard?)\n');
-    expect(result.stdout).to.include('  unreadable: run log entry {future} log[4]: not JSON\n');
+    // The real key (prefix included), so an SRE can LINDEX it.
+    expect(result.stdout).to.include('  unreadable: run log entry runscli-future:{future}:log[3]: unknown event type "z" (written by a newer loopguard?)\n');
+    expect(result.stdout).to.include('  unreadable: run log entry runscli-future:{future}:log[4]: not JSON\n');
     const body = await json({ run: 'future', keyPrefix: futurePrefix });
     expect(body.unreadableEntries.map((entry: { index: number }) => entry.index)).to.deep.equal([3, 4]);
     expect(body.ledger).to.deep.equal(run.partial());
+  });
+
+  it('a log entry it cannot read is named by its real key (the --key-prefix, the escaped id), not a made-up one', async () => {
+    const oddPrefix = 'runscli-keyname';
+    const oddStore = createRedisRunStore({ client, keyPrefix: oddPrefix, timeoutMs: 2000 });
+    const runId = 'a{b}%';
+    await oddStore.appendRunEvents(runId, 0, [`["r",${Date.now()}]`, 'not json']);
+    const logKey = oddStore.keysOf(runId).log;
+    expect(logKey, 'braces and % are escaped in the key').to.equal('runscli-keyname:{a%7Bb%7D%25}:log');
+    const result = await text({ run: runId, keyPrefix: oddPrefix });
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.include(`  unreadable: run log entry ${logKey}[1]: not JSON\n`);
+  });
+
+  // Audit d3/p03: another writer (or a hand edit) left values loopguard never writes. Each used
+  // to throw out of main() with a stack (RangeError: Invalid time value, TypeError from String()),
+  // and one such run hid every healthy run of the list.
+  describe('stored values loopguard never writes: "-" and a warning naming the key, never a stack', () => {
+    const oddPrefix = 'runscli-odd';
+    let oddStore: RedisRunStore;
+    let now = 0;
+    const call = (time: number) => `["c","X.1",${time},"get_order","H1",0,0,0,0,"a","new"]`;
+    before(async () => {
+      oddStore = createRedisRunStore({ client, keyPrefix: oddPrefix, timeoutMs: 2000 });
+      now = Date.now();
+      const make = async (runId: string, ...extra: string[]) => {
+        await oddStore.appendRunEvents(runId, 0, [`["r",${now}]`, call(now + 1), ...extra]);
+        // The server's clock wrote created: a fixed one keeps the expected times exact.
+        await client.hset(oddStore.keysOf(runId).run, 'created', String(now));
+      };
+      await make('healthy');
+      await make('created-huge');
+      await client.hset(oddStore.keysOf('created-huge').run, 'created', '100000000000000000000');
+      await make('created-text');
+      await client.hset(oddStore.keysOf('created-text').run, 'created', 'abc');
+      await make('entry-huge', '["r",1e20]');
+      await make('stop-object', '["t",{"action":"stop","reason":{"toString":1},"detail":"d","round":1}]');
+    });
+
+    it('the list: every run listed, a created or entry time that is not a date read as absent (the log tells it), each named on stderr', async () => {
+      const result = await text({ keyPrefix: oddPrefix });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.not.match(/\n\s+at /);
+      const rows = Object.fromEntries(result.stdout.split('\n').slice(1, 6).map((line) => line.split(/ {2,}/)).map((row) => [row[0], row]));
+      expect(Object.keys(rows).sort()).to.deep.equal(['created-huge', 'created-text', 'entry-huge', 'healthy', 'stop-object']);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      // A created field that is not a time is read as absent: the log's first entry tells it.
+      expect(rows['created-huge']!.slice(1, 3)).to.deep.equal([iso(now), iso(now + 1)]);
+      // p03 c3: NaN used to hide the last change too, though the log has timed entries.
+      expect(rows['created-text']!.slice(1, 3)).to.deep.equal([iso(now), iso(now + 1)]);
+      // An entry time outside the Date range is no last change: the newest real one is.
+      expect(rows['entry-huge']![2]).to.equal(iso(now + 1));
+      expect(result.stderr).to.include(`loopguard runs: run "created-huge": ${oddStore.keysOf('created-huge').run} field created is "100000000000000000000", not a time (ms since the epoch); read as absent\n`);
+      expect(result.stderr).to.include(`loopguard runs: run "created-text": ${oddStore.keysOf('created-text').run} field created is "abc", not a time (ms since the epoch); read as absent\n`);
+      expect(result.stderr).to.include(`loopguard runs: run "entry-huge": run log entry ${oddStore.keysOf('entry-huge').log}[2]: time 100000000000000000000 is not a date\n`);
+      const body = JSON.parse((await text({ keyPrefix: oddPrefix, format: 'json' })).stdout);
+      expect(body.runs).to.have.length(5);
+    });
+
+    it('one run: a round time outside the Date range prints "-" and names the entry; the rest of the run prints', async () => {
+      const result = await text({ run: 'entry-huge', keyPrefix: oddPrefix });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.include('  round 2  -\n');
+      expect(result.stdout).to.include('    get_order  allowed new');
+      expect(result.stderr, 'named once').to.equal(`loopguard runs: run "entry-huge": run log entry ${oddStore.keysOf('entry-huge').log}[2]: time 100000000000000000000 is not a date\n`);
+      const body = JSON.parse((await text({ run: 'entry-huge', keyPrefix: oddPrefix, format: 'json' })).stdout);
+      expect(body.rounds.map((round: { time: string | null }) => round.time)).to.deep.equal([new Date(now).toISOString(), null]);
+      const huge = await text({ run: 'created-huge', keyPrefix: oddPrefix });
+      expect(huge.code, huge.stderr).to.equal(0);
+      expect(huge.stdout).to.include(`  created      ${new Date(now).toISOString()}\n`);
+      expect(huge.stderr).to.include(`field created is "100000000000000000000", not a time`);
+    });
+
+    it('one run: a stop whose reason is not a string is shown as its JSON and named; no TypeError', async () => {
+      const result = await text({ run: 'stop-object', keyPrefix: oddPrefix });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.include('  STOP {"toString":1} at round 1: d\n');
+      expect(result.stderr).to.include(`loopguard runs: run "stop-object": run log entry ${oddStore.keysOf('stop-object').log}[2]: stop reason is not a string: {"toString":1}\n`);
+      const body = JSON.parse((await text({ run: 'stop-object', keyPrefix: oddPrefix, format: 'json' })).stdout);
+      expect(body.rounds[0].stop).to.deep.equal({ reason: '{"toString":1}', detail: 'd', round: 1 });
+    });
+  });
+
+  // Audit d9: one run key of the wrong Redis type made the whole list fail, blamed on "the run
+  // index", naming no key, with every healthy run hidden.
+  it('a run key of the wrong Redis type: the other runs are listed, the broken run named on stderr with its key and the Redis error, exit 1', async () => {
+    const brokenPrefix = 'runscli-wrongtype';
+    const brokenStore = createRedisRunStore({ client, keyPrefix: brokenPrefix, timeoutMs: 2000 });
+    for (const id of ['ok1', 'bad', 'ok2', 'badhash']) await brokenStore.appendRunEvents(id, 0, [`["r",${Date.now()}]`]);
+    await client.del(brokenStore.keysOf('bad').log);
+    await client.set(brokenStore.keysOf('bad').log, 'x');
+    await client.del(brokenStore.keysOf('badhash').run);
+    await client.sadd(brokenStore.keysOf('badhash').run, 'x');
+    const result = await text({ keyPrefix: brokenPrefix });
+    expect(result.code).to.equal(EXIT_REDIS_UNAVAILABLE);
+    expect(result.stdout.split('\n').slice(1, 3).map((line) => line.split(/ {2,}/)[0]).sort()).to.deep.equal(['ok1', 'ok2']);
+    expect(result.stdout).to.include('2 runs under key prefix "runscli-wrongtype"');
+    const lines = result.stderr.split('\n').filter(Boolean).sort();
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(new RegExp(`^loopguard runs: cannot read run "bad" at ${server.url}: ${escapeRegExp(brokenStore.keysOf('bad').log)}: WRONGTYPE `));
+    expect(lines[1]).to.match(new RegExp(`^loopguard runs: cannot read run "badhash" at ${server.url}: ${escapeRegExp(brokenStore.keysOf('badhash').run)}: WRONGTYPE `));
+    expect(result.stderr).to.not.include('run index');
+    const body = JSON.parse((await text({ keyPrefix: brokenPrefix, format: 'json' })).stdout);
+    expect(body.runs.map((run: { runId: string }) => run.runId).sort()).to.deep.equal(['ok1', 'ok2']);
+    expect(body.unreadableRuns.map((run: { runId: string; key: string }) => [run.runId, run.key]).sort()).to.deep.equal([
+      ['bad', brokenStore.keysOf('bad').log],
+      ['badhash', brokenStore.keysOf('badhash').run],
+    ]);
+    // The run itself: exit 1, and the key at fault is named.
+    const one = await text({ run: 'bad', keyPrefix: brokenPrefix });
+    expect(one.code).to.equal(EXIT_REDIS_UNAVAILABLE);
+    expect(one.stderr).to.match(new RegExp(`^loopguard runs: reading run "bad" from Redis at ${server.url} failed: ${escapeRegExp(brokenStore.keysOf('bad').log)}: WRONGTYPE `));
   });
 
   it('a run that is not stored: exit 2, a message naming the run and the key prefix, nothing on stdout', async () => {

@@ -3,7 +3,7 @@
 // server and on a three-node cluster (where the script's keys decide the node).
 import { expect } from 'chai';
 import { encodeRunEvent } from '../../src/core/shared-ledger/run-event.js';
-import { createRedisRunStore } from '../../src/redis/index.js';
+import { createRedisRunStore, StoredRunUnreadableError } from '../../src/redis/index.js';
 import { cluster, singleServer, type Topology } from './topologies.js';
 
 const round = (time: number) => encodeRunEvent({ type: 'round', time });
@@ -70,6 +70,43 @@ for (const makeTopology of [singleServer, cluster]) {
       await store.appendRunEvents('s', 0, [round(1_000)]);
       const early = await store.describeRun('s');
       expect(early!.updated).to.equal(early!.created);
+    });
+
+    // Audit p03/d3: values loopguard never writes (another writer, a hand edit). A created
+    // field of "abc" used to be NaN, and hid the last change though the log has timed entries.
+    it('describeRun: a created field or an entry time that is not a date is read as absent and named in problems', async () => {
+      const client = await topology.client();
+      const store = createRedisRunStore({ client, keyPrefix: prefix });
+      const keys = store.keysOf('r');
+      await store.appendRunEvents('r', 0, [round(5_000), round(6_000), '["r",1e20]']);
+      await client.hset(keys.run, 'created', 'abc');
+      const summary = await store.describeRun('r');
+      expect(summary).to.include({ created: 5_000, updated: 6_000, events: 3 });
+      expect(summary!.problems).to.deep.equal([
+        `${keys.run} field created is "abc", not a time (ms since the epoch); read as absent`,
+        `run log entry ${keys.log}[2]: time 100000000000000000000 is not a date`,
+      ]);
+      await store.appendRunEvents('ok', 0, [round(1_000)]);
+      expect(await store.describeRun('ok')).to.not.have.property('problems');
+    });
+
+    // Audit d9: one run key of the wrong type rejected the whole list, naming no key.
+    it('listRuns: a run whose key has the wrong Redis type is reported with its key, the others listed', async () => {
+      const client = await topology.client();
+      const store = createRedisRunStore({ client, keyPrefix: prefix });
+      for (const id of ['a', 'bad', 'b']) await store.appendRunEvents(id, 0, [round(Date.now())]);
+      await client.del(store.keysOf('bad').log);
+      await client.set(store.keysOf('bad').log, 'x');
+      const unreadable: StoredRunUnreadableError[] = [];
+      const runs = await store.listRuns({ onUnreadable: (error) => unreadable.push(error) });
+      expect(runs.map((run) => run.runId).sort()).to.deep.equal(['a', 'b']);
+      expect(unreadable.map((error) => [error.runId, error.key])).to.deep.equal([['bad', store.keysOf('bad').log]]);
+      expect(unreadable[0]!.message).to.match(/^\S+:\{bad\}:log: WRONGTYPE /);
+      // Without onUnreadable, the list fails as before, but the error names the key.
+      const failure = await store.listRuns().then(() => undefined, (error: unknown) => error);
+      expect(failure).to.be.instanceOf(StoredRunUnreadableError);
+      const single = await store.describeRun('bad').then(() => undefined, (error: unknown) => error);
+      expect(single).to.be.instanceOf(StoredRunUnreadableError).and.to.include({ runId: 'bad', key: store.keysOf('bad').log });
     });
   });
 }
