@@ -212,9 +212,7 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
         options.format,
       ),
     );
-    // An entry at either end of the log is in both the summary's problems and the timeline's:
-    // named once.
-    sayProblems(runId, [...new Set([...(summary.problems ?? []), ...timeline.problems])]);
+    sayProblems(runId, summary.problems ?? []);
     // Unreadable entries are listed with the timeline; anything else the engine said is news.
     for (const message of engineWarnings) if (!message.startsWith('run log entry ')) warn(`loopguard runs: ${message}`);
     return EXIT_OK;

@@ -1,6 +1,5 @@
 import { decodeRunEvent } from '../core/shared-ledger/run-event.js';
 import type { ModelUsage, PrehashedOutcome } from '../core/types.js';
-import { entryTimeProblem, isDateTime } from '../redis/stored-time.js';
 
 /** One call of a stored run as its log records it: the decision made, and what it returned. */
 export interface TimelineCall {
@@ -51,11 +50,6 @@ export interface RunTimeline {
   readonly entries: number;
   /** Entries this version cannot read (written by a newer loopguard, or not by loopguard). */
   readonly unreadable: Array<{ index: number; message: string }>;
-  /**
-   * Entries read, with a value no loopguard writes, each named by its key and index: a time no
-   * Date can hold (printed as "-"), a stop reason that is not a string (printed as its JSON).
-   */
-  readonly problems: string[];
 }
 
 /**
@@ -67,7 +61,6 @@ export interface RunTimeline {
 export function buildRunTimeline(entries: readonly string[], logKey: string): RunTimeline {
   const rounds: TimelineRound[] = [];
   const unreadable: RunTimeline['unreadable'] = [];
-  const problems: string[] = [];
   /** Allowed calls not finished yet, with the round they were made in. */
   const openCalls = new Map<string, { call: TimelineCall; round: number }>();
   let ended = false;
@@ -90,9 +83,6 @@ export function buildRunTimeline(entries: readonly string[], logKey: string): Ru
       unreadable.push({ index, message: error instanceof Error ? error.message : String(error) });
       continue;
     }
-    // A finite time outside the Date range (1e20) decodes; printing it threw a RangeError.
-    const time = 'time' in event ? event.time : undefined;
-    if (time !== undefined && !isDateTime(time)) problems.push(entryTimeProblem(logKey, index, time));
     switch (event.type) {
       case 'round': {
         if (ended) break;
@@ -152,16 +142,10 @@ export function buildRunTimeline(entries: readonly string[], logKey: string): Ru
         break;
       case 'stop': {
         const round = current();
+        // The decoder checked its fields (run-event.ts): a stop with a reason of another type
+        // (another writer's) is an unreadable entry, named with the others.
         const { reason, detail, round: stoppedAt } = event.decision;
-        // Logged by another process as a whole object: its fields are checked here, not trusted
-        // (String() of {"toString":1} throws a TypeError).
-        let shownReason: string;
-        if (typeof reason === 'string') shownReason = reason;
-        else {
-          shownReason = storedValueText(reason);
-          problems.push(`run log entry ${logKey}[${index}]: stop reason is not a string: ${shownReason}`);
-        }
-        round.stop ??= { reason: shownReason, detail: typeof detail === 'string' ? detail : '', round: typeof stoppedAt === 'number' ? stoppedAt : round.round };
+        round.stop ??= { reason, detail, round: stoppedAt };
         break;
       }
       case 'end':
@@ -170,7 +154,7 @@ export function buildRunTimeline(entries: readonly string[], logKey: string): Ru
         break;
     }
   }
-  return { rounds, entries: entries.length, unreadable, problems };
+  return { rounds, entries: entries.length, unreadable };
 }
 
 /**

@@ -9,7 +9,7 @@ import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_B
 import { rejectAfter } from './reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
 import { StoredRunUnreadableError } from './stored-run-unreadable-error.js';
-import { entryTimeProblem, isDateTime } from './stored-time.js';
+import { isDateTime } from './stored-time.js';
 
 /** Options of {@link createRedisRunStore}. */
 export interface RedisRunStoreOptions {
@@ -308,11 +308,11 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       created = undefined;
     }
     if (created === undefined && events > 0) {
-      created = firstTimeOf(await readKey(keys.log, client.lrange(keys.log, 0, ENTRIES_READ_FOR_TIME - 1)), 0, keys.log, problems);
+      created = firstTimeOf(await readKey(keys.log, client.lrange(keys.log, 0, ENTRIES_READ_FOR_TIME - 1)));
     }
     // The last change is the newest timed entry (the writer's clock; the append script no
     // longer writes a time on every call), never shown before the run's creation.
-    const newestTime = firstTimeOf(newest.reverse(), events - 1, keys.log, problems, -1);
+    const newestTime = firstTimeOf(newest.reverse());
     const updated = newestTime === undefined ? created : created === undefined ? newestTime : Math.max(created, newestTime);
     const summary = { runId, created, updated, events, stopReason: fields.stop, ended: fields.ended === '1' };
     // Each entry once, in log order, though both ends of a short log read the same entries.
@@ -333,16 +333,14 @@ function byEntryIndex(a: string, b: string): number {
 const ENTRIES_READ_FOR_TIME = 8;
 
 /**
- * The time of the first entry of `entries` that has one that is a date. An entry with a time
- * no Date can hold is skipped and named in `problems`: `entries[i]` is the log's entry
- * `firstIndex + step * i`.
+ * The time of the first entry of `entries` that has one. runEventTime reads only a time the
+ * log decoder accepts (epoch milliseconds up to year 9999, always a date), so an entry with
+ * another (1e20 from another writer) has none and is passed over.
  */
-function firstTimeOf(entries: readonly string[], firstIndex: number, logKey: string, problems: string[], step = 1): number | undefined {
-  for (let i = 0; i < entries.length; i++) {
-    const time = runEventTime(entries[i]!);
-    if (time === undefined) continue;
-    if (isDateTime(time)) return time;
-    problems.push(entryTimeProblem(logKey, firstIndex + step * i, time));
+function firstTimeOf(entries: readonly string[]): number | undefined {
+  for (const entry of entries) {
+    const time = runEventTime(entry);
+    if (time !== undefined) return time;
   }
   return undefined;
 }

@@ -407,7 +407,7 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
       await make('stop-object', '["t",{"action":"stop","reason":{"toString":1},"detail":"d","round":1}]');
     });
 
-    it('the list: every run listed, a created or entry time that is not a date read as absent (the log tells it), each named on stderr', async () => {
+    it('the list: every run listed, a created time that is not a date read as absent (the log tells it) and named on stderr', async () => {
       const result = await text({ keyPrefix: oddPrefix });
       expect(result.code, result.stderr).to.equal(0);
       expect(result.stderr).to.not.match(/\n\s+at /);
@@ -422,32 +422,28 @@ describe('loopguard runs --redis URL [RUN] (issue 12 item 8)', function () {
       expect(rows['entry-huge']![2]).to.equal(iso(now + 1));
       expect(result.stderr).to.include(`loopguard runs: run "created-huge": ${oddStore.keysOf('created-huge').run} field created is "100000000000000000000", not a time (ms since the epoch); read as absent\n`);
       expect(result.stderr).to.include(`loopguard runs: run "created-text": ${oddStore.keysOf('created-text').run} field created is "abc", not a time (ms since the epoch); read as absent\n`);
-      expect(result.stderr).to.include(`loopguard runs: run "entry-huge": run log entry ${oddStore.keysOf('entry-huge').log}[2]: time 100000000000000000000 is not a date\n`);
       const body = JSON.parse((await text({ keyPrefix: oddPrefix, format: 'json' })).stdout);
       expect(body.runs).to.have.length(5);
     });
 
-    it('one run: a round time outside the Date range prints "-" and names the entry; the rest of the run prints', async () => {
-      const result = await text({ run: 'entry-huge', keyPrefix: oddPrefix });
-      expect(result.code, result.stderr).to.equal(0);
-      expect(result.stdout).to.include('  round 2  -\n');
-      expect(result.stdout).to.include('    get_order  allowed new');
-      expect(result.stderr, 'named once').to.equal(`loopguard runs: run "entry-huge": run log entry ${oddStore.keysOf('entry-huge').log}[2]: time 100000000000000000000 is not a date\n`);
-      const body = JSON.parse((await text({ run: 'entry-huge', keyPrefix: oddPrefix, format: 'json' })).stdout);
-      expect(body.rounds.map((round: { time: string | null }) => round.time)).to.deep.equal([new Date(now).toISOString(), null]);
-      const huge = await text({ run: 'created-huge', keyPrefix: oddPrefix });
+    it('one run: an entry with a time outside epoch milliseconds, or a stop whose reason is not a string, is an unreadable entry named by its key; the rest prints', async () => {
+      // Before: a RangeError (Invalid time value) and a TypeError (String of {"toString":1}) with a stack.
+      const huge = await text({ run: 'entry-huge', keyPrefix: oddPrefix });
       expect(huge.code, huge.stderr).to.equal(0);
-      expect(huge.stdout).to.include(`  created      ${new Date(now).toISOString()}\n`);
-      expect(huge.stderr).to.include(`field created is "100000000000000000000", not a time`);
-    });
-
-    it('one run: a stop whose reason is not a string is shown as its JSON and named; no TypeError', async () => {
-      const result = await text({ run: 'stop-object', keyPrefix: oddPrefix });
-      expect(result.code, result.stderr).to.equal(0);
-      expect(result.stdout).to.include('  STOP {"toString":1} at round 1: d\n');
-      expect(result.stderr).to.include(`loopguard runs: run "stop-object": run log entry ${oddStore.keysOf('stop-object').log}[2]: stop reason is not a string: {"toString":1}\n`);
-      const body = JSON.parse((await text({ run: 'stop-object', keyPrefix: oddPrefix, format: 'json' })).stdout);
-      expect(body.rounds[0].stop).to.deep.equal({ reason: '{"toString":1}', detail: 'd', round: 1 });
+      expect(huge.stdout).to.include('    get_order  allowed new');
+      expect(huge.stdout).to.include(`  unreadable: run log entry ${oddStore.keysOf('entry-huge').log}[2]: time must be epoch milliseconds`);
+      expect(huge.stderr).to.not.match(/\n\s+at /);
+      const body = JSON.parse((await text({ run: 'entry-huge', keyPrefix: oddPrefix, format: 'json' })).stdout);
+      expect(body.rounds.map((round: { time: string | null }) => round.time)).to.deep.equal([new Date(now).toISOString()]);
+      const created = await text({ run: 'created-huge', keyPrefix: oddPrefix });
+      expect(created.code, created.stderr).to.equal(0);
+      expect(created.stdout).to.include(`  created      ${new Date(now).toISOString()}\n`);
+      expect(created.stderr).to.include(`field created is "100000000000000000000", not a time`);
+      const stop = await text({ run: 'stop-object', keyPrefix: oddPrefix });
+      expect(stop.code, stop.stderr).to.equal(0);
+      expect(stop.stdout).to.include(`  unreadable: run log entry ${oddStore.keysOf('stop-object').log}[2]: not a stop decision (reason)\n`);
+      expect(stop.stdout).to.not.include('STOP');
+      expect(stop.stderr).to.not.match(/\n\s+at /);
     });
   });
 
