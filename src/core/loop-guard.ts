@@ -89,8 +89,15 @@ export class LoopGuard {
    * unsent changes; a link leaves once everything it recorded is in the store.
    */
   private readonly unflushedLinks = new Set<SharedRunLink>();
-  /** The store is failing (one warning per outage, not per call). */
-  private storeDown = false;
+  /**
+   * Links with a store operation that failed and has not succeeded since (nor has its work
+   * done otherwise): the store is down while any is here, one warning when the first comes,
+   * one when the last goes. A success of another link, or of another kind of operation on the
+   * same link, does not end the outage: Redis can serve reads and one run while it refuses
+   * appends (OOM) or one key (WRONGTYPE), and counting such a success as "back" made each
+   * retry two warnings and an immediate retry, in a loop (the audit's d4 and d7).
+   */
+  private readonly failingLinks = new Set<SharedRunLink>();
 
   /** @throws LoopGuardConfigError naming the first bad option, engine or policy (issue 10 #16). */
   constructor(options: LoopGuardEngineOptions = {}) {
@@ -107,20 +114,26 @@ export class LoopGuard {
     this.shared = resolveSharedLedger({ store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns });
     this.claimLeaseMs = positiveMsOption(claimLeaseMs, 'claimLeaseMs', DEFAULT_CLAIM_LEASE_MS);
     this.reporter = {
-      storeFailed: (runId, operation, error) => {
-        if (!this.storeDown) {
-          this.storeDown = true;
+      storeFailed: (link, runId, operation, error, tool) => {
+        if (this.failingLinks.size === 0) {
           const behaviour = this.shared?.callsFailOpen === false ? 'calls are refused' : 'calls are decided on this process\'s copy of each run';
           this.logger.warn(
-            `the shared store failed (${operation} of run ${JSON.stringify(runId)}: ${error instanceof Error ? error.message : String(error)}); until it is back, ${behaviour}` +
+            `the shared store failed (${operation} of run ${JSON.stringify(runId)}${tool === undefined ? '' : `, business key of ${tool}`}: ${error instanceof Error ? error.message : String(error)}); until it is back, ${behaviour}` +
               (this.shared?.idempotentWritesFailOpen === true ? ' and business-key writes run unguarded.' : ' and business-key writes are refused.'),
           );
         }
+        this.failingLinks.add(link);
         this.emit('storeError', operation, runId, error);
       },
-      storeRecovered: () => {
-        if (!this.storeDown) return;
-        this.storeDown = false;
+      storeRecovered: (link) => {
+        if (!this.failingLinks.delete(link)) return;
+        if (this.failingLinks.size > 0) {
+          // What failed for this link works again: the others may be back too, so they try now
+          // rather than at their next retry. One that fails again stays here, no new warning;
+          // only a link's own success brings it here, so this cannot loop.
+          for (const other of this.failingLinks) other.storeIsBack();
+          return;
+        }
         this.logger.warn('the shared store is reachable again');
         // What every run recorded during the outage goes in now, not at its next change
         // (a run that ended or went quiet would otherwise never reach the log).

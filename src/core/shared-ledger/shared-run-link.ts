@@ -36,8 +36,16 @@ export interface SharedReplica {
 
 /** How the link reports the store's trouble (the engine turns it into a warning and a listener event). */
 export interface SharedLedgerReporter {
-  storeFailed(runId: string, operation: StoreOperation, error: unknown): void;
-  storeRecovered(runId: string): void;
+  /**
+   * An operation of `link` failed. `tool`: the business-key write it was for, so a warning can
+   * say which key is in trouble (one key holding the wrong type fails alone).
+   */
+  storeFailed(link: SharedRunLink, runId: string, operation: StoreOperation, error: unknown, tool?: string): void;
+  /**
+   * Every operation `link` saw fail has since succeeded, or nothing of it still waits for the
+   * store. Called only when the link was failing, never on a healthy link's every success.
+   */
+  storeRecovered(link: SharedRunLink): void;
   warn(message: string): void;
   /**
    * The link has changes not yet in the store (`true`), or none any more (`false`): the engine
@@ -84,6 +92,17 @@ const OWNED_APPEND_INTERVAL_MS = 1;
 /** Retries of a failed background append: from 1 s, doubling, at most every 30 s. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+
+/**
+ * What a failure is a failure of, so that only a success of the same kind ends it: Redis can
+ * answer reads and refuse every write (maxmemory with noeviction: OOM), or refuse one key
+ * (the run hash or a business key holding a string: WRONGTYPE) and serve the rest. A read that
+ * works says nothing about the append that keeps failing; taken as "the store is back", it
+ * flushed again at once, the append failed again, and the two warnings alternated thousands of
+ * times a second with no backoff (the audit's d4; d7 for a business key). `log`: appends and
+ * claims; `read`: reads of the log; `key`: business keys.
+ */
+type FailureKind = 'log' | 'read' | 'key';
 
 /** Thrown inside the link when a read of the log failed (so a claim can fail open or closed). */
 class StoreReadError extends Error {
@@ -149,7 +168,12 @@ export class SharedRunLink {
    * and writes that finished, to complete (`done`). One that fails is tried again with the
    * next flush, so a write done during an outage is still remembered as done afterwards.
    */
-  private untold: Array<{ key: BusinessKey; owner: string; done?: { resultHash: string | undefined; ttlMs: number } }> = [];
+  private untold: Array<{ key: BusinessKey; owner: string; done?: { resultHash: string | undefined; ttlMs: number }; failed?: boolean }> = [];
+  /**
+   * Settlements in `untold` (or being sent) that failed at least once and have not succeeded
+   * since: while any has, the link's business-key failure lasts (see storeAnswered).
+   */
+  private keysFailing = 0;
   /** Told to the engine: this link has changes not yet in the store. */
   private busy = false;
   /**
@@ -158,10 +182,11 @@ export class SharedRunLink {
    */
   private owned: boolean;
   /**
-   * The last store operation of this link failed: reads take the awaited path again, which
-   * fails open or closed per storeFailure, until the store answers.
+   * The kinds of store operation that failed for this link and have not succeeded since (see
+   * FailureKind). While any is set, an owned run's reads take the awaited path again, which
+   * fails open or closed per storeFailure, and the engine counts the store as down.
    */
-  private storeFailing = false;
+  private readonly failing = new Set<FailureKind>();
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
   private warnedUnclaimed: Set<string> | undefined;
 
@@ -221,7 +246,7 @@ export class SharedRunLink {
     if (
       this.owned &&
       this.claimsWaiting === 0 &&
-      !this.storeFailing &&
+      this.failing.size === 0 &&
       this.pending.length < OWNED_READ_BACKLOG &&
       !this.replica.isUnguarded &&
       !this.shared.idempotentWrites.has(call.tool)
@@ -396,14 +421,44 @@ export class SharedRunLink {
     );
   }
 
-  private storeFailed(operation: StoreOperation, error: unknown): void {
-    this.storeFailing = true;
-    this.reporter.storeFailed(this.replica.id, operation, error);
+  private storeFailed(operation: StoreOperation, error: unknown, tool?: string): void {
+    this.failing.add(operation === 'read' ? 'read' : operation === 'business_key' ? 'key' : 'log');
+    this.reporter.storeFailed(this, this.replica.id, operation, error, tool);
   }
 
-  private storeRecovered(): void {
-    this.storeFailing = false;
-    this.reporter.storeRecovered(this.replica.id);
+  /**
+   * An operation of kind `kind` succeeded. It ends a failure of its own kind only: a read that
+   * works does not mean an append will (see FailureKind), and an append that works does not
+   * mean a business key will. An accepted append also ends a read failure (the log answered).
+   * A business key's failure lasts while a settlement of one is still waiting to be retried:
+   * another key's success says nothing of the one that keeps failing.
+   */
+  private storeAnswered(kind: FailureKind): void {
+    if (this.failing.size === 0) return;
+    if (kind === 'log') this.failing.delete('read');
+    if (kind !== 'key' || this.keysFailing === 0) this.failing.delete(kind);
+    this.recoveredIfClear();
+  }
+
+  /**
+   * A failed operation whose work is all done: the append's entries were found in the log
+   * (it ran, and failed after, on the run hash), or no failed business-key settlement waits to
+   * be retried (a key claim that failed leaves none: the call was refused or ran unguarded,
+   * and its settling is a new operation). Nothing of this link waits for the store, so it
+   * no longer keeps the engine's outage open, though the operation itself never succeeded: a
+   * run left with an unsendable summary would otherwise hold it open for good, and swallow the
+   * warning of the next real outage. A read failure has no work to wait on: it ends with a read
+   * or an accepted append.
+   */
+  private settleIdleFailures(): void {
+    if (this.failing.size === 0) return;
+    if (this.pending.length === 0 && this.uncertain === undefined) this.failing.delete('log');
+    if (this.keysFailing === 0) this.failing.delete('key');
+    this.recoveredIfClear();
+  }
+
+  private recoveredIfClear(): void {
+    if (this.failing.size === 0) this.reporter.storeRecovered(this);
   }
 
   private markBusy(): void {
@@ -414,6 +469,7 @@ export class SharedRunLink {
 
   /** Everything recorded is in the store (or dropped): the engine may let go of this link. */
   private markIdleIfDone(): void {
+    this.settleIdleFailures();
     if (!this.busy || this.pending.length > 0 || this.uncertain !== undefined || this.settling.size > 0 || this.untold.length > 0) return;
     this.busy = false;
     this.reporter.unflushed(this, false);
@@ -434,10 +490,10 @@ export class SharedRunLink {
     }
   }
 
-  private track(promise: Promise<unknown>): void {
+  private track(promise: Promise<unknown>, tool: string): void {
     const tracked = promise.then(
-      () => this.storeRecovered(),
-      (error: unknown) => this.storeFailed('business_key', error),
+      () => this.storeAnswered('key'),
+      (error: unknown) => this.storeFailed('business_key', error, tool),
     );
     this.markBusy();
     this.settling.add(tracked);
@@ -511,7 +567,7 @@ export class SharedRunLink {
   private async read(from: number): Promise<string[]> {
     try {
       const entries = await this.shared.store.readRunEvents(this.replica.id, from);
-      this.storeRecovered();
+      this.storeAnswered('read');
       return entries;
     } catch (error) {
       throw new StoreReadError(error);
@@ -521,9 +577,10 @@ export class SharedRunLink {
   /**
    * Appends `pending` behind the `confirmed` entries. An earlier append of unknown fate is
    * settled first: if its entries are in the log at the place they were sent to, they count
-   * as appended (sending them again would apply them twice everywhere).
+   * as appended (sending them again would apply them twice everywhere). Undefined: nothing
+   * is left to send (the settled append held all of it).
    */
-  private async append(): Promise<{ result: AppendResult; sent: number }> {
+  private async append(): Promise<{ result: AppendResult; sent: number } | undefined> {
     if (this.uncertain !== undefined) {
       const { at, entries } = this.uncertain;
       if (at === this.confirmed) {
@@ -532,12 +589,19 @@ export class SharedRunLink {
         this.uncertain = undefined;
       }
     }
+    // Never an append with no entries just for the summary: it rides on the next append with
+    // entries. An append that failed after its entries landed (Redis stops a script at its
+    // first error: a run hash holding a string fails the summary's HSET after the RPUSH) would
+    // otherwise be followed by an empty one carrying the same summary, failing the same way,
+    // for as long as the link retried.
+    if (this.pending.length === 0) return undefined;
     const batch = this.pending.slice();
     this.sending = batch.length;
     this.lastAppendAt = performance.now();
     try {
       const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary);
-      this.storeRecovered();
+      // Refused, the store still answered with the log's entries: that much is a read.
+      this.storeAnswered(result.accepted ? 'log' : 'read');
       this.retryDelay = RETRY_FIRST_MS;
       return { result, sent: batch.length };
     } catch (error) {
@@ -594,7 +658,9 @@ export class SharedRunLink {
         return;
       }
       try {
-        const { result, sent } = await this.append();
+        const appended = await this.append();
+        if (appended === undefined) return;
+        const { result, sent } = appended;
         if (result.accepted) {
           this.pending.splice(0, sent);
           this.confirmed = result.length;
@@ -646,7 +712,8 @@ export class SharedRunLink {
       let result: AppendResult;
       let sent: number;
       try {
-        ({ result, sent } = await this.append());
+        // Never undefined here: the claim's own entry was just pushed.
+        ({ result, sent } = (await this.append())!);
         if (!result.accepted) {
           // Another process appended first: the claim is taken back (the replica rebuilt from
           // the log without it) and the call decided again on the complete view.
@@ -768,11 +835,18 @@ export class SharedRunLink {
     for (const entry of untold) {
       const settling = entry.done === undefined ? store.releaseBusinessKey(entry.key, entry.owner) : store.completeBusinessKey(entry.key, entry.owner, entry.done.resultHash, entry.done.ttlMs);
       this.track(
-        settling.catch((error: unknown) => {
+        settling.then(() => {
+          if (entry.failed === true) this.keysFailing -= 1;
+        }, (error: unknown) => {
+          if (entry.failed !== true) {
+            entry.failed = true;
+            this.keysFailing += 1;
+          }
           this.untold.push(entry);
           this.scheduleRetry();
           throw error;
         }),
+        entry.key.tool,
       );
     }
   }
@@ -804,7 +878,7 @@ export class SharedRunLink {
     } catch (error) {
       return this.businessKeyStoreFailed(key, owner, write, error);
     }
-    this.storeRecovered();
+    this.storeAnswered('key');
     switch (state.state) {
       case 'claimed':
         return { held: { key, owner, ttlMs: write.ttlMs } };
@@ -848,7 +922,7 @@ export class SharedRunLink {
           try {
             await store.completeBusinessKey(key, undefined, undefined, write.ttlMs);
           } catch (error) {
-            this.storeFailed('business_key', error);
+            this.storeFailed('business_key', error, call.tool);
           }
           return { refuse: { reason: 'write.already_done', message: alreadyDoneMessage(call.tool, state.claimedAt, state.runId, this.replica.id, true) } };
         }
@@ -872,7 +946,7 @@ export class SharedRunLink {
 
   /** A claim or a take-over of a business key failed in the store: the write goes by `storeFailure.idempotentWrites`. */
   private businessKeyStoreFailed(key: BusinessKey, owner: string, write: ResolvedIdempotentWrite, error: unknown): 'store_down' | { held: HeldKey } {
-    this.storeFailed('business_key', error);
+    this.storeFailed('business_key', error, key.tool);
     // The claim (or a take-over) may still land when the store catches up (a timeout is not
     // a "no"). Fail open: the write runs, and settling it completes or releases the claim
     // like any other. Fail closed: the caller is told it did not run, so the claim is

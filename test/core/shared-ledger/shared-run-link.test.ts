@@ -375,6 +375,99 @@ describe('shared run ledger (issue 12)', () => {
       const writesOpen = new LoopGuard({ store: failingStore(), logger: quiet, idempotentWrites: { send: { key: ['to'] } }, storeFailure: { idempotentWrites: 'open' } }).startRun('job');
       expect(reasonOf((await writesOpen.claimCall({ tool: 'send', args: { to: 'x' } })).decision)).to.equal('allow');
     });
+
+    // The audit's d4/d7 (Redis at maxmemory: OOM on every write; the run hash or a business key
+    // holding a string: WRONGTYPE) on a fake store whose reads work and whose writes fail. The
+    // settling read of the failed append used to count as "the store is back", which flushed at
+    // once, failed again, and so on: thousands of warnings and appends a second.
+    describe('reads work, writes fail', () => {
+      const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+      /**
+       * The memory store with its writes failing as `mode` says. `oom`: every append is turned
+       * away before it writes. `landed`: an append carrying a summary writes its entries, then
+       * fails on the summary (a run hash that holds a string: Redis's script stops at the HSET).
+       * `key`: completing a business key fails, everything else works.
+       */
+      function writesFailing(mode: 'oom' | 'landed' | 'key') {
+        const inner = createMemoryRunStore();
+        const calls = { append: 0, emptyAppend: 0, read: 0, complete: 0 };
+        const store: RunStore = {
+          ...inner,
+          async appendRunEvents(runId, expected, entries, summary) {
+            calls.append += 1;
+            if (entries.length === 0) calls.emptyAppend += 1;
+            if (mode === 'oom') throw new Error("OOM command not allowed when used memory > 'maxmemory'");
+            const result = await inner.appendRunEvents(runId, expected, entries, summary);
+            if (mode === 'landed' && summary !== undefined) throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+            return result;
+          },
+          async readRunEvents(runId, from) {
+            calls.read += 1;
+            return inner.readRunEvents(runId, from);
+          },
+          async completeBusinessKey(key, owner, resultHash, ttlMs) {
+            calls.complete += 1;
+            if (mode === 'key') throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+            return inner.completeBusinessKey(key, owner, resultHash, ttlMs);
+          },
+        };
+        return { store, calls };
+      }
+
+      for (const mode of ['oom', 'landed'] as const) {
+        it(`appends failing (${mode}) while reads work: one warning, and the failing append retried on its backoff, not in a loop`, async () => {
+          const { store, calls } = writesFailing(mode);
+          const warnings: string[] = [];
+          const storeErrors: string[] = [];
+          const guard = new LoopGuard({ store, logger: { warn: (message) => warnings.push(message) }, listeners: [{ storeError: (operation) => storeErrors.push(operation) }] });
+          const run = guard.startRun('job');
+          const ticket = await run.claimCall({ tool: 'search', args: { q: 1 } });
+          run.finishCall(ticket, { result: 1 });
+          await guard.flush();
+          if (mode === 'oom') expect(calls.append).to.be.greaterThan(0);
+          run.end(); // a summary ({ ended }) rides on the next append
+          await guard.flush();
+          const before = { ...calls, storeErrors: storeErrors.length };
+          await wait(2_500); // the first retry is 1 s after the failure, the next 2 s after that
+          const appends = calls.append - before.append;
+          const reads = calls.read - before.read;
+          expect(warnings.filter((warning) => warning.includes('the shared store failed')), warnings.slice(0, 6).join('\n')).to.have.length(1);
+          expect(warnings.length, warnings.slice(0, 6).join('\n')).to.be.at.most(2);
+          expect(appends, 'appends in 2.5 s').to.be.at.most(2);
+          // Still retried by itself (1 s after the failure): an outage's entries reach the log once it ends.
+          if (mode === 'oom') expect(appends, 'retries in 2.5 s').to.be.at.least(1);
+          expect(reads, 'reads in 2.5 s').to.be.at.most(2);
+          expect(storeErrors.length - before.storeErrors, 'storeError events in 2.5 s').to.be.at.most(2);
+          // A summary alone is never sent as an append with no entries.
+          expect(calls.emptyAppend, 'appends with no entries').to.equal(0);
+          if (mode === 'landed') {
+            // The entries landed with the append that failed: in the log exactly once.
+            const types = (await store.readRunEvents('job', 0)).map((entry, index) => decodeRunEvent(entry, String(index)).type);
+            expect(types).to.deep.equal(['call', 'finish', 'end']);
+          }
+        });
+      }
+
+      it('completing a business key failing while the log works: one warning naming the tool, not two per later call', async () => {
+        const { store, calls } = writesFailing('key');
+        const warnings: string[] = [];
+        const guard = new LoopGuard({ store, idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: (message) => warnings.push(message) } });
+        const run = guard.startRun('job');
+        const write = await run.claimCall({ tool: 'send_email', args: { to: 'x@y' } });
+        run.finishCall(write, { result: 'sent' });
+        await guard.flush();
+        for (let index = 0; index < 20; index++) {
+          const ticket = await run.claimCall({ tool: 'search', args: { q: index } });
+          run.finishCall(ticket, { result: index });
+          await wait(5);
+        }
+        await guard.flush();
+        expect(warnings, warnings.slice(0, 6).join('\n')).to.have.length(1);
+        expect(warnings[0]).to.include('the shared store failed').and.to.include('send_email');
+        expect(calls.complete, 'completion is still retried').to.be.greaterThan(1);
+      });
+    });
   });
 
   describe('configuration', () => {
