@@ -61,7 +61,9 @@ if not state then
 end
 local f = redis.call('HMGET', KEYS[1], 'owner', 'claimed', 'lease', 'run', 'at', 'result')
 if state == 'done' then return {'done', f[4] or '', f[5] or '0', f[6] or ''} end
-if tonumber(f[3] or '0') > now then return {'pending', f[1] or '', f[2] or '0', f[4] or ''} end
+-- A lease that is no number (not written by loopguard) has run out: compared as nil it was a
+-- script error, read as a Redis outage, and a fail-open write ran unguarded.
+if (tonumber(f[3] or '0') or 0) > now then return {'pending', f[1] or '', f[2] or '0', f[4] or ''} end
 return {'expired', f[1] or '', f[2] or '0', f[4] or ''}
 `;
 

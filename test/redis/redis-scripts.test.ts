@@ -38,6 +38,21 @@ describe('redis scripts: business keys loopguard did not write', function () {
     expect(await store.takeOverBusinessKey(key, '', 'C/1', 60_000)).to.equal(false);
   });
 
+  // A lease that is no number made the claim script compare nil with a number: a Lua error, read
+  // as a Redis outage, so with storeFailure.idempotentWrites 'open' the write ran unguarded.
+  it('a pending key whose lease is not a number is expired (its outcome unknown), not a script error', async () => {
+    const store = createRedisRunStore({ client, keyPrefix: 'lease' });
+    const warnings: string[] = [];
+    const guard = new LoopGuard({ store, logger: { warn: (message) => warnings.push(message) }, storeFailure: { idempotentWrites: 'open' }, idempotentWrites: { send_email: { key: ['to'] } } });
+    expect((await guard.startRun('A').claimCall({ tool: 'send_email', args: { to: 'x' } })).decision.action).to.equal('allow');
+    const [hash] = await client.keys('lease:key:*');
+    await client.hset(hash!, 'lease', 'soon');
+    // Before: a script error, read as a Redis outage, and under 'open' the write ran again.
+    const again = await guard.startRun('B').claimCall({ tool: 'send_email', args: { to: 'x' } });
+    expect(again.decision.action === 'refuse' && again.decision.reason).to.equal('write.outcome_unknown');
+    expect(warnings).to.deep.equal([]);
+  });
+
   it('an engine whose verify says "not done" runs the write once, then refuses it as in flight', async () => {
     let verifies = 0;
     const store = createRedisRunStore({ client, keyPrefix: 'p10b' });
