@@ -187,6 +187,10 @@ export class SharedRunLink {
    * fails open or closed per storeFailure, and the engine counts the store as down.
    */
   private readonly failing = new Set<FailureKind>();
+  /** Log positions of entries this link could not read and said so (each is said once). */
+  private warnedUnreadable: Set<number> | undefined;
+  /** The log's name in warnings (see logName). */
+  private logKeyName: string | undefined;
   /** Tools whose business-key write reached the synchronous door, said once per run each. */
   private warnedUnclaimed: Set<string> | undefined;
 
@@ -957,6 +961,25 @@ export class SharedRunLink {
     return 'store_down';
   }
 
+  /**
+   * The run's log as warnings name it: the store's own key when it has one (the Redis store's
+   * `keysOf`, prefix and escaped id, so `LINDEX` finds the entry), else the run's id. A made-up
+   * `loopguard:{id}` named no key under another prefix or for an id with braces.
+   */
+  private logName(): string {
+    if (this.logKeyName === undefined) {
+      const store = this.shared.store as { keysOf?: (runId: string) => { log: string } };
+      let name: string | undefined;
+      try {
+        if (typeof store.keysOf === 'function') name = store.keysOf(this.replica.id).log;
+      } catch {
+        // A store whose keysOf fails names the run instead.
+      }
+      this.logKeyName = name ?? `run ${JSON.stringify(this.replica.id)} log`;
+    }
+    return this.logKeyName;
+  }
+
   /** Applies log entries in order (a replica with nothing pending just catches up). */
   private applyEntries(entries: readonly string[], from: number): void {
     for (let index = 0; index < entries.length; index++) {
@@ -968,10 +991,15 @@ export class SharedRunLink {
   private applyEntry(entry: string, position: number): void {
     let event: RunEvent;
     try {
-      event = decodeRunEvent(entry, `loopguard:{${this.replica.id}} log[${position}]`);
+      event = decodeRunEvent(entry, `${this.logName()}[${position}]`);
     } catch (error) {
-      // One unreadable entry (a newer writer) must not take the run down; it is skipped, said once.
-      this.reporter.warn(error instanceof RunEventDecodeError ? error.message : String(error));
+      // One unreadable entry (a newer writer) must not take the run down; it is skipped, said
+      // once per entry: a rebuild applies the whole log again (two processes taking turns in a
+      // run rebuilt on every other claim, and said it 25 times in 50 claims).
+      if (!(this.warnedUnreadable ??= new Set()).has(position)) {
+        this.warnedUnreadable.add(position);
+        this.reporter.warn(error instanceof RunEventDecodeError ? error.message : String(error));
+      }
       return;
     }
     const ticket = this.replica.applyLogged(event);

@@ -72,6 +72,31 @@ describe('shared run ledger (issue 12)', () => {
     });
   });
 
+  describe('an entry no process can read', () => {
+    for (const named of [true, false]) {
+      it(`is said once per process, however often the log is applied again, and named by ${named ? "the store's own key (keysOf)" : 'the run id'}`, async () => {
+        const memory = createMemoryRunStore();
+        const store: RunStore = named ? Object.assign(Object.create(memory) as RunStore, { keysOf: (runId: string) => ({ log: `myapp:{${encodeURIComponent(runId)}}:log` }) }) : memory;
+        await store.appendRunEvents('run{1}', 0, [encodeRunEvent({ type: 'round', time: Date.now() }), 'not json at all']);
+        const warningsOf = (warnings: string[]) => warnings.filter((warning) => warning.startsWith('run log entry'));
+        const [aWarnings, bWarnings]: string[][] = [[], []];
+        const a = new LoopGuard({ store, logger: { warn: (message) => aWarnings.push(message) } });
+        const b = new LoopGuard({ store, logger: { warn: (message) => bWarnings.push(message) } });
+        const [runA, runB] = [await a.resumeRun('run{1}'), await b.resumeRun('run{1}')];
+        // Two processes taking turns: each claim finds the other's entries, and the replica is rebuilt.
+        for (let index = 0; index < 25; index++) {
+          runA.finishCall(await runA.claimCall({ tool: 'get_order', args: { id: index } }), { result: index });
+          runB.finishCall(await runB.claimCall({ tool: 'get_order', args: { id: 1000 + index } }), { result: index });
+        }
+        await a.flush();
+        await b.flush();
+        // Before: 25 and 26 times, under a made-up "loopguard:{run{1}} log[1]".
+        expect(warningsOf(aWarnings)).to.deep.equal([`run log entry ${named ? 'myapp:{run%7B1%7D}:log' : 'run "run{1}" log'}[1]: not JSON`]);
+        expect(warningsOf(bWarnings)).to.have.length(1);
+      });
+    }
+  });
+
   describe('one run, many processes', () => {
     it('a call executed in process A is a repeat in process B; stale and refused streaks are shared', async () => {
       const store = createMemoryRunStore();
