@@ -68,8 +68,8 @@ describe('shared-ledger/run-event: entries loopguard did not write', () => {
       expect(() => r.startCall({ tool: 'get_order', args: { id: 3 } })).not.to.throw();
       const s = await guard.resumeRun('S');
       expect(s.shouldStop().action).to.equal('continue');
-      expect(warnings.some((w) => w.includes('{R} log[1]'))).to.equal(true);
-      expect(warnings.some((w) => w.includes('{S} log[1]'))).to.equal(true);
+      expect(warnings.some((w) => w.includes('run "R" log[1]'))).to.equal(true);
+      expect(warnings.some((w) => w.includes('run "S" log[1]'))).to.equal(true);
     });
   });
 
@@ -107,7 +107,7 @@ describe('shared-ledger/run-event: entries loopguard did not write', () => {
       expect(a.shouldStop().action).to.equal('continue');
       await guard.flush();
       for (const entry of await store.readRunEvents('A', 2)) expect(runEventTime(entry) ?? now, entry).to.be.at.most(now);
-      expect(warnings.some((w) => w.includes('{A} log[1]') && w.includes('time'))).to.equal(true);
+      expect(warnings.some((w) => w.includes('run "A" log[1]') && w.includes('time'))).to.equal(true);
 
       // Another process's call, in flight, "started" at a time far ahead; its process died.
       const probe = guard.startRun('probe');
