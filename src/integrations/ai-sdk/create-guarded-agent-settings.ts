@@ -2,6 +2,7 @@ import type { PrepareStepFunction, StepResult, StopCondition, ToolSet } from 'ai
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { guardTools } from './guard-tools.js';
@@ -66,6 +67,9 @@ export interface GuardedAgentSettings<TOOLS extends ToolSet> {
 export function createGuardedAgentSettings<TOOLS extends ToolSet>(
   options: CreateGuardedAgentSettingsOptions<TOOLS>,
 ): GuardedAgentSettings<TOOLS> {
+  requireSetupOption('options', 'options', options, 'createGuardedAgentSettings({ guard, tools })');
+  requireSetupOption('guard', 'guard', options.guard);
+  requireSetupOption('tool-set', 'tools', options.tools, 'the tools you would pass to generateText');
   const run = options.guard.startRun(options.runId, options.attributes);
   const stopWhen = loopGuardStopCondition<TOOLS>(run);
   const prepareStep = loopGuardPrepareStep(run, {

@@ -5,6 +5,7 @@ import type { CallOutcome, Novelty } from '../../core/types.js';
 import { ATTR_DECISION, ATTR_GEN_AI_TOOL_NAME, ATTR_NOVELTY, ATTR_REFUSAL_REASON, ATTR_ROUND } from '../../otel/attributes.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
 import { getAiSdkRunState, isRefusalOutput, markRefusedCall } from './ai-sdk-run-state.js';
 
@@ -34,6 +35,9 @@ export interface GuardToolsOptions {
  * object. A tool's own `toModelOutput` is skipped for refused calls for that reason.
  */
 export function guardTools<TOOLS extends ToolSet>(tools: TOOLS, options: GuardToolsOptions): TOOLS {
+  requireSetupOption('tool-set', 'tools', tools, 'the tools you would pass to generateText');
+  requireSetupOption('options', 'options', options, 'guardTools(tools, { run })');
+  requireSetupOption('run', 'run', options.run);
   const guarded: Record<string, Tool> = {};
   for (const [name, tool] of Object.entries(tools)) {
     // defineProperty, not assignment: a tool named `__proto__` (tool sets built from JSON can

@@ -3,6 +3,7 @@ import { answerToolsNote } from '../../core/messages.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import type { RunDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
 import { recordStepUsage } from './record-step-usage.js';
 import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
@@ -37,6 +38,9 @@ export function loopGuardPrepareStep<TOOLS extends ToolSet>(
   run: RunGuard,
   options: LoopGuardPrepareStepOptions<TOOLS>,
 ): PrepareStepFunction<TOOLS> {
+  requireSetupOption('run', 'run', run);
+  requireSetupOption('options', 'options', options, 'loopGuardPrepareStep(run, { tools })');
+  requireSetupOption('tool-set', 'tools', options.tools, 'the tools passed to generateText');
   const state = getAiSdkRunState(run);
   const allToolNames = (options.activeTools ?? Object.keys(options.tools)) as string[];
 

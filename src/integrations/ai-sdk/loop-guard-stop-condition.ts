@@ -2,6 +2,7 @@ import type { StopCondition, ToolSet } from 'ai';
 import type { RunGuard } from '../../core/run-guard.js';
 import type { StopDecision } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { getAiSdkRunState } from './ai-sdk-run-state.js';
 import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
 
@@ -21,6 +22,7 @@ import { recordUnofferedToolCalls } from './record-unoffered-tool-calls.js';
  * Combine with a step ceiling as usual: `stopWhen: [loopGuardStopCondition(run), stepCountIs(50)]`.
  */
 export function loopGuardStopCondition<TOOLS extends ToolSet = ToolSet>(run: RunGuard): StopCondition<TOOLS> {
+  requireSetupOption('run', 'run', run);
   const state = getAiSdkRunState(run);
   return ({ steps }) => {
     const stop = failOpen<StopDecision | undefined>(

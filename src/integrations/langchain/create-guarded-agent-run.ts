@@ -2,6 +2,7 @@ import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { guardLangChainTools } from './guard-lang-chain-tools.js';
 import { type LoopGuardMiddleware, loopGuardMiddleware } from './loop-guard-middleware.js';
 
@@ -57,6 +58,9 @@ export interface GuardedAgentRun<TOOL extends object> {
  * (see LoopGuardMiddlewareOptions.guardToolCalls).
  */
 export function createGuardedAgentRun<TOOL extends object>(options: CreateGuardedAgentRunOptions<TOOL>): GuardedAgentRun<TOOL> {
+  requireSetupOption('options', 'options', options, 'createGuardedAgentRun({ guard, tools })');
+  requireSetupOption('guard', 'guard', options.guard);
+  requireSetupOption('tool-list', 'tools', options.tools, "the agent's tools");
   const run = options.guard.startRun(options.runId, options.attributes);
   const warnIfReused = warnOnReuseAfterEnd(
     run,

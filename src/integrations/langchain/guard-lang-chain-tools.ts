@@ -3,6 +3,7 @@ import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpenAsync } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
@@ -46,6 +47,9 @@ interface ToolInternals {
  * tool's name, not from the result): its refusal is then the last message.
  */
 export function guardLangChainTools<TOOL extends object>(tools: readonly TOOL[], options: GuardLangChainToolsOptions): TOOL[] {
+  requireSetupOption('tool-list', 'tools', tools, "the agent's tools");
+  requireSetupOption('options', 'options', options, 'guardLangChainTools(tools, { run })');
+  requireSetupOption('run', 'run', options.run);
   return tools.map((tool) => guardLangChainTool(tool, options.run));
 }
 

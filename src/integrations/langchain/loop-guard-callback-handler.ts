@@ -4,6 +4,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { DeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 
 /** Options of {@link LoopGuardCallbackHandler}. */
@@ -43,6 +44,8 @@ export class LoopGuardCallbackHandler extends BaseCallbackHandler {
 
   constructor(options: LoopGuardCallbackHandlerOptions) {
     super({ _awaitHandler: true });
+    requireSetupOption('options', 'options', options, 'new LoopGuardCallbackHandler({ run })');
+    requireSetupOption('run', 'run', options.run);
     this.run = options.run;
   }
 

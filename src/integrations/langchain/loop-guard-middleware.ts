@@ -4,6 +4,7 @@ import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, StopDecision } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { applyLoopGuardDecision, toolName } from './apply-loop-guard-decision.js';
 import { beginLangChainRound } from './begin-lang-chain-round.js';
 import { GUARDED_TOOL_RUN } from './guard-lang-chain-tools.js';
@@ -95,6 +96,8 @@ const MIDDLEWARE_BRAND = Symbol.for('AgentMiddleware');
  * for the same run are not claimed twice.
  */
 export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareOptions = {}): LoopGuardMiddleware {
+  requireSetupOption('run', 'run', run);
+  requireSetupOption('options', 'options', options, 'loopGuardMiddleware(run, { policy? }), or left out');
   const state = getLangChainRunState(run);
   const wrapToolCall: LoopGuardMiddleware['wrapToolCall'] = async (request, handler) => {
     options.onUse?.();

@@ -4,6 +4,7 @@ import type { RunGuard } from '../../core/run-guard.js';
 import { LoopGuardConfigError } from '../../core/errors.js';
 import { describeConfigValue } from '../../core/describe-config-value.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { withNudge } from './mcp-call-tool-result.js';
@@ -68,7 +69,10 @@ const MAX_TOOL_LIST_PAGES = 20;
  * rethrown unchanged. Fails open: a bug in the guard lets the call run.
  */
 export function guardMcpClient<C extends McpClientLike>(client: C, options: GuardMcpClientOptions): GuardedMcpClient<C> {
+  requireSetupOption('options', 'options', options, 'guardMcpClient(client, { guard })');
   const { guard } = options;
+  requireSetupOption('guard', 'guard', guard);
+  if (options.run !== undefined) requireSetupOption('run', 'run', options.run);
   if (options.roundGapMs !== undefined && !(typeof options.roundGapMs === 'number' && Number.isFinite(options.roundGapMs) && options.roundGapMs >= 0)) {
     throw new LoopGuardConfigError({ field: 'roundGapMs', message: `must be a number of milliseconds ≥ 0, or left out to count rounds in your loop; got ${describeConfigValue(options.roundGapMs)}` });
   }

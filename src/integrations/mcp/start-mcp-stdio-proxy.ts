@@ -7,6 +7,7 @@ import { describeConfigValue } from '../../core/describe-config-value.js';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { jsonRpcIdKey } from './json-rpc-id-key.js';
 import { JsonRpcLineReader } from './json-rpc-line-reader.js';
 import { withNudge } from './mcp-call-tool-result.js';
@@ -108,9 +109,11 @@ const EXIT_KILLED = 137;
  * those validate and re-encode every message, dropping what their schema does not know, and
  * the proxy must run with no MCP SDK installed (`npx loopguard mcp-proxy`).
  *
- * @throws LoopGuardConfigError for a bad `roundGapMs`, `runGapMs`, `shutdownGraceMs` or `command`.
+ * @throws LoopGuardConfigError for missing options or `guard`, or a bad `roundGapMs`, `runGapMs`, `shutdownGraceMs` or `command`.
  */
 export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy {
+  requireSetupOption('options', 'options', options, 'startMcpStdioProxy({ guard, command, input, output })');
+  requireSetupOption('guard', 'guard', options.guard);
   const roundGapMs = options.roundGapMs ?? 1000;
   if (typeof roundGapMs !== 'number' || !Number.isFinite(roundGapMs) || roundGapMs < 0) {
     throw new LoopGuardConfigError({ field: 'roundGapMs', message: `must be a number of milliseconds ≥ 0 (0: one round per call), got ${describeConfigValue(roundGapMs)}` });

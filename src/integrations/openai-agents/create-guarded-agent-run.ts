@@ -2,6 +2,7 @@ import type { Agent, CallModelInputFilter, RunContext, Tool, ToolErrorFormatter 
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { guardAgentTools } from './guard-agent-tools.js';
@@ -70,6 +71,9 @@ export interface GuardedAgentRun<TContext> {
  * `agent.clone({ tools: guarded.tools })`.
  */
 export function createGuardedAgentRun<TContext = unknown>(options: CreateGuardedAgentRunOptions<TContext>): GuardedAgentRun<TContext> {
+  requireSetupOption('options', 'options', options, 'createGuardedAgentRun({ guard, tools })');
+  requireSetupOption('guard', 'guard', options.guard);
+  requireSetupOption('tool-list', 'tools', options.tools, "the agent's tools");
   const run = options.guard.startRun(options.runId, options.attributes);
   const warnIfReused = warnOnReuseAfterEnd(
     run,

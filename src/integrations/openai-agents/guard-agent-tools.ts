@@ -1,6 +1,7 @@
 import type { Agent, RunContext, Tool } from '@openai/agents';
 import type { RunGuard } from '../../core/run-guard.js';
 import { failOpen } from '../fail-open.js';
+import { requireSetupOption } from '../require-setup-option.js';
 import { beginAgentRound } from './begin-agent-round.js';
 import { loopGuardToolInputGuardrail } from './loop-guard-tool-input-guardrail.js';
 import { loopGuardToolOutputGuardrail } from './loop-guard-tool-output-guardrail.js';
@@ -23,7 +24,10 @@ export interface GuardAgentToolsOptions {
  * through unchanged.
  */
 export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], options: GuardAgentToolsOptions): Tool<TContext>[] {
+  requireSetupOption('tool-list', 'tools', tools, "the agent's tools");
+  requireSetupOption('options', 'options', options, 'guardAgentTools(tools, { run })');
   const { run } = options;
+  requireSetupOption('run', 'run', run);
   const inputGuardrail = loopGuardToolInputGuardrail(run);
   const outputGuardrail = loopGuardToolOutputGuardrail(run);
   return tools.map((tool) => {

@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/create-guarded-agent-settings.js';
 import { guardTools } from '../../../src/integrations/ai-sdk/guard-tools.js';
+import { loopGuardPrepareStep } from '../../../src/integrations/ai-sdk/loop-guard-prepare-step.js';
+import { loopGuardStopCondition } from '../../../src/integrations/ai-sdk/loop-guard-stop-condition.js';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { scriptedLanguageModel, type ScriptedTurn } from '../helpers/scripted-language-model.js';
 
 /** The tool-result parts of one prompt in order (a reused call id cannot key them). */
@@ -18,6 +21,34 @@ function toolResultParts(prompt: LanguageModelV3CallOptions['prompt']): Array<{ 
 }
 
 describe('guardTools', () => {
+  it('setup without a run, tools or options is a LoopGuardConfigError naming the field, not a raw TypeError or a silently unguarded tool', () => {
+    const guard = new LoopGuard();
+    const run = guard.startRun();
+    const tools = { search: tool({ description: 'search', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => q }) };
+    const setups: Array<[string, () => unknown, string, RegExp]> = [
+      ['guardTools(tools, undefined)', () => guardTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
+      ['guardTools(tools, {})', () => guardTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
+      ['guardTools(undefined, { run })', () => guardTools(undefined as never, { run }), 'tools', /^tools: must be the tools object.*got undefined$/],
+      ['createGuardedAgentSettings(undefined)', () => createGuardedAgentSettings(undefined as never), 'options', /^options: must be an options object/],
+      ['createGuardedAgentSettings({ guard })', () => createGuardedAgentSettings({ guard } as never), 'tools', /^tools: must be the tools object/],
+      ['createGuardedAgentSettings({ tools })', () => createGuardedAgentSettings({ tools } as never), 'guard', /^guard: must be a LoopGuard/],
+      ['loopGuardPrepareStep(undefined)', () => loopGuardPrepareStep(undefined as never, undefined as never), 'run', /^run: must be the run to guard/],
+      ['loopGuardPrepareStep(run, undefined)', () => loopGuardPrepareStep(run, undefined as never), 'options', /^options: must be an options object/],
+      ['loopGuardPrepareStep(run, {})', () => loopGuardPrepareStep(run, {} as never), 'tools', /^tools: must be the tools object/],
+      ['loopGuardStopCondition(undefined)', () => loopGuardStopCondition(undefined as never), 'run', /^run: must be the run to guard/],
+    ];
+    for (const [setup, call, field, message] of setups) {
+      let error: unknown;
+      try {
+        call();
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
+      expect((error as Error).message, setup).to.match(message);
+    }
+  });
+
   it('issue 10 #15: a tool named __proto__ (a tool set parsed from JSON) is guarded, not dropped', async () => {
     const search = tool({ description: 'search', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `docs for ${q}` });
     // JSON.parse makes "__proto__" an own key, as a tool set loaded from a config file would.

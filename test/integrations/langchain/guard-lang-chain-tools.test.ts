@@ -7,12 +7,43 @@ import { createAgent } from 'langchain';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
-import { createGuardedAgentRun, guardLangChainTools } from '../../../src/integrations/langchain/index.js';
+import { createGuardedAgentRun, guardLangChainTools, LoopGuardCallbackHandler, loopGuardMiddleware } from '../../../src/integrations/langchain/index.js';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
 
 const toolCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'search_docs', args, type: 'tool_call' as const });
 
 describe('guardLangChainTools', () => {
+  it('setup without a run, tools or options is a LoopGuardConfigError naming the field, not a raw TypeError or a silently unguarded tool', () => {
+    const guard = new LoopGuard();
+    const run = guard.startRun();
+    const executions: string[] = [];
+    const tools = [tool(async ({ query }) => (executions.push(query), 'same docs'), { name: 'search_docs', description: 'Search', schema: z.object({ query: z.string() }) })];
+    const setups: Array<[string, () => unknown, string, RegExp]> = [
+      // Was accepted: every call then ran unguarded (claimCall on undefined swallowed by failOpen).
+      ['guardLangChainTools(tools, {})', () => guardLangChainTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
+      ['guardLangChainTools(tools, undefined)', () => guardLangChainTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
+      ['guardLangChainTools(undefined, { run })', () => guardLangChainTools(undefined as never, { run }), 'tools', /^tools: must be an array of tools/],
+      ['createGuardedAgentRun(undefined)', () => createGuardedAgentRun(undefined as never), 'options', /^options: must be an options object/],
+      ['createGuardedAgentRun({ guard })', () => createGuardedAgentRun({ guard } as never), 'tools', /^tools: must be an array of tools/],
+      ['createGuardedAgentRun({ tools })', () => createGuardedAgentRun({ tools } as never), 'guard', /^guard: must be a LoopGuard/],
+      ['loopGuardMiddleware(undefined)', () => loopGuardMiddleware(undefined as never), 'run', /^run: must be the run to guard/],
+      ['new LoopGuardCallbackHandler(undefined)', () => new LoopGuardCallbackHandler(undefined as never), 'options', /^options: must be an options object/],
+      ['new LoopGuardCallbackHandler({})', () => new LoopGuardCallbackHandler({} as never), 'run', /^run: must be the run to guard/],
+    ];
+    for (const [setup, call, field, message] of setups) {
+      let error: unknown;
+      try {
+        call();
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
+      expect((error as Error).message, setup).to.match(message);
+    }
+    expect(executions).to.deep.equal([]);
+  });
+
   it('keeps the tool as LangChain sees it: class, name, description, schema, returnDirect, responseFormat', () => {
     const schema = z.object({ query: z.string() });
     const original = tool(async () => 'x', { name: 'search_docs', description: 'Search the docs', schema, returnDirect: true });

@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { RoundSummary } from '../../../src/core/types.js';
-import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
+import { createGuardedAgentRun, guardAgentTools } from '../../../src/integrations/openai-agents/index.js';
+import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { ScriptedAgentsModel, functionOutputsIn, type ScriptedAgentTurn } from '../helpers/scripted-agents-model.js';
 
 setTracingDisabled(true);
@@ -27,6 +28,30 @@ function searchTool(executions: string[]) {
 const offered = (model: ScriptedAgentsModel) => model.requests.map((request) => request.tools.map((t) => t.name));
 
 describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
+  it('setup without a run, tools or options is a LoopGuardConfigError naming the field, not a raw TypeError or a silently unguarded tool', () => {
+    const guard = new LoopGuard();
+    const run = guard.startRun();
+    const tools = [searchTool([])];
+    const setups: Array<[string, () => unknown, string, RegExp]> = [
+      ['guardAgentTools(tools, undefined)', () => guardAgentTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
+      ['guardAgentTools(tools, {})', () => guardAgentTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
+      ['guardAgentTools(undefined, { run })', () => guardAgentTools(undefined as never, { run }), 'tools', /^tools: must be an array of tools/],
+      ['createGuardedAgentRun(undefined)', () => createGuardedAgentRun(undefined as never), 'options', /^options: must be an options object/],
+      ['createGuardedAgentRun({ guard })', () => createGuardedAgentRun({ guard } as never), 'tools', /^tools: must be an array of tools/],
+      ['createGuardedAgentRun({ tools })', () => createGuardedAgentRun({ tools } as never), 'guard', /^guard: must be a LoopGuard/],
+    ];
+    for (const [setup, call, field, message] of setups) {
+      let error: unknown;
+      try {
+        call();
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
+      expect((error as Error).message, setup).to.match(message);
+    }
+  });
+
   // A run whose callModelInputFilter keeps the history short (only the latest tool result goes
   // to the model): the model no longer has what it read before, so reading it again is allowed.
   it('a callModelInputFilter that drops old tool results is a compaction: the file read before is read again', async () => {
