@@ -7,7 +7,7 @@ import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/cre
 import { guardTools } from '../../../src/integrations/ai-sdk/guard-tools.js';
 import { loopGuardPrepareStep } from '../../../src/integrations/ai-sdk/loop-guard-prepare-step.js';
 import { loopGuardStopCondition } from '../../../src/integrations/ai-sdk/loop-guard-stop-condition.js';
-import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { scriptedLanguageModel, type ScriptedTurn } from '../helpers/scripted-language-model.js';
 
 /** The tool-result parts of one prompt in order (a reused call id cannot key them). */
@@ -25,7 +25,7 @@ describe('guardTools', () => {
     const guard = new LoopGuard();
     const run = guard.startRun();
     const tools = { search: tool({ description: 'search', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => q }) };
-    const setups: Array<[string, () => unknown, string, RegExp]> = [
+    const setups: SetupCase[] = [
       ['guardTools(tools, undefined)', () => guardTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
       ['guardTools(tools, {})', () => guardTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
       ['guardTools(undefined, { run })', () => guardTools(undefined as never, { run }), 'tools', /^tools: must be the tools object.*got undefined$/],
@@ -37,16 +37,7 @@ describe('guardTools', () => {
       ['loopGuardPrepareStep(run, {})', () => loopGuardPrepareStep(run, {} as never), 'tools', /^tools: must be the tools object/],
       ['loopGuardStopCondition(undefined)', () => loopGuardStopCondition(undefined as never), 'run', /^run: must be the run to guard/],
     ];
-    for (const [setup, call, field, message] of setups) {
-      let error: unknown;
-      try {
-        call();
-      } catch (thrown) {
-        error = thrown;
-      }
-      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
-      expect((error as Error).message, setup).to.match(message);
-    }
+    expectSetupErrors(setups);
   });
 
   it('issue 10 #15: a tool named __proto__ (a tool set parsed from JSON) is guarded, not dropped', async () => {

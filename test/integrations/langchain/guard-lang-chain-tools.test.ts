@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createGuardedAgentRun, guardLangChainTools, LoopGuardCallbackHandler, loopGuardMiddleware } from '../../../src/integrations/langchain/index.js';
-import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
 
 const toolCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'search_docs', args, type: 'tool_call' as const });
@@ -19,7 +19,7 @@ describe('guardLangChainTools', () => {
     const run = guard.startRun();
     const executions: string[] = [];
     const tools = [tool(async ({ query }) => (executions.push(query), 'same docs'), { name: 'search_docs', description: 'Search', schema: z.object({ query: z.string() }) })];
-    const setups: Array<[string, () => unknown, string, RegExp]> = [
+    const setups: SetupCase[] = [
       // Was accepted: every call then ran unguarded (claimCall on undefined swallowed by failOpen).
       ['guardLangChainTools(tools, {})', () => guardLangChainTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
       ['guardLangChainTools(tools, undefined)', () => guardLangChainTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
@@ -31,16 +31,7 @@ describe('guardLangChainTools', () => {
       ['new LoopGuardCallbackHandler(undefined)', () => new LoopGuardCallbackHandler(undefined as never), 'options', /^options: must be an options object/],
       ['new LoopGuardCallbackHandler({})', () => new LoopGuardCallbackHandler({} as never), 'run', /^run: must be the run to guard/],
     ];
-    for (const [setup, call, field, message] of setups) {
-      let error: unknown;
-      try {
-        call();
-      } catch (thrown) {
-        error = thrown;
-      }
-      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
-      expect((error as Error).message, setup).to.match(message);
-    }
+    expectSetupErrors(setups);
     expect(executions).to.deep.equal([]);
   });
 

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { guardMcpClient, startMcpStdioProxy } from '../../../src/integrations/mcp/index.js';
-import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { connectInMemoryServer, startInMemoryServer, type InMemoryServer } from './in-memory-mcp-server.js';
 import { FILESYSTEM_SERVER, metaOf, temporaryFolder, textOf } from './mcp-proxy-helpers.js';
 
@@ -167,23 +167,14 @@ describe('guardMcpClient over an in-memory McpServer', () => {
 
   it('setup without a guard, a valid run or options is a LoopGuardConfigError naming the field, not a raw TypeError', () => {
     const guard = new LoopGuard();
-    const setups: Array<[string, () => unknown, string, RegExp]> = [
+    const setups: SetupCase[] = [
       ['guardMcpClient(client, undefined)', () => guardMcpClient(server.client, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
       ['guardMcpClient(client, {})', () => guardMcpClient(server.client, {} as never), 'guard', /^guard: must be a LoopGuard .*got undefined$/],
       ['guardMcpClient(client, { guard, run: {} })', () => guardMcpClient(server.client, { guard, run: {} as never }), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got \{\}$/],
       ['startMcpStdioProxy(undefined)', () => startMcpStdioProxy(undefined as never), 'options', /^options: must be an options object/],
       ['startMcpStdioProxy({ command })', () => startMcpStdioProxy({ command: 'npx' } as never), 'guard', /^guard: must be a LoopGuard/],
     ];
-    for (const [setup, call, field, message] of setups) {
-      let error: unknown;
-      try {
-        call();
-      } catch (thrown) {
-        error = thrown;
-      }
-      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
-      expect((error as Error).message, setup).to.match(message);
-    }
+    expectSetupErrors(setups);
   });
 
   it('rejects a bad roundGapMs naming the field', () => {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { RoundSummary } from '../../../src/core/types.js';
 import { createGuardedAgentRun, guardAgentTools } from '../../../src/integrations/openai-agents/index.js';
-import { LoopGuardConfigError } from '../../../src/core/errors.js';
+import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { ScriptedAgentsModel, functionOutputsIn, type ScriptedAgentTurn } from '../helpers/scripted-agents-model.js';
 
 setTracingDisabled(true);
@@ -32,7 +32,7 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     const guard = new LoopGuard();
     const run = guard.startRun();
     const tools = [searchTool([])];
-    const setups: Array<[string, () => unknown, string, RegExp]> = [
+    const setups: SetupCase[] = [
       ['guardAgentTools(tools, undefined)', () => guardAgentTools(tools, undefined as never), 'options', /^options: must be an options object .*got undefined$/],
       ['guardAgentTools(tools, {})', () => guardAgentTools(tools, {} as never), 'run', /^run: must be the run to guard \(guard\.startRun\(id\)\), got undefined$/],
       ['guardAgentTools(undefined, { run })', () => guardAgentTools(undefined as never, { run }), 'tools', /^tools: must be an array of tools/],
@@ -40,16 +40,7 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
       ['createGuardedAgentRun({ guard })', () => createGuardedAgentRun({ guard } as never), 'tools', /^tools: must be an array of tools/],
       ['createGuardedAgentRun({ tools })', () => createGuardedAgentRun({ tools } as never), 'guard', /^guard: must be a LoopGuard/],
     ];
-    for (const [setup, call, field, message] of setups) {
-      let error: unknown;
-      try {
-        call();
-      } catch (thrown) {
-        error = thrown;
-      }
-      expect(error, setup).to.be.instanceOf(LoopGuardConfigError).with.property('field', field);
-      expect((error as Error).message, setup).to.match(message);
-    }
+    expectSetupErrors(setups);
   });
 
   // A run whose callModelInputFilter keeps the history short (only the latest tool result goes
