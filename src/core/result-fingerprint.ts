@@ -1,3 +1,4 @@
+import { readableText } from './readable-text.js';
 import { isAcknowledgement } from './world-state/is-acknowledgement.js';
 import { isStepRejection } from './world-state/is-step-rejection.js';
 import { isEmptyResultNotice } from './world-state/is-empty-result-notice.js';
@@ -734,21 +735,8 @@ export function describeError(error: unknown): Required<ToolErrorInfo> {
   const message = readField(error, 'message');
   return {
     type: typeof type === 'string' ? type : 'Error',
-    message: typeof message === 'string' ? message : typeof error === 'string' ? error : safeString(error),
+    message: typeof message === 'string' ? message : readableText(error, 'an error that cannot be read'),
   };
-}
-
-function safeString(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    // String() of a Proxy, or of an object whose toString throws, throws too.
-    try {
-      return String(value);
-    } catch {
-      return 'an error that cannot be read';
-    }
-  }
 }
 
 /**

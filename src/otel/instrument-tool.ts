@@ -1,3 +1,4 @@
+import { readableText } from '../core/readable-text.js';
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { prehashCall } from '../core/prehash-call.js';
 import { describeError } from '../core/result-fingerprint.js';
@@ -88,18 +89,9 @@ class CallExtras implements ToolCallExtras {
 const MAX_RECORDED_TEXT = 64 * 1024;
 
 function asAttributeText(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    // String() throws too for a Proxy or an object whose toString throws: the arguments are
-    // recorded before the tool runs and the result after, and neither may fail the call.
-    try {
-      text = String(value);
-    } catch {
-      text = '[a value that cannot be read]';
-    }
-  }
+  // Never throws: the arguments are recorded before the tool runs and the result after, and
+  // neither may fail the call.
+  const text = readableText(value, '[a value that cannot be read]');
   return text.length > MAX_RECORDED_TEXT ? `${text.slice(0, MAX_RECORDED_TEXT)}…` : text;
 }
 

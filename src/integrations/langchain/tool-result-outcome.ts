@@ -1,3 +1,4 @@
+import { readableText } from '../../core/readable-text.js';
 import type { CallOutcome } from '../../core/types.js';
 
 /** Recorded as the error of a call whose ToolMessage came back with `status: 'error'`. */
@@ -23,7 +24,7 @@ export function toolResultOutcome(output: unknown, toolCallId: string | undefine
   try {
     const message = isToolMessage(output) ? output : isCommand(output) ? toolMessageInCommand(output, toolCallId) : undefined;
     if (message === undefined) return { result: isCommand(output) ? (output as { update?: unknown }).update : output };
-    if (message.status === 'error') return { error: new LangChainToolError(textOf(message.content)) };
+    if (message.status === 'error') return { error: new LangChainToolError(readableText(message.content, 'a tool error that cannot be read')) };
     return { result: message.content };
   } catch {
     // Read before the engine sees it (every LangChain front: the guarded tools, the middleware,
@@ -52,18 +53,4 @@ function toolMessageInCommand(command: unknown, toolCallId: string | undefined):
   const messages = typeof update === 'object' && update !== null ? (update as { messages?: unknown }).messages : undefined;
   if (!Array.isArray(messages)) return undefined;
   return messages.find((message): message is ToolMessageLike => isToolMessage(message) && (toolCallId === undefined || message.tool_call_id === toolCallId));
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  try {
-    return JSON.stringify(content) ?? String(content);
-  } catch {
-    // String() throws too for a Proxy: the failure is still recorded as one.
-    try {
-      return String(content);
-    } catch {
-      return 'a tool error that cannot be read';
-    }
-  }
 }
