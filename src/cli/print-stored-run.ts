@@ -3,7 +3,7 @@ import type { StoredRunSummary } from '../redis/create-redis-run-store.js';
 import { escapeControl, escapeJsonText } from '../replay/escape-terminal.js';
 import { formatRunsTable } from './runs-format-table.js';
 import { runsIsoTime } from './runs-iso-time.js';
-import { storedValueText, type RunTimeline, type TimelineCall, type TimelineRound } from './runs-timeline.js';
+import type { RunTimeline, TimelineCall, TimelineRound } from './runs-timeline.js';
 
 /** Everything `loopguard runs --redis URL RUN` prints about one stored run. */
 export interface StoredRunReport {
@@ -70,10 +70,9 @@ export function printStoredRun(report: StoredRunReport, format: 'text' | 'json')
   const ledger = report.ledger;
   out.push(`Run ${quoted(report.runId)} under key prefix ${quoted(report.keyPrefix)} at ${escapeControl(report.redis)}`);
   if (report.stop !== undefined) {
-    // The stop is a whole object from the log (another process wrote it): strings are forced,
-    // without String(), which throws for {"toString":1}.
-    out.push(`  state        stopped: ${escapeControl(storedValueText(report.stop.reason))} at round ${escapeControl(storedValueText(report.stop.round))}`);
-    out.push(`               ${escapeControl(storedValueText(report.stop.detail))}`);
+    // The stop comes from the log, whose decoder checked its fields (run-event.ts).
+    out.push(`  state        stopped: ${escapeControl(report.stop.reason)} at round ${report.stop.round}`);
+    out.push(`               ${escapeControl(report.stop.detail)}`);
   } else {
     out.push(`  state        ${state}`);
   }
@@ -107,14 +106,13 @@ export function printStoredRun(report: StoredRunReport, format: 'text' | 'json')
   const showProcess = processes.size > 1;
   for (const round of shownRounds) {
     const usage = round.usage === undefined ? '' : `  tokens in ${round.usage.inputTokens ?? 0}, out ${round.usage.outputTokens ?? 0}`;
-    // A time no Date can hold is "-" (named on stderr), as a missing created is.
-    out.push(`  ${round.round === 0 ? 'before round 1' : `round ${round.round}`}${round.time === undefined ? '' : `  ${runsIsoTime(round.time) ?? '-'}`}${usage}`);
+    out.push(`  ${round.round === 0 ? 'before round 1' : `round ${round.round}`}${round.time === undefined ? '' : `  ${runsIsoTime(round.time)}`}${usage}`);
     // Before the calls: a compaction comes between model responses (the round's calls came after it).
-    for (const time of round.compactions) out.push(`    context compacted  ${runsIsoTime(time) ?? '-'}`);
+    for (const time of round.compactions) out.push(`    context compacted  ${runsIsoTime(time)}`);
     for (const call of round.calls) out.push(`    ${callLine(call, showProcess)}`);
     for (const digest of round.states) out.push(`    state reported ${escapeControl(digest.slice(0, 12))}`);
     if (round.stop !== undefined) out.push(`  STOP ${escapeControl(round.stop.reason)} at round ${round.stop.round}: ${escapeControl(round.stop.detail)}`);
-    if (round.endedAt !== undefined) out.push(`  ENDED ${runsIsoTime(round.endedAt) ?? '-'}`);
+    if (round.endedAt !== undefined) out.push(`  ENDED ${runsIsoTime(round.endedAt)}`);
   }
   for (const entry of timeline.unreadable.slice(0, 20)) out.push(`  unreadable: ${escapeControl(entry.message)}`);
   if (timeline.unreadable.length > 20) out.push(`  … ${timeline.unreadable.length - 20} more unreadable entries`);

@@ -162,7 +162,7 @@ export async function runRunsCommand(options: RunsCommandOptions, io: CliIo): Pr
     connection.close();
   }
 
-  /** Values loopguard never writes, read anyway ("-" for a time): one line each, naming the key. */
+  /** Values loopguard never writes, read as absent: one line each, naming the key. */
   function sayProblems(runId: string, problems: readonly string[]): void {
     for (const problem of problems) say(`loopguard runs: run ${JSON.stringify(runId)}: ${problem}`);
   }

@@ -156,16 +156,3 @@ export function buildRunTimeline(entries: readonly string[], logKey: string): Ru
   }
   return { rounds, entries: entries.length, unreadable };
 }
-
-/**
- * A value decoded from a stored entry, as text, whatever it is: its JSON (it came from JSON),
- * never String(), which throws for an object whose toString is not a function.
- */
-export function storedValueText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}

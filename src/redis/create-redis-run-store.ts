@@ -47,8 +47,9 @@ export interface StoredRunSummary {
   readonly ended: boolean;
   /**
    * Values in the run's keys that loopguard never writes (another writer, a hand edit), each
-   * naming its key: a `created` field that is not a time, an entry time that is not a date.
-   * Each is read as absent. Only present when there is one.
+   * naming its key: a `created` field that is not a time, read as absent. (A log entry with a
+   * time that is none is one the log decoder skips: it has no time here either.) Only present
+   * when there is one.
    */
   readonly problems?: readonly string[];
 }
@@ -297,14 +298,14 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       readKey(keys.log, client.lrange(keys.log, -ENTRIES_READ_FOR_TIME, -1)),
     ]);
     if (events === 0 && Object.keys(fields).length === 0) return undefined;
-    const problems: string[] = [];
+    let problem: string | undefined;
     // The hash keeps its TTL from its last write (creation, stop, end), so a run that goes on
     // longer than runTtlMs can outlive its 'created': then the log's oldest entries tell it.
     // A created that is not a time (another writer's "abc" or 1e20) is read as absent the same
     // way: as NaN it also hid the last change, and 1e20 crashed `loopguard runs` (audit p03, d3).
     let created = fields.created === undefined ? undefined : Number(fields.created);
     if (created !== undefined && !isDateTime(created)) {
-      problems.push(`${keys.run} field created is ${JSON.stringify(fields.created)}, not a time (ms since the epoch); read as absent`);
+      problem = `${keys.run} field created is ${JSON.stringify(fields.created)}, not a time (ms since the epoch); read as absent`;
       created = undefined;
     }
     if (created === undefined && events > 0) {
@@ -315,15 +316,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     const newestTime = firstTimeOf(newest.reverse());
     const updated = newestTime === undefined ? created : created === undefined ? newestTime : Math.max(created, newestTime);
     const summary = { runId, created, updated, events, stopReason: fields.stop, ended: fields.ended === '1' };
-    // Each entry once, in log order, though both ends of a short log read the same entries.
-    return problems.length === 0 ? summary : { ...summary, problems: [...new Set(problems)].sort(byEntryIndex) };
+    return problem === undefined ? summary : { ...summary, problems: [problem] };
   }
-}
-
-/** Problems in the order of the key and entry they name (the run hash first, then the log by index). */
-function byEntryIndex(a: string, b: string): number {
-  const index = (text: string) => Number(/\[(\d+)\]: /.exec(text)?.[1] ?? -1);
-  return index(a) - index(b);
 }
 
 /**
