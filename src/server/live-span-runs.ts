@@ -307,33 +307,19 @@ export class LiveSpanRuns {
   /** Whether the call's nearest run span is one that already ended in this trace. */
   private isUnderEndedRunSpan(trace: LiveTrace, call: ReplayCall): boolean {
     // Rare (a span after its run's end), so the walk builds its own index.
-    const bySpanId = new Map<string, CollectedSpan>();
-    for (const span of trace.spans) bySpanId.set(span.spanId, span);
-    let span = trace.reader?.byKey.get(call.spanKey!);
-    for (let depth = 0; span !== undefined && depth < 256; depth++) {
-      const parent = span.parentSpanId === undefined ? undefined : bySpanId.get(span.parentSpanId);
-      if (parent?.role === 'run') return trace.endedRunSpans.has(`${parent.traceId}/${parent.spanId}`);
-      span = parent;
-    }
-    return false;
+    const span = trace.reader?.byKey.get(call.spanKey!);
+    const runSpan = span === undefined ? undefined : nearestRunSpan(span, spansById(trace));
+    return runSpan !== undefined && trace.endedRunSpans.has(`${runSpan.traceId}/${runSpan.spanId}`);
   }
 
   /** Engine runs whose calls sit under this run span (names the reader gave them). */
   private runsUnder(trace: LiveTrace, runSpan: CollectedSpan): Set<string> {
-    const byKey = new Map<string, CollectedSpan>();
-    for (const span of trace.spans) byKey.set(span.spanId, span);
+    const byId = spansById(trace);
     const runs = new Set<string>();
     for (const span of trace.spans) {
-      if (span.role !== 'tool') continue;
-      for (let ancestor = span.parentSpanId === undefined ? undefined : byKey.get(span.parentSpanId), depth = 0; ancestor && depth < 256; depth++) {
-        if (ancestor === runSpan) {
-          const runId = trace.runIdOfFedCall.get(`${span.traceId}/${span.spanId}`);
-          if (runId !== undefined) runs.add(runId);
-          break;
-        }
-        if (ancestor.role === 'run') break;
-        ancestor = ancestor.parentSpanId === undefined ? undefined : byKey.get(ancestor.parentSpanId);
-      }
+      if (span.role !== 'tool' || nearestRunSpan(span, byId) !== runSpan) continue;
+      const runId = trace.runIdOfFedCall.get(`${span.traceId}/${span.spanId}`);
+      if (runId !== undefined) runs.add(runId);
     }
     return runs;
   }
@@ -405,6 +391,22 @@ function settleFedSpans(fed: readonly CollectedSpan[]): number {
     span.settled = true;
   }
   return freed;
+}
+
+/** A trace's spans by span id, for walking parent links. */
+function spansById(trace: LiveTrace): Map<string, CollectedSpan> {
+  const byId = new Map<string, CollectedSpan>();
+  for (const span of trace.spans) byId.set(span.spanId, span);
+  return byId;
+}
+
+/** The run span nearest above `span` (its run), if any within 256 levels. */
+function nearestRunSpan(span: CollectedSpan, byId: ReadonlyMap<string, CollectedSpan>): CollectedSpan | undefined {
+  for (let ancestor = span.parentSpanId === undefined ? undefined : byId.get(span.parentSpanId), depth = 0; ancestor && depth < 256; depth++) {
+    if (ancestor.role === 'run') return ancestor;
+    ancestor = ancestor.parentSpanId === undefined ? undefined : byId.get(ancestor.parentSpanId);
+  }
+  return undefined;
 }
 
 /** Per span and per attribute: the objects around the text (a CollectedSpan, a property). */
