@@ -62,6 +62,14 @@ export interface McpStdioProxyOptions {
   shutdownGraceMs?: number;
 }
 
+/** A duration option in ms (≥ 0), or a LoopGuardConfigError naming it; `hint` says what 0 means. */
+function millisecondsOption(field: string, value: unknown, hint: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new LoopGuardConfigError({ field, message: `must be a number of milliseconds ≥ 0${hint}, got ${describeConfigValue(value)}` });
+  }
+  return value;
+}
+
 /** A running proxy: one MCP session, a run per stretch of calls with no quiet gap of `runGapMs`. */
 export interface McpStdioProxy {
   /** The run deciding calls now. */
@@ -114,18 +122,9 @@ const EXIT_KILLED = 137;
 export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy {
   requireSetupOption('options', 'options', options, 'startMcpStdioProxy({ guard, command, input, output })');
   requireSetupOption('guard', 'guard', options.guard);
-  const roundGapMs = options.roundGapMs ?? 1000;
-  if (typeof roundGapMs !== 'number' || !Number.isFinite(roundGapMs) || roundGapMs < 0) {
-    throw new LoopGuardConfigError({ field: 'roundGapMs', message: `must be a number of milliseconds ≥ 0 (0: one round per call), got ${describeConfigValue(roundGapMs)}` });
-  }
-  const runGapMs = options.runGapMs ?? 600_000;
-  if (typeof runGapMs !== 'number' || !Number.isFinite(runGapMs) || runGapMs < 0) {
-    throw new LoopGuardConfigError({ field: 'runGapMs', message: `must be a number of milliseconds ≥ 0 (0: one run for the whole session), got ${describeConfigValue(runGapMs)}` });
-  }
-  const graceMs = options.shutdownGraceMs ?? 2000;
-  if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
-    throw new LoopGuardConfigError({ field: 'shutdownGraceMs', message: `must be a number of milliseconds ≥ 0, got ${describeConfigValue(graceMs)}` });
-  }
+  const roundGapMs = millisecondsOption('roundGapMs', options.roundGapMs ?? 1000, ' (0: one round per call)');
+  const runGapMs = millisecondsOption('runGapMs', options.runGapMs ?? 600_000, ' (0: one run for the whole session)');
+  const graceMs = millisecondsOption('shutdownGraceMs', options.shutdownGraceMs ?? 2000, '');
   if (typeof options.command !== 'string' || options.command === '') {
     throw new LoopGuardConfigError({ field: 'command', message: `must name the MCP server to start (e.g. "npx"), got ${describeConfigValue(options.command)}` });
   }
