@@ -74,9 +74,9 @@ function counting<S extends RunStore>(store: S): { store: RunStore; counts: Stor
   return {
     counts,
     store: {
-      async appendRunEvents(runId, expectedLength, entries, summary) {
+      async appendRunEvents(runId, expectedLength, entries, summary, expectedLast) {
         counts.appends += 1;
-        const result = await store.appendRunEvents(runId, expectedLength, entries, summary);
+        const result = await store.appendRunEvents(runId, expectedLength, entries, summary, expectedLast);
         if (!result.accepted) counts.rejected += 1;
         return result;
       },
@@ -263,7 +263,8 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
     {
       [SET_TASK]: setTask,
       [APPEND_TASK]: async () => {
-        const result = await store.appendRunEvents('append-only', appended, [entry]);
+        // The entry before, as the engine sends it (the script compares it with the log's).
+        const result = await store.appendRunEvents('append-only', appended, [entry], undefined, appended > 0 ? entry : undefined);
         if (!result.accepted) throw new Error('the append-only run has one writer: its append cannot be refused');
         appended = result.length;
       },
@@ -288,7 +289,7 @@ async function perCall(url: string): Promise<RedisSuiteResult['perCall']> {
     rejectedAppends: ownedReadStore.counts.rejected + ownedUnknownStore.counts.rejected,
   };
   const appendTask = async () => {
-    const result = await store.appendRunEvents('append-only', appended, [entry]);
+    const result = await store.appendRunEvents('append-only', appended, [entry], undefined, appended > 0 ? entry : undefined);
     appended = result.length;
   };
   const monitor = await connect(url);

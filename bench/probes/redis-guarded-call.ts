@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     if (TASK === 'set') {
       await client.set('probe-set', JSON.stringify(smallArgs(n)));
     } else if (TASK === 'append') {
-      appended = (await store!.appendRunEvents('append-only', appended, [entry])).length;
+      appended = (await store!.appendRunEvents('append-only', appended, [entry], undefined, appended > 0 ? entry : undefined)).length;
     } else {
       const ticket = await run.claimCall({ tool: 'search', args: smallArgs(n) });
       if (ticket.decision.action !== 'allow') throw new Error('expected allow');

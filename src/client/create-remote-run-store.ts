@@ -98,8 +98,8 @@ export function createRemoteRunStore(options: RemoteRunStoreOptions): RunStore {
   };
 
   return {
-    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary): Promise<AppendResult> {
-      const reply = await call('append-run-events', summary === undefined ? { runId, expectedLength, entries } : { runId, expectedLength, entries, summary });
+    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary, expectedLast?: string): Promise<AppendResult> {
+      const reply = await call('append-run-events', { runId, expectedLength, entries, summary, expectedLast });
       if (typeof reply.length !== 'number') throw badReply('append-run-events', 200, JSON.stringify(reply));
       if (reply.accepted === true) return { accepted: true, length: reply.length };
       if (reply.accepted !== false || !isStringArray(reply.entries)) throw badReply('append-run-events', 200, JSON.stringify(reply));

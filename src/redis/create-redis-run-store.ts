@@ -200,14 +200,14 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   let closed = false;
   return {
     keysOf,
-    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary): Promise<AppendResult> {
+    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary, expectedLast?: string): Promise<AppendResult> {
       const keys = appendKeysOf(runId);
       const stopReason = summary?.stopReason ?? '';
       const ended = summary?.ended === true ? '1' : '';
       // The run hash is a key of the script only when it is written (its creation, a stop, an
       // end): an ordinary call touches the log alone (see APPEND_RUN_EVENTS for the measurement).
       const scriptKeys = expectedLength === 0 || stopReason !== '' || ended !== '' ? [keys.log, keys.run] : [keys.log];
-      const reply = await run('append', APPEND, scriptKeys, [expectedLength, runTtlMs, stopReason, ended, ...entries]);
+      const reply = await run('append', APPEND, scriptKeys, [expectedLength, runTtlMs, stopReason, ended, expectedLast ?? '', ...entries]);
       if (typeof reply === 'number') {
         // The index is a separate key (another slot in a cluster), so not in the script; it
         // only serves listing, so a failure here is not the run's failure.

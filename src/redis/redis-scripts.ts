@@ -6,8 +6,14 @@
 /**
  * Compare-and-append to a run's log. KEYS: log, and the run hash only when it is written (the
  * run's first append, a stop, an end). ARGV: expected length, ttl ms, stop reason | '', ended
- * '1' | '', entries… Accepted: the new length (an integer). Refused: {0, length, truncated
- * 0 | 1, the entries from the expected length on (the whole log when truncated)}.
+ * '1' | '', the entry the caller saw last (at expected length - 1) | '', entries… Accepted: the
+ * new length (an integer). Refused: {0, length, truncated 0 | 1, the entries from the expected
+ * length on (the whole log when truncated)}.
+ *
+ * Truncated also answers a log whose entry at the caller's last position is not the one it
+ * saw: the log was lost and other processes wrote a new one, at least as long. Its length
+ * alone cannot tell (a claim was accepted on a replica missing the new log's first entries,
+ * a call in flight among them). The LINDEX is near the tail, O(1) when nobody else wrote.
  *
  * An ordinary call is LLEN, RPUSH and PEXPIRE of one key: every other command is server time
  * on every guarded call. Measured with `INFO commandstats` on redis 7.0 (bench/redis.ts, one
@@ -18,15 +24,15 @@
 export const APPEND_RUN_EVENTS = `
 local length = redis.call('LLEN', KEYS[1])
 local expected = tonumber(ARGV[1])
+if length < expected or (expected > 0 and ARGV[5] ~= '' and redis.call('LINDEX', KEYS[1], expected - 1) ~= ARGV[5]) then
+  return {0, length, 1, redis.call('LRANGE', KEYS[1], 0, -1)}
+end
 if length ~= expected then
-  if length < expected then
-    return {0, length, 1, redis.call('LRANGE', KEYS[1], 0, -1)}
-  end
   return {0, length, 0, redis.call('LRANGE', KEYS[1], expected, -1)}
 end
 -- unpack() is limited by Lua's C stack (8000): push in slices.
 local pushed = length
-local i = 5
+local i = 6
 while i <= #ARGV do
   local last = math.min(i + 999, #ARGV)
   pushed = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, last))

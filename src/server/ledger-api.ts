@@ -31,7 +31,8 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
       const expectedLength = countField(body, 'expectedLength');
       const entries = entriesField(body);
       const summary = summaryField(body);
-      answer = store.appendRunEvents(runId, expectedLength, entries, summary).then(appendAnswer);
+      const expectedLast = expectedLastField(body);
+      answer = store.appendRunEvents(runId, expectedLength, entries, summary, expectedLast).then(appendAnswer);
       break;
     }
     case 'read-run-events': {
@@ -128,6 +129,14 @@ function entriesField(body: Json): string[] {
     if (typeof value[index] !== 'string' || (value[index] as string).length === 0) throw badField(`entries[${index}]`, 'must be a non-empty string', value[index]);
   }
   return value as string[];
+}
+
+/** The entry the client saw last (absent from older clients: the store then compares lengths only). */
+function expectedLastField(body: Json): string | undefined {
+  const value = body.expectedLast;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.length === 0) throw badField('expectedLast', 'must be a non-empty string (the log entry the client saw last)', value);
+  return value;
 }
 
 function summaryField(body: Json): RunLogSummary | undefined {

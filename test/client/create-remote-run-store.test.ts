@@ -86,6 +86,23 @@ describe('loopguard/client: createRemoteRunStore', function () {
     });
   });
 
+  it('carries the entry the client saw last, so a log the server lost and other clients wrote again is answered truncated', async () => {
+    const server = await startLoopGuardServer({ port: 0 });
+    try {
+      const store = createRemoteRunStore({ url: server.url });
+      expect(await store.appendRunEvents('r', 0, ['["u",{"inputTokens":1}]', '["u",{"inputTokens":2}]'])).to.deep.equal({ accepted: true, length: 2 });
+      expect(await store.appendRunEvents('r', 2, ['["u",{"inputTokens":3}]'], undefined, '["u",{"inputTokens":9}]')).to.deep.equal({
+        accepted: false,
+        length: 2,
+        entries: ['["u",{"inputTokens":1}]', '["u",{"inputTokens":2}]'],
+        truncated: true,
+      });
+      expect(await store.appendRunEvents('r', 2, ['["u",{"inputTokens":3}]'], undefined, '["u",{"inputTokens":2}]')).to.deep.equal({ accepted: true, length: 3 });
+    } finally {
+      await server.close();
+    }
+  });
+
   describe('when the server is down, slow, or refuses the token', () => {
     let secured: LoopGuardServer;
     let silent: Server;

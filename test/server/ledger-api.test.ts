@@ -29,6 +29,7 @@ describe('loopguard serve: /v1/ledger bad input', function () {
     ['append-run-events', { runId: 'r', expectedLength: 0, entries: ['ok', 7] }, 'entries[1]'],
     ['append-run-events', { runId: 'r', expectedLength: 0, entries: [''] }, 'entries[0]'],
     ['append-run-events', { runId: 'r', expectedLength: 0, entries: [], summary: 'stopped' }, 'summary'],
+    ['append-run-events', { runId: 'r', expectedLength: 1, entries: [], expectedLast: 7 }, 'expectedLast'],
     ['append-run-events', { runId: 'r', expectedLength: 0, entries: [], summary: { stopReason: 3 } }, 'summary.stopReason'],
     ['append-run-events', { runId: 'r', expectedLength: 0, entries: [], summary: { ended: 'yes' } }, 'summary.ended'],
     ['read-run-events', { runId: 'r' }, 'from'],

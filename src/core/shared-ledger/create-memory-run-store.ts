@@ -111,15 +111,16 @@ export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunSt
     if (keys.size >= maxBusinessKeys) throw new MemoryRunStoreFullError(maxBusinessKeys);
   };
   return {
-    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], _summary?: RunLogSummary): Promise<AppendResult> {
+    async appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], _summary?: RunLogSummary, expectedLast?: string): Promise<AppendResult> {
       sweepLogs();
       const log = liveLog(runId);
       const held = log?.entries ?? [];
-      if (held.length !== expectedLength) {
-        return held.length < expectedLength
-          ? { accepted: false, length: held.length, entries: [...held], truncated: true }
-          : { accepted: false, length: held.length, entries: held.slice(expectedLength) };
+      // A log dropped (runTtlMs, maxRuns) and written again by other clients of `loopguard
+      // serve` is not the one the caller saw, whatever its length (RunStore.appendRunEvents).
+      if (held.length < expectedLength || (expectedLength > 0 && expectedLast !== undefined && held[expectedLength - 1] !== expectedLast)) {
+        return { accepted: false, length: held.length, entries: [...held], truncated: true };
       }
+      if (held.length !== expectedLength) return { accepted: false, length: held.length, entries: held.slice(expectedLength) };
       // One push per entry: push(...entries) puts every entry on the stack, and a batch of a few
       // hundred thousand (loopguard serve's ledger API takes any a body can hold) overflows it.
       for (const entry of entries) held.push(entry);

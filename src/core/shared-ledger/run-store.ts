@@ -18,8 +18,14 @@ export interface RunStore {
    * refreshes the run's expiry. Otherwise appends nothing and returns the entries from
    * `expectedLength` on (`truncated` when the log is shorter than that: it expired or the
    * store lost data, and the caller must rebuild from the whole log).
+   *
+   * `expectedLast`, when given, is the entry the caller saw at `expectedLength - 1`: a log
+   * whose entry there differs is answered `truncated` too, with the whole log. It was lost and
+   * written again by other processes, and its length says nothing. A store that ignores it
+   * keeps the older behaviour: such a log's later entries are taken for the continuation of
+   * the old one.
    */
-  appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary): Promise<AppendResult>;
+  appendRunEvents(runId: string, expectedLength: number, entries: readonly string[], summary?: RunLogSummary, expectedLast?: string): Promise<AppendResult>;
   /** The run's log from `from` on (0: all of it). */
   readRunEvents(runId: string, from: number): Promise<string[]>;
   /**

@@ -135,6 +135,14 @@ export class SharedRunLink {
   /** Distinguishes this process's call keys from every other's in the run's log. */
   readonly linkId = randomBytes(6).toString('base64url');
   private confirmed = 0;
+  /**
+   * The log's entry at `confirmed - 1` as this replica applied it (undefined: none, or not
+   * known). Sent with every append and compared before a read's tail is applied, so a log that
+   * was lost and written again by other processes is told from the one this replica saw: its
+   * length alone cannot tell, and its tail applied here missed the new log's first entries
+   * (a call in flight in another process among them ran again here).
+   */
+  private lastConfirmed: string | undefined;
   private pending: string[] = [];
   /** Entries at the front of `pending` being appended now (never dropped by the cap). */
   private sending = 0;
@@ -231,8 +239,8 @@ export class SharedRunLink {
     return this.exclusive(async () => {
       await this.flush();
       try {
-        const entries = await this.read(this.confirmed);
-        if (this.pending.length === 0 && this.uncertain === undefined) this.applyEntries(entries, this.confirmed);
+        const entries = await this.readTail();
+        if (entries !== undefined && this.pending.length === 0 && this.uncertain === undefined) this.applyEntries(entries, this.confirmed);
         else await this.rebuild();
       } catch (error) {
         this.storeFailed('read', error instanceof StoreReadError ? error.failure : error);
@@ -417,7 +425,7 @@ export class SharedRunLink {
   private appendRefused(result: Extract<AppendResult, { accepted: false }>): void {
     if (!this.owned) return;
     this.owned = false;
-    const cause = result.truncated === true ? 'its shared log is shorter than this process left it' : 'another process appended to it';
+    const cause = result.truncated === true ? 'its shared log is not the one this process left' : 'another process appended to it';
     this.reporter.warn(
       `run ${JSON.stringify(this.replica.id)}: ownedRuns says this process is the run's only writer, but ${cause}; ` +
         'from now on every call of this run is claimed in the store before it runs (reads decided before this may not have seen the other process\'s calls). ' +
@@ -568,6 +576,27 @@ export class SharedRunLink {
     this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
   }
 
+  /**
+   * The log from `confirmed` on, or undefined when it is not the log this replica was built
+   * from (said with a warning): read from the entry before, which must be the one applied
+   * last (see lastConfirmed).
+   */
+  private async readTail(): Promise<string[] | undefined> {
+    const last = this.lastConfirmed;
+    if (this.confirmed === 0 || last === undefined) return this.read(this.confirmed);
+    const entries = await this.read(this.confirmed - 1);
+    if (entries[0] === last) return entries.slice(1);
+    this.warnReplaced();
+    return undefined;
+  }
+
+  private warnReplaced(): void {
+    this.reporter.warn(
+      `run ${JSON.stringify(this.replica.id)}: its shared log is not the one this process saw (shorter, or lost and written again by other processes: ` +
+        'it expired, or the store lost data); rebuilt from what the store has',
+    );
+  }
+
   private async read(from: number): Promise<string[]> {
     try {
       const entries = await this.shared.store.readRunEvents(this.replica.id, from);
@@ -588,7 +617,10 @@ export class SharedRunLink {
     if (this.uncertain !== undefined) {
       const { at, entries } = this.uncertain;
       if (at === this.confirmed) {
-        if (this.settleUncertain(await this.read(at), at)) this.confirmed = at + entries.length;
+        if (this.settleUncertain(await this.read(at), at)) {
+          this.confirmed = at + entries.length;
+          if (entries.length > 0) this.lastConfirmed = entries[entries.length - 1];
+        }
       } else {
         this.uncertain = undefined;
       }
@@ -603,7 +635,7 @@ export class SharedRunLink {
     this.sending = batch.length;
     this.lastAppendAt = performance.now();
     try {
-      const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary);
+      const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary, this.lastConfirmed);
       // Refused, the store still answered with the log's entries: that much is a read.
       this.storeAnswered(result.accepted ? 'log' : 'read');
       this.retryDelay = RETRY_FIRST_MS;
@@ -615,6 +647,13 @@ export class SharedRunLink {
     } finally {
       this.sending = 0;
     }
+  }
+
+  /** The first `sent` pending entries were appended: the log is `length` long and ends with them. */
+  private confirmSent(sent: number, length: number): void {
+    if (sent > 0) this.lastConfirmed = this.pending[sent - 1];
+    this.pending.splice(0, sent);
+    this.confirmed = length;
   }
 
   /**
@@ -666,8 +705,7 @@ export class SharedRunLink {
         if (appended === undefined) return;
         const { result, sent } = appended;
         if (result.accepted) {
-          this.pending.splice(0, sent);
-          this.confirmed = result.length;
+          this.confirmSent(sent, result.length);
           // A claim waiting behind this flush carries the rest in its own append.
           if (this.claimsWaiting > 0) return;
           continue;
@@ -728,8 +766,7 @@ export class SharedRunLink {
       } catch (error) {
         return this.claimWithoutStore(error, ticket, decision, held);
       }
-      this.pending.splice(0, sent);
-      this.confirmed = result.length;
+      this.confirmSent(sent, result.length);
       this.keep(ticket, decision, held);
       this.markIdleIfDone();
       replica.announceClaim(ticket);
@@ -986,6 +1023,8 @@ export class SharedRunLink {
       this.applyEntry(entries[index]!, from + index);
     }
     this.confirmed = from + entries.length;
+    if (entries.length > 0) this.lastConfirmed = entries[entries.length - 1];
+    else if (from === 0) this.lastConfirmed = undefined;
   }
 
   private applyEntry(entry: string, position: number): void {
@@ -1030,9 +1069,7 @@ export class SharedRunLink {
     let entries: readonly string[];
     if (result !== undefined && (this.confirmed === 0 || result.truncated === true)) {
       entries = result.entries;
-      if (result.truncated) {
-        this.reporter.warn(`run ${JSON.stringify(this.replica.id)}: its shared log is shorter than this process saw (expired, or the store lost data); rebuilt from what the store has`);
-      }
+      if (result.truncated) this.warnReplaced();
     } else {
       entries = await this.read(0);
     }

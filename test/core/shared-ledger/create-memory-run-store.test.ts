@@ -20,6 +20,21 @@ describe('createMemoryRunStore: bounded (a long-lived server must not grow witho
     expect(await store.appendRunEvents('a', 2, ['e3'])).to.deep.equal({ accepted: false, length: 0, entries: [], truncated: true });
   });
 
+  it('answers a log dropped and written again truncated when the entry the caller saw last is not where it saw it', async () => {
+    let time = 1_000;
+    const store = createMemoryRunStore({ now: () => time, runTtlMs: 100 });
+    await store.appendRunEvents('a', 0, ['old1', 'old2']);
+    time += 100; // dropped; other clients write a new log as long as the old one
+    await store.appendRunEvents('a', 0, ['new1', 'new2']);
+    // Before: accepted, the caller's replica then missing new1 and new2.
+    expect(await store.appendRunEvents('a', 2, ['e3'], undefined, 'old2')).to.deep.equal({ accepted: false, length: 2, entries: ['new1', 'new2'], truncated: true });
+    expect(await store.appendRunEvents('a', 1, ['e3'], undefined, 'old1')).to.deep.equal({ accepted: false, length: 2, entries: ['new1', 'new2'], truncated: true });
+    expect(await store.appendRunEvents('a', 1, ['e3'], undefined, 'new1')).to.deep.equal({ accepted: false, length: 2, entries: ['new2'] });
+    expect(await store.appendRunEvents('a', 2, ['e3'], undefined, 'new2')).to.deep.equal({ accepted: true, length: 3 });
+    // Without it (a caller that does not send it), lengths alone decide, as before.
+    expect(await store.appendRunEvents('a', 3, ['e4'])).to.deep.equal({ accepted: true, length: 4 });
+  });
+
   it('keeps at most maxRuns logs, dropping the least recently changed', async () => {
     const store = createMemoryRunStore({ maxRuns: 2 });
     await store.appendRunEvents('a', 0, ['a1']);

@@ -235,6 +235,42 @@ describe('shared run ledger (issue 12)', () => {
     });
   });
 
+  describe('a log lost and written again by other processes', () => {
+    // The memory store drops a log runTtlMs after its last change, as Redis does with a
+    // run's key (test/redis/replaced-log.test.ts has a log lost in a real redis-server).
+    async function rewritten(newLength: (seen: number) => number) {
+      let now = 1_000_000;
+      const clock = () => now;
+      const store = createMemoryRunStore({ now: clock, runTtlMs: 1_000 });
+      const warnings: string[] = [];
+      const a = new LoopGuard({ store, logger: { warn: (message) => warnings.push(message) }, now: clock });
+      const runA = a.startRun('job');
+      for (const q of ['one', 'two', 'three']) runA.finishCall(await runA.claimCall({ tool: 'search', args: { q } }), { result: `hits for ${q}` });
+      await a.flush();
+      const seen = (await store.readRunEvents('job', 0)).length;
+      now += 1_001;
+      const runB = await new LoopGuard({ store, logger: quiet, now: clock }).resumeRun('job');
+      expect(reasonOf((await runB.claimCall({ tool: 'deploy', args: { version: 2 } })).decision)).to.equal('allow');
+      const length = (await store.readRunEvents('job', 0)).length;
+      const usage = encodeRunEvent({ type: 'usage', usage: { inputTokens: 1 } });
+      await store.appendRunEvents('job', length, Array.from({ length: newLength(seen) - length }, () => usage));
+      return { a, runA, warnings };
+    }
+
+    it('a claim at the length this process saw is decided on the new log: the call running elsewhere is refused in flight', async () => {
+      const { runA, warnings } = await rewritten((seen) => seen);
+      expect(reasonOf((await runA.claimCall({ tool: 'deploy', args: { version: 2 } })).decision)).to.equal('repeat.in_flight');
+      expect(warnings.filter((warning) => warning.includes('not the one this process saw'))).to.have.length(1);
+    });
+
+    it('resuming the run rebuilds it from the new log, not from the new log\'s tail', async () => {
+      const { a, warnings } = await rewritten((seen) => seen + 2);
+      const runA = await a.resumeRun('job');
+      expect(reasonOf((await runA.claimCall({ tool: 'deploy', args: { version: 2 } })).decision)).to.equal('repeat.in_flight');
+      expect(warnings.filter((warning) => warning.includes('not the one this process saw'))).to.have.length(1);
+    });
+  });
+
   describe('business-key writes', () => {
     const policy = { idempotentWrites: { send_email: { key: ['to', 'subject'] } }, logger: quiet };
 
