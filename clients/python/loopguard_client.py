@@ -16,7 +16,8 @@ Standard library only (urllib, json), one file: copy it next to your agent. Pyth
         ...                                  # end the loop; tell the model to answer
 
 The decision API is described in docs/serve-openapi.yaml; docs/serve.md walks through it.
-Every method raises LoopGuardError on a 4xx/5xx answer or when the server cannot be reached.
+Every method raises LoopGuardError on a 4xx/5xx answer, when the server cannot be reached, or on
+an answer that is not the decision API's (code bad_answer: a wrong port, a proxy's page).
 Whether to fail open (run the tool anyway) when the server is down is the caller's choice:
 catch LoopGuardError around `claim`.
 """
@@ -24,6 +25,7 @@ catch LoopGuardError around `claim`.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -101,18 +103,38 @@ class LoopGuardClient:
         if self.token is not None:
             headers["authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        # The documented contract is that every failure is a LoopGuardError, which the agent
+        # catches to decide whether to fail open: what a wrong port, a proxy's own page or a
+        # replica killed mid-answer sends back (http.client.HTTPException, text that is not a JSON
+        # object) must not escape as another exception and crash the agent's loop instead.
+        status = 0
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer: Dict[str, Any] = json.loads(response.read() or b"{}")
-                return answer
+                status = response.status
+                answer = json.loads(response.read() or b"{}")
         except urllib.error.HTTPError as error:
             try:
                 problem = json.loads(error.read()).get("error", {})
-            except ValueError:
+                if not isinstance(problem, dict):
+                    problem = {}
+            except (ValueError, AttributeError, OSError, http.client.HTTPException):
                 problem = {}
-            raise LoopGuardError(error.code, problem.get("code", "http_error"), problem.get("message", str(error)), problem.get("field")) from None
+            raise LoopGuardError(error.code, str(problem.get("code", "http_error")), str(problem.get("message", error)), problem.get("field")) from None
         except (urllib.error.URLError, OSError) as error:
             raise LoopGuardError(0, "unreachable", f"cannot reach {self.url}: {error}") from None
+        except http.client.HTTPException as error:
+            raise LoopGuardError(status, "bad_answer", f"{self.url} did not answer as loopguard serve: {type(error).__name__}: {error}") from None
+        except ValueError as error:
+            raise LoopGuardError(status, "bad_answer", f"{self.url} did not answer JSON (is it loopguard serve?): {error}") from None
+        if not isinstance(answer, dict):
+            raise LoopGuardError(status, "bad_answer", f"{self.url} answered {type(answer).__name__}, not a JSON object (is it loopguard serve?)")
+        return answer
+
+    def require(self, answer: Dict[str, Any], name: str, path: str) -> Any:
+        """`answer[name]`, or LoopGuardError when an answer lacks it (not the decision API's answer)."""
+        if name not in answer:
+            raise LoopGuardError(200, "bad_answer", f"{self.url}{path} answered without {name!r} (is it loopguard serve?)")
+        return answer[name]
 
 
 class GuardedRun:
@@ -131,7 +153,7 @@ class GuardedRun:
         if output_tokens is not None:
             usage["outputTokens"] = output_tokens
         answer = self.client.request("POST", self._path + "/rounds", {"usage": usage} if usage else {})
-        return int(answer["round"])
+        return int(self.client.require(answer, "round", self._path + "/rounds"))
 
     def claim(self, tool: str, arguments: Any = None, call_id: Optional[str] = None, effect: Optional[str] = None) -> CallDecision:
         """Before running a tool call. Run it only if `.allowed`; otherwise give the model `.message`."""
@@ -145,7 +167,7 @@ class GuardedRun:
         # key); if that is still too large, the arguments as a whole.
         answer = self._post_fitting(self._path + "/calls", body, "arguments", (64 * 1024, 0))
         return CallDecision(
-            decision=answer["decision"],
+            decision=str(self.client.require(answer, "decision", self._path + "/calls")),
             ticket=answer.get("ticket"),
             kind=answer.get("kind"),
             reason=answer.get("reason"),
@@ -159,10 +181,10 @@ class GuardedRun:
             raise ValueError("outcome() is for allowed calls: this decision has no ticket")
         path = f"{self._path}/calls/{urllib.parse.quote(decision.ticket, safe='')}/outcome"
         if error is not None:
-            return str(self.client.request("POST", path, {"error": error})["novelty"])
+            return str(self.client.require(self.client.request("POST", path, {"error": error}), "novelty", path))
         # A result larger than the server takes: its digest stands for it, so the same large result
         # again still reads as seen (noise in it is not filtered).
-        return str(self._post_fitting(path, {"result": result}, "result", (0,))["novelty"])
+        return str(self.client.require(self._post_fitting(path, {"result": result}, "result", (0,)), "novelty", path))
 
     def _post_fitting(self, path: str, body: Dict[str, Any], field: str, largest: Tuple[int, ...]) -> Dict[str, Any]:
         """POSTs `body`; while the server answers 413 (over its --max-body-bytes, 4 MiB by default),
@@ -181,7 +203,7 @@ class GuardedRun:
         """After a round's calls finished: stop the loop when `.stopped` (give the model `.message`)."""
         answer = self.client.request("POST", self._path + "/should-stop", {})
         return RunDecision(
-            action=answer["action"],
+            action=str(self.client.require(answer, "action", self._path + "/should-stop")),
             reason=answer.get("reason"),
             message=answer.get("message"),
             detail=answer.get("detail"),

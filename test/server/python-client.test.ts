@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
 
@@ -87,6 +89,55 @@ describe('Python client (clients/python, standard library only) against a runnin
       expect(result.stdout.trim().split('\n')).to.deep.equal(['new', 'seen', 'new', 'allow repeat.in_flight allow']);
     } finally {
       expect(await small.stop()).to.equal(0);
+    }
+  });
+
+  it('an answer that is not the decision API\'s (not HTTP, not JSON, cut short, fields missing) raises LoopGuardError, which the agent catches to fail open', async () => {
+    // What a wrong port, a proxy's page or a replica killed mid-answer sends back. Before, these
+    // escaped as BadStatusLine, JSONDecodeError, KeyError and IncompleteRead: an agent that
+    // caught LoopGuardError around claim() (as the docs say, to run the tool anyway) crashed.
+    const replies = [
+      '-ERR unknown command\r\n',
+      'HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 13\r\n\r\n<html></html>',
+      'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+      'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n[]',
+      'HTTP/1.1 502 Bad Gateway\r\ncontent-length: 100\r\n\r\nbad',
+    ];
+    const servers: Server[] = [];
+    try {
+      const urls: string[] = [];
+      for (const reply of replies) {
+        const fake = createServer((socket) => {
+          socket.once('data', () => socket.end(reply));
+          socket.on('error', () => undefined);
+        });
+        await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+        servers.push(fake);
+        urls.push(`http://127.0.0.1:${(fake.address() as { port: number }).port}`);
+      }
+      const script = [
+        'import sys',
+        `sys.path.insert(0, ${JSON.stringify(CLIENT_DIR)})`,
+        'from loopguard_client import LoopGuardClient, LoopGuardError',
+        'for url in sys.argv[1:]:',
+        '    run = LoopGuardClient(url, timeout=5).run("python-bad-answer")',
+        '    for ask in (lambda: run.claim("search", {"q": "x"}), run.should_stop, run.begin_round):',
+        '        try:',
+        '            ask()',
+        '            print("answered")',
+        '        except LoopGuardError as problem:',
+        '            print(problem.code)',
+      ].join('\n');
+      const { stdout, stderr } = await promisify(execFile)('python3', ['-c', script, ...urls], { encoding: 'utf8' });
+      expect(stderr).to.equal('');
+      const codes = stdout.trim().split('\n');
+      expect(codes).to.have.length(replies.length * 3);
+      expect(codes.filter((code) => code === 'answered')).to.deep.equal([]);
+      // The 502 is the proxy's own error status; the others are answers the client cannot read.
+      expect(codes.slice(0, 12)).to.deep.equal(Array(12).fill('bad_answer'));
+      expect(codes.slice(12)).to.deep.equal(Array(3).fill('http_error'));
+    } finally {
+      for (const fake of servers) fake.close();
     }
   });
 
