@@ -102,12 +102,17 @@ export class DecisionApi {
     else if (Object.hasOwn(body, 'result')) outcome = { result: body.result };
     else throw badField('result', 'give the tool\'s result as "result" (any JSON), or its failure as "error" ({ "type": "timeout", "message": "…" })');
     const key = `${runId}\u0000${token}`;
-    const local = this.tickets.get(key)?.ticket;
+    let local = this.tickets.get(key)?.ticket;
     const parsed = parseToken(token);
+    if (local !== undefined) this.forget(key);
+    // Its lease ran out here (expireLeases finished it as timed out and let its business key go
+    // unsettled, as it may have run): the outcome that came after all settles the key as on any
+    // other replica, from the ticket. Finishing the spent ticket did nothing, so the key stayed
+    // pending, "being done right now" to every later claim, though the write was done.
+    if (local?.finished === true && this.guard.isShared && parsed?.held !== undefined) local = undefined;
     let run: RunGuard;
     let ticket: CallTicket;
     if (local !== undefined) {
-      this.forget(key);
       run = await this.openRun(runId);
       ticket = local;
     } else {

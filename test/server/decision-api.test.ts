@@ -91,6 +91,35 @@ describe('loopguard serve: decision API', function () {
     });
   }
 
+  it('a business-key write reported after its claim lease ran out is settled whichever replica the late outcome reaches: the next claim is told it is done, not that it is running', async () => {
+    const store = createMemoryRunStore();
+    // One key lease for both sides: the claim's (claimLeaseMs) and the business key's (leaseMs).
+    const guards = [0, 1].map(() => new LoopGuard({ store, claimLeaseMs: 300, idempotentWrites: { send_invoice: { key: ['customer'], leaseMs: 60_000 } } }));
+    const replicas = await Promise.all(guards.map((guard) => startLoopGuardServer({ guard, port: 0 })));
+    try {
+      for (const [customer, late] of [['C-1', 0], ['C-2', 1]] as const) {
+        const calls = (replica: number, run: string): string => `${replicas[replica]!.url}/v1/runs/${run}/calls`;
+        const claim = await postJson(calls(0, `slow-${customer}`), { tool: 'send_invoice', arguments: { customer } });
+        expect(claim.body.decision).to.equal('allow');
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        // Another claim of the run on the claiming replica: its ticket's lease runs out (timed out).
+        expect((await postJson(calls(0, `slow-${customer}`), { tool: 'search', arguments: { q: customer } })).body.decision).to.equal('allow');
+        // The invoice was sent after all; its outcome comes late, to the claiming replica or the other.
+        const outcome = await postJson(`${calls(late, `slow-${customer}`)}/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: 'sent' });
+        expect(outcome.status).to.equal(200);
+        await Promise.all(guards.map((guard) => guard.flush()));
+        // Before, for the claiming replica only: "being done right now by another worker" until
+        // the key's lease ran out, then "of unknown outcome": the late outcome was dropped there.
+        for (const replica of [0, 1]) {
+          const again = await postJson(calls(replica, `next-${customer}-${replica}`), { tool: 'send_invoice', arguments: { customer } });
+          expect(again.body, `late outcome to replica ${late}, asked on ${replica}`).to.include({ decision: 'refuse', reason: 'write.already_done' });
+        }
+      }
+    } finally {
+      for (const replica of replicas) await replica.close();
+    }
+  });
+
   for (const shared of [false, true]) {
     it(`a run id names one run: after end, a round or a claim is 409 run_ended; a stopped run keeps answering stop (${shared ? 'a shared store' : 'no store'})`, async () => {
       const guard = new LoopGuard(shared ? { store: createMemoryRunStore() } : {});
