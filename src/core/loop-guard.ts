@@ -224,6 +224,11 @@ export class LoopGuard {
     return this.shared !== undefined;
   }
 
+  /** @internal Whether `tool` is a business-key write (`idempotentWrites`, with a shared store). */
+  hasBusinessKey(tool: string): boolean {
+    return this.shared?.idempotentWrites.has(tool) ?? false;
+  }
+
   /** The shared store given as `store` (undefined without one): `loopguard serve` lends it to remote ledgers. */
   get store(): RunStore | undefined {
     return this.shared?.store;

@@ -1,6 +1,7 @@
 import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
 import type { CallEffect, CallOutcome, ModelUsage, PrehashedOutcome, ToolCall } from '../core/types.js';
+import { prehashCall } from '../core/prehash-call.js';
 import { ServerRequestError } from './server-request-error.js';
 
 /** Options of {@link DecisionApi}. */
@@ -56,6 +57,8 @@ export class DecisionApi {
   private readonly tickets = new Map<string, OpenTicket>();
   /** The same, until their lease runs out (then recorded as timed out); insertion order = age. */
   private readonly leased = new Map<string, OpenTicket>();
+  /** The token of each open ticket whose claim gave a callId, by `runId \0 callId` (see retriedClaim). */
+  private readonly tokenByCallId = new Map<string, string>();
   private sequence = 0;
 
   constructor(options: DecisionApiOptions) {
@@ -80,6 +83,8 @@ export class DecisionApi {
     }
     this.expireLeases();
     const run = await this.openLiveRun(runId);
+    const retried = call.callId === undefined ? undefined : this.retriedClaim(runId, run, call);
+    if (retried !== undefined) return retried;
     const ticket = await run.claimCall(call);
     await settled(run);
     const decision = ticket.decision;
@@ -258,14 +263,54 @@ export class DecisionApi {
     const open: OpenTicket = { ticket, runId, claimedAt: this.now() };
     this.tickets.set(key, open);
     this.leased.set(key, open);
+    if (ticket.call.callId !== undefined) this.tokenByCallId.set(`${runId}\u0000${ticket.call.callId}`, token);
     if (this.tickets.size > this.maxOpenTickets) this.forget(this.tickets.keys().next().value as string);
     return token;
   }
 
   /** Drops a ticket from both maps (its outcome came, its run ended, or it is the oldest past maxOpenTickets). */
   private forget(key: string): void {
+    const open = this.tickets.get(key);
+    const callId = open?.ticket.call.callId;
+    if (callId !== undefined) {
+      const byCallId = `${open!.runId}\u0000${callId}`;
+      if (this.tokenByCallId.get(byCallId) === key.slice(open!.runId.length + 1)) this.tokenByCallId.delete(byCallId);
+    }
     this.tickets.delete(key);
     this.leased.delete(key);
+  }
+
+  /**
+   * A claim sent again because its answer was lost (a client timeout, a load balancer retrying
+   * on another replica): the same callId, tool and arguments as a call of the run still in
+   * flight. It gets that call's allow and ticket again. Claimed anew, the agent's own call was
+   * refused repeat.in_flight ("its result will be in the conversation": it never would be) and
+   * the refusal counted against the run. The callId is the framework's id of one model tool
+   * call; the arguments are compared too, as some frameworks number calls per turn ("call_0").
+   * A business-key write claimed on another replica is left to the engine (refused as in
+   * flight): its ticket there carries the key, which this replica cannot rebuild.
+   */
+  private retriedClaim(runId: string, run: RunGuard, call: ToolCall): Json | undefined {
+    const callId = call.callId!;
+    let token = this.tokenByCallId.get(`${runId}\u0000${callId}`);
+    let ticket = token === undefined ? undefined : this.tickets.get(`${runId}\u0000${token}`)?.ticket;
+    // With a shared store the log says whether it is still in flight (its outcome may have gone
+    // to another replica, or the replica been rebuilt since): the ticket here may not know.
+    if (ticket !== undefined && run.shared !== undefined && (ticket.key === undefined || run.shared.tickets.get(ticket.key)?.finished !== false)) ticket = undefined;
+    if (ticket === undefined || ticket.finished) {
+      token = undefined;
+      ticket = undefined;
+      for (const [logKey, live] of run.shared?.tickets ?? []) {
+        if (live.finished || live.call.callId !== callId || live.call.tool !== call.tool || this.guard.hasBusinessKey(call.tool)) continue;
+        token = `${Buffer.from(call.tool).toString('base64url')}.${logKey}`;
+        ticket = live;
+        break;
+      }
+    }
+    if (ticket === undefined || token === undefined || ticket.call.tool !== call.tool || ticket.decision.action !== 'allow') return undefined;
+    const options = this.guard.options;
+    if (prehashCall(call, options.tool(call.tool), options.shellPolls, options.now).argsHash !== ticket.call.argsHash) return undefined;
+    return { decision: 'allow', kind: ticket.decision.kind, ticket: token, round: ticket.round, argsHash: ticket.decision.argsHash };
   }
 
   /**

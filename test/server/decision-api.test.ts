@@ -121,6 +121,51 @@ describe('loopguard serve: decision API', function () {
   });
 
   for (const shared of [false, true]) {
+    it(`a claim sent again after its answer was lost (same callId and arguments) gets the first one's ticket, not repeat.in_flight for its own call (${shared ? 'two replicas over one store' : 'no store'})`, async () => {
+      const store = createMemoryRunStore();
+      const guards = (shared ? [0, 1] : [0]).map(() => new LoopGuard(shared ? { store, idempotentWrites: { send_invoice: { key: ['customer'] } } } : {}));
+      const servers = await Promise.all(guards.map((guard) => startLoopGuardServer({ guard, port: 0 })));
+      const calls = (server: number): string => `${servers[server]!.url}/v1/runs/retrying-agent/calls`;
+      try {
+        await postJson(`${servers[0]!.url}/v1/runs/retrying-agent/rounds`);
+        const search = { tool: 'search', arguments: { q: 'refund policy' }, callId: 'call_A1' };
+        const first = await postJson(calls(0), search);
+        expect(first.body.decision).to.equal('allow');
+        // The client timed out and sends the claim again, to the same server or (behind a load
+        // balancer) another one. Before: refused repeat.in_flight, "an identical call (call
+        // call_A1) is already running; its result will be in the conversation": its own call.
+        for (const server of servers.keys()) {
+          const again = await postJson(calls(server), search);
+          expect(again.body, `retried on server ${server}`).to.deep.equal(first.body);
+        }
+        expect((await getJson(`${servers.at(-1)!.url}/v1/runs/retrying-agent`)).body.inFlight, 'one call in flight, not one per retry').to.equal(1);
+        // Not a retry: the same call id with other arguments, or the same call without an id.
+        expect((await postJson(calls(0), { ...search, arguments: { q: 'other' } })).body).to.include({ decision: 'allow', kind: 'new' });
+        expect((await postJson(calls(0), { tool: 'search', arguments: { q: 'refund policy' } })).body).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
+        const finished = await postJson(`${calls(servers.length - 1)}/${encodeURIComponent(first.body.ticket)}/outcome`, { result: { hits: ['doc-1'] } });
+        expect(finished.body.novelty).to.equal('new');
+        // Its outcome recorded: a claim under that id again is a new claim the engine decides.
+        const afterOutcome = await postJson(calls(0), search);
+        expect(afterOutcome.body.ticket).to.not.equal(first.body.ticket);
+        if (shared) {
+          // A business-key write sent again to the replica that claimed it: its ticket again,
+          // and the key is settled once by the outcome.
+          const invoice = { tool: 'send_invoice', arguments: { customer: 'C-7' }, callId: 'call_B1' };
+          const claimed = await postJson(calls(0), invoice);
+          expect(claimed.body.decision).to.equal('allow');
+          expect((await postJson(calls(0), invoice)).body).to.deep.equal(claimed.body);
+          await postJson(`${calls(1)}/${encodeURIComponent(claimed.body.ticket)}/outcome`, { result: 'sent' });
+          await Promise.all(guards.map((guard) => guard.flush()));
+          const later = await postJson(`${servers[1]!.url}/v1/runs/next-agent/calls`, { ...invoice, callId: 'call_C1' });
+          expect(later.body).to.include({ decision: 'refuse', reason: 'write.already_done' });
+        }
+      } finally {
+        for (const server of servers) await server.close();
+      }
+    });
+  }
+
+  for (const shared of [false, true]) {
     it(`a run id names one run: after end, a round or a claim is 409 run_ended; a stopped run keeps answering stop (${shared ? 'a shared store' : 'no store'})`, async () => {
       const guard = new LoopGuard(shared ? { store: createMemoryRunStore() } : {});
       const one = await startLoopGuardServer({ guard, port: 0 });
