@@ -1,7 +1,6 @@
 import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
 import type { CallEffect, CallOutcome, ModelUsage, PrehashedOutcome, ToolCall } from '../core/types.js';
-import { prehashCall } from '../core/prehash-call.js';
 import { ServerRequestError } from './server-request-error.js';
 
 /** Options of {@link DecisionApi}. */
@@ -287,10 +286,15 @@ export class DecisionApi {
    * refused repeat.in_flight ("its result will be in the conversation": it never would be) and
    * the refusal counted against the run. The callId is the framework's id of one model tool
    * call; the arguments are compared too, as some frameworks number calls per turn ("call_0").
-   * A business-key write claimed on another replica is left to the engine (refused as in
-   * flight): its ticket there carries the key, which this replica cannot rebuild.
+   *
+   * Reads only. A client that replays a step sends the same callId too (LangGraph resuming from
+   * a checkpoint runs the pending tool calls again under their ids), after the write may have
+   * run: given its ticket back, the write ran twice. A write, or a call of unknown effect, is
+   * left to the engine, refused as in flight and then of unknown outcome, as without a callId:
+   * a false "already running" costs a round, a second write cannot be taken back.
    */
   private retriedClaim(runId: string, run: RunGuard, call: ToolCall): Json | undefined {
+    if (this.guard.hasBusinessKey(call.tool)) return undefined;
     const callId = call.callId!;
     let token = this.tokenByCallId.get(`${runId}\u0000${callId}`);
     let ticket = token === undefined ? undefined : this.tickets.get(`${runId}\u0000${token}`)?.ticket;
@@ -301,15 +305,15 @@ export class DecisionApi {
       token = undefined;
       ticket = undefined;
       for (const [logKey, live] of run.shared?.tickets ?? []) {
-        if (live.finished || live.call.callId !== callId || live.call.tool !== call.tool || this.guard.hasBusinessKey(call.tool)) continue;
+        if (live.finished || live.call.callId !== callId || live.call.tool !== call.tool) continue;
         token = `${Buffer.from(call.tool).toString('base64url')}.${logKey}`;
         ticket = live;
         break;
       }
     }
     if (ticket === undefined || token === undefined || ticket.call.tool !== call.tool || ticket.decision.action !== 'allow') return undefined;
-    const options = this.guard.options;
-    if (prehashCall(call, options.tool(call.tool), options.shellPolls, options.now).argsHash !== ticket.call.argsHash) return undefined;
+    const claimed = run.effectOfClaim(call);
+    if (claimed.effect !== 'read' || claimed.call.argsHash !== ticket.call.argsHash) return undefined;
     return { decision: 'allow', kind: ticket.decision.kind, ticket: token, round: ticket.round, argsHash: ticket.decision.argsHash };
   }
 

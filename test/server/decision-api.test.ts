@@ -121,14 +121,15 @@ describe('loopguard serve: decision API', function () {
   });
 
   for (const shared of [false, true]) {
-    it(`a claim sent again after its answer was lost (same callId and arguments) gets the first one's ticket, not repeat.in_flight for its own call (${shared ? 'two replicas over one store' : 'no store'})`, async () => {
+    it(`a read's claim sent again after its answer was lost (same callId and arguments) gets the first one's ticket, not repeat.in_flight for its own call; a write's does not (${shared ? 'two replicas over one store' : 'no store'})`, async () => {
       const store = createMemoryRunStore();
       const guards = (shared ? [0, 1] : [0]).map(() => new LoopGuard(shared ? { store, idempotentWrites: { send_invoice: { key: ['customer'] } } } : {}));
       const servers = await Promise.all(guards.map((guard) => startLoopGuardServer({ guard, port: 0 })));
       const calls = (server: number): string => `${servers[server]!.url}/v1/runs/retrying-agent/calls`;
       try {
         await postJson(`${servers[0]!.url}/v1/runs/retrying-agent/rounds`);
-        const search = { tool: 'search', arguments: { q: 'refund policy' }, callId: 'call_A1' };
+        // Declared a read: `search` alone is of unknown effect, whose retry is refused as a write's.
+        const search = { tool: 'search', arguments: { q: 'refund policy' }, callId: 'call_A1', effect: 'read' };
         const first = await postJson(calls(0), search);
         expect(first.body.decision).to.equal('allow');
         // The client timed out and sends the claim again, to the same server or (behind a load
@@ -141,19 +142,27 @@ describe('loopguard serve: decision API', function () {
         expect((await getJson(`${servers.at(-1)!.url}/v1/runs/retrying-agent`)).body.inFlight, 'one call in flight, not one per retry').to.equal(1);
         // Not a retry: the same call id with other arguments, or the same call without an id.
         expect((await postJson(calls(0), { ...search, arguments: { q: 'other' } })).body).to.include({ decision: 'allow', kind: 'new' });
-        expect((await postJson(calls(0), { tool: 'search', arguments: { q: 'refund policy' } })).body).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
+        expect((await postJson(calls(0), { tool: 'search', arguments: { q: 'refund policy' }, effect: 'read' })).body).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
+        expect((await postJson(calls(0), { ...search, effect: undefined })).body, 'of unknown effect').to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
         const finished = await postJson(`${calls(servers.length - 1)}/${encodeURIComponent(first.body.ticket)}/outcome`, { result: { hits: ['doc-1'] } });
         expect(finished.body.novelty).to.equal('new');
         // Its outcome recorded: a claim under that id again is a new claim the engine decides.
         const afterOutcome = await postJson(calls(0), search);
         expect(afterOutcome.body.ticket).to.not.equal(first.body.ticket);
+        // A write under the same callId is not given its ticket again: a client replaying a step
+        // (LangGraph resuming from a checkpoint) sends the ids again after the write may have
+        // run. It stays refused in flight, as without an id.
+        const deploy = { tool: 'deploy_service', arguments: { version: '2.4.1' }, callId: 'call_D1' };
+        const deploying = await postJson(calls(0), deploy);
+        expect(deploying.body.decision).to.equal('allow');
+        for (const server of servers.keys()) expect((await postJson(calls(server), deploy)).body, `server ${server}`).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
         if (shared) {
-          // A business-key write sent again to the replica that claimed it: its ticket again,
-          // and the key is settled once by the outcome.
+          // A business-key write sent again: refused in flight on every replica, its key settled
+          // once by the outcome.
           const invoice = { tool: 'send_invoice', arguments: { customer: 'C-7' }, callId: 'call_B1' };
           const claimed = await postJson(calls(0), invoice);
           expect(claimed.body.decision).to.equal('allow');
-          expect((await postJson(calls(0), invoice)).body).to.deep.equal(claimed.body);
+          for (const server of servers.keys()) expect((await postJson(calls(server), invoice)).body, `server ${server}`).to.include({ decision: 'refuse', reason: 'repeat.in_flight' });
           await postJson(`${calls(1)}/${encodeURIComponent(claimed.body.ticket)}/outcome`, { result: 'sent' });
           await Promise.all(guards.map((guard) => guard.flush()));
           const later = await postJson(`${servers[1]!.url}/v1/runs/next-agent/calls`, { ...invoice, callId: 'call_C1' });
