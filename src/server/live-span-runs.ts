@@ -45,6 +45,8 @@ interface LiveTrace {
   engineRound: Map<string, number>;
   /** Run spans already seen: their runs ended. */
   endedRunSpans: Set<string>;
+  /** Runs its spans name that someone else drives (see LiveSpanRuns.isOthers): not fed, not ended. */
+  othersRuns?: Set<string>;
   /** Span problems already reported (each is reported with the request that brought the span). */
   reported: Set<string>;
   /** What the last read of the trace found, to read the next request's spans alone; undefined: read whole. */
@@ -71,6 +73,8 @@ interface LiveTrace {
  */
 export class LiveSpanRuns {
   private readonly guard: LoopGuard;
+  /** Run objects this receiver fed (see isOthers); weak: the engine decides how long a run lives. */
+  private readonly startedHere = new WeakSet<RunGuard>();
   private readonly traces = new Map<string, LiveTrace>();
   private readonly maxTraces: number;
   private readonly maxSpansPerTrace: number;
@@ -268,12 +272,16 @@ export class LiveSpanRuns {
    * awaits per call (feed's, claimCall's) were two promises and microtask turns per span.
    */
   private feed(trace: LiveTrace, runId: string, call: ReplayCall): Promise<void> | undefined {
+    if (trace.othersRuns?.has(runId) === true) return undefined;
     // A tool span of a run whose agent span already came (batches reordered by a Collector, or
     // two exporters): the run is over. Starting it again would forget its stop and let the same
     // id go on unguarded; a later invocation under the same id has its own agent span.
     if (trace.endedRunSpans.size > 0 && this.guard.getRun(runId)?.isEnded === true && this.isUnderEndedRunSpan(trace, call)) return undefined;
     if (this.guard.isShared) return this.feedShared(trace, runId, call);
+    const known = this.guard.getRun(runId);
+    if (known !== undefined && this.isOthers(trace, runId, known)) return undefined;
     const run = this.guard.startRun(runId);
+    this.startedHere.add(run);
     if (!this.openRoundOf(trace, runId, run, call)) return undefined;
     finishFed(run, run.startCall(toEngineCall(call)), call);
     return undefined;
@@ -281,8 +289,28 @@ export class LiveSpanRuns {
 
   private async feedShared(trace: LiveTrace, runId: string, call: ReplayCall): Promise<void> {
     const run = await this.guard.resumeRun(runId);
+    if (this.isOthers(trace, runId, run)) return;
+    this.startedHere.add(run);
     if (!this.openRoundOf(trace, runId, run, call)) return;
     finishFed(run, await run.claimCall(toEngineCall(call)), call);
+  }
+
+  /**
+   * Whether `run`, named by this trace's spans, is one someone else drives: open, with rounds or
+   * calls this receiver did not feed. That is an agent asking the decision API (or an engine on
+   * the remote store) that also exports its spans under the same run id, say its conversation id
+   * on the agent span: its calls were already counted when they were claimed. Feeding them again
+   * counted each one twice (the second as a repeat of itself, towards a stop the agent would be
+   * told of), and the agent span ended the run under the agent, whose next round was 409
+   * run_ended. Decided once per trace and run: a run this trace already feeds stays its own
+   * (after an eviction it is a new object with rounds), and one another live trace started here
+   * too (overlapping turns of one conversation, as before).
+   */
+  private isOthers(trace: LiveTrace, runId: string, run: RunGuard): boolean {
+    if (trace.engineRound.has(runId) || this.startedHere.has(run) || run.isEnded) return false;
+    if (run.round === 0 && run.inFlight === 0) return false;
+    (trace.othersRuns ??= new Set()).add(runId);
+    return true;
   }
 
   /**
@@ -325,6 +353,7 @@ export class LiveSpanRuns {
   }
 
   private endRun(trace: LiveTrace, runId: string): void {
+    if (trace.othersRuns?.has(runId) === true) return;
     const run: RunGuard | undefined = this.guard.getRun(runId);
     if (run === undefined || run.isEnded) return;
     // The end of a run is its last round's verdict, as in replay.

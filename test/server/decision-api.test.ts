@@ -235,6 +235,56 @@ describe('loopguard serve: decision API', function () {
     });
   }
 
+  for (const shared of [false, true]) {
+    it(`an agent that asks decisions and also exports its spans (its agent span naming the same run): calls counted once, the run not ended under it (${shared ? 'two replicas over one store' : 'no store'})`, async () => {
+      const store = createMemoryRunStore();
+      const decided: string[] = [];
+      const guards = [0, 1].map(() => new LoopGuard(shared ? { store } : {}));
+      for (const guard of guards) guard.addListener({ callDecided: (run, call, decision) => void decided.push(`${run.id} ${call.tool} ${decision.action}`) });
+      const servers = shared ? await Promise.all(guards.map((guard) => startLoopGuardServer({ guard, port: 0 }))) : [await startLoopGuardServer({ guard: guards[0]!, port: 0 })];
+      // Decisions on the first server, spans to the last (with replicas: another one).
+      const [api, otlp] = [servers[0]!, servers.at(-1)!];
+      try {
+        const run = `${api.url}/v1/runs/conv-7`;
+        const start = BigInt(Date.now()) * 1_000_000n;
+        const at = (second: number): string => String(start + BigInt(second) * 1_000_000_000n);
+        const attributes = (values: Record<string, string>) => Object.entries(values).map(([key, value]) => ({ key, value: { stringValue: value } }));
+        const traceId = '5b8efff798038103d269b633813fc60c';
+        const agentSpanId = '00000000000000aa';
+        const spans: Array<Record<string, unknown>> = [];
+        for (let round = 1; round <= 4; round++) {
+          expect((await postJson(`${run}/rounds`)).body.round).to.equal(round);
+          const claim = await postJson(`${run}/calls`, { tool: 'search', arguments: { q: `q${round}` } });
+          expect(claim.body.decision).to.equal('allow');
+          await postJson(`${run}/calls/${encodeURIComponent(claim.body.ticket)}/outcome`, { result: { hits: [`doc-${round}`] } });
+          spans.push(
+            { traceId, spanId: `00000000000000${round}1`, parentSpanId: agentSpanId, name: 'chat gpt-4o', startTimeUnixNano: at(2 * round), endTimeUnixNano: at(2 * round), attributes: attributes({ 'gen_ai.operation.name': 'chat' }) },
+            {
+              traceId, spanId: `00000000000000${round}2`, parentSpanId: agentSpanId, name: 'execute_tool search', startTimeUnixNano: at(2 * round + 1), endTimeUnixNano: at(2 * round + 1),
+              attributes: attributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.arguments': JSON.stringify({ q: `q${round}` }), 'gen_ai.tool.call.result': JSON.stringify({ hits: [`doc-${round}`] }) }),
+            },
+          );
+          expect((await postJson(`${run}/should-stop`)).body.action).to.equal('continue');
+        }
+        // The turn's spans, exported at its end with the agent span (a BatchSpanProcessor).
+        spans.push({ traceId, spanId: agentSpanId, name: 'invoke_agent researcher', startTimeUnixNano: at(1), endTimeUnixNano: at(20), attributes: attributes({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'conv-7' }) });
+        const exported = await postJson(`${otlp.url}/v1/traces`, { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'agent' }, spans }] }] });
+        expect(exported.status).to.equal(200);
+        // Before: each call fed again (8 calls, the last 4 as repeats) and the agent span ended
+        // the run, so the agent's next round was 409 run_ended though it never ended it.
+        expect(decided.filter((line) => line.startsWith('conv-7 '))).to.have.length(4);
+        expect(decided.filter((line) => !line.startsWith('conv-7 ')), 'no other run made of these spans').to.deep.equal([]);
+        const next = await postJson(`${run}/rounds`);
+        expect(next.status, JSON.stringify(next.body)).to.equal(200);
+        expect(next.body.round).to.equal(5);
+        expect((await postJson(`${run}/calls`, { tool: 'search', arguments: { q: 'q5' } })).body.decision).to.equal('allow');
+        expect((await getJson(run)).body).to.include({ ended: false, stopped: null });
+      } finally {
+        for (const one of servers) await one.close();
+      }
+    });
+  }
+
   it('an answer tool is never refused or swallowed (issue 18): after a stop it runs until one answer was delivered; other tools get the stop', async () => {
     const stopped = await playOverHttp(() => server.url, 'answer-after-stop', LOOPING_RUN);
     expect(stopped.at(-1)).to.match(/ stop /);
