@@ -943,17 +943,26 @@ export class SharedRunLink {
             },
           };
         }
+        const checkFailed = {
+          refuse: {
+            reason: 'write.outcome_unknown' as const,
+            message: `Not run: an earlier ${call.tool} with the same business key may have happened, and checking the records failed. Check before doing it again.`,
+          },
+        };
         let verified: boolean;
         try {
-          verified = (await write.verify(argumentsOf(call.args))).done === true;
+          // Only an explicit { done: false } lets the write run again. Anything else (a bare
+          // boolean from `async (args) => wasSent(args)`, { done: 'yes' }, {}) once read as
+          // "not done", and the write that verify was asked about ran a second time.
+          const done = doneOf(await write.verify(argumentsOf(call.args)));
+          if (done === undefined) {
+            this.reporter.warn(`verify of ${call.tool} answered neither { done: true } nor { done: false }; the write is refused as of unknown outcome`);
+            return checkFailed;
+          }
+          verified = done;
         } catch (error) {
           this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
-          return {
-            refuse: {
-              reason: 'write.outcome_unknown',
-              message: `Not run: an earlier ${call.tool} with the same business key may have happened, and checking the records failed. Check before doing it again.`,
-            },
-          };
+          return checkFailed;
         }
         if (verified) {
           // The records say it was done: refused whatever the store says to recording that.
@@ -1104,6 +1113,13 @@ function argumentsOf(args: unknown): unknown {
   } catch {
     return args;
   }
+}
+
+/** What a `verify` answer says: true or false, or undefined for an answer that says neither. Throws what reading it throws. */
+function doneOf(answer: unknown): boolean | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const done = (answer as { done?: unknown }).done;
+  return typeof done === 'boolean' ? done : undefined;
 }
 
 function safeKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined {

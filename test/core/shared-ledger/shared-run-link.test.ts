@@ -351,6 +351,26 @@ describe('shared run ledger (issue 12)', () => {
       });
     });
 
+    // verify is the only thing standing between a lost claim and a second write: an answer that
+    // is neither { done: true } nor { done: false } (a bare boolean from `async () => wasSent()`,
+    // { done: 'yes' }, a JS caller's {}) once read as "not done", so the write ran again.
+    it('verify answering anything but { done: true | false }: refused of unknown outcome, never run again', async () => {
+      const answers: unknown[] = [true, 'done', { done: 'yes' }, { done: 1 }, {}, { sent: true }, null, undefined];
+      for (const answer of answers) {
+        let now = 0;
+        const warnings: string[] = [];
+        const store = createMemoryRunStore({ now: () => now });
+        const verify = (() => answer) as unknown as () => { done: boolean };
+        const guard = new LoopGuard({ store, now: () => now, logger: { warn: (m: string) => void warnings.push(m) }, idempotentWrites: { send: { key: ['to'], leaseMs: 1000, verify } } });
+        const lost = await guard.startRun('crashed').claimCall({ tool: 'send', args: { to: 'x' } });
+        expect(lost.decision.action).to.equal('allow');
+        now += 2000; // its worker died: the lease ran out
+        const next = await guard.startRun('next').claimCall({ tool: 'send', args: { to: 'x' } });
+        expect(reasonOf(next.decision), JSON.stringify(answer) ?? 'undefined').to.equal('write.outcome_unknown');
+        expect(warnings.some((w) => w.includes('verify of send')), JSON.stringify(answer) ?? 'undefined').to.equal(true);
+      }
+    });
+
     it('a failed write frees its key for an honest retry; a timed-out one does not', async () => {
       let now = 0;
       const store = createMemoryRunStore({ now: () => now });
