@@ -23,6 +23,7 @@ import { fingerprintCallOutcome, safeFingerprint, type CallTicket, type RunGuard
 import type { PrehashedToolCall } from '../core/types.js';
 import { LoopGuardSpanProcessor } from './loop-guard-span-processor.js';
 import { ToolTimeoutError } from './tool-timeout-error.js';
+import { failedCallError } from '../core/aborted-call-error.js';
 
 /** Options of {@link instrumentTool}. */
 export interface InstrumentToolOptions {
@@ -235,7 +236,9 @@ export function instrumentTool<A, R>(
       if (ownTicket !== undefined) ownRun?.finishCall(ownTicket, fingerprint);
       return result;
     } catch (error) {
-      const fingerprint = safeFingerprint({ error }, policy, maxFingerprintBytes);
+      // Failed after its caller aborted it: recorded as cut short whatever the abort's reason,
+      // since the tool may have written (a business key stays held).
+      const fingerprint = safeFingerprint({ error: failedCallError(error, callerSignal) }, policy, maxFingerprintBytes);
       processor.recordOutcomeForSpan(spanId, fingerprint);
       const { type, message } = describeError(error);
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);

@@ -76,4 +76,32 @@ describe('LoopGuardSpanProcessor with a shared store', () => {
     expect(written).to.include('c');
     expect(written).to.include('f');
   });
+
+  // A caller's abort reason is what the tool rejects with (fetch does): recorded as that error,
+  // a deterministic one, it freed the business key of a write whose request had gone out, and
+  // the next run's send_email ran again.
+  it('a business-key write aborted by its caller, with a reason of its own, keeps its key: the next run is refused, the email goes out once', async () => {
+    const store = createMemoryRunStore();
+    const harness = makeHarness({ store, idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    harnesses.push(harness);
+    const sent: string[] = [];
+    const sendEmail = async ({ to }: { to: string }, { signal }: { signal: AbortSignal }) => {
+      sent.push(to); // the request is out
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, 100);
+        signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      });
+      return 'sent';
+    };
+    const first = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'mail-1' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 10);
+    const thrown = await first.tool('send_email', sendEmail)({ to: 'ops@example.com' }, { signal: controller.signal }).then(() => 'nothing thrown', (error: Error) => error.message);
+    expect(thrown).to.equal('user pressed stop');
+    await harness.processor.guard.flush();
+    const second = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'mail-2' });
+    const answer = await second.tool('send_email', sendEmail)({ to: 'ops@example.com' });
+    expect(answer).to.match(/^Not run: the same send_email \(same business key\) is being done right now/);
+    expect(sent).to.deep.equal(['ops@example.com']);
+  });
 });

@@ -4,6 +4,7 @@ import type { Span } from '@opentelemetry/api';
 import type { CallOutcome, Novelty } from '../../core/types.js';
 import { ATTR_DECISION, ATTR_GEN_AI_TOOL_NAME, ATTR_NOVELTY, ATTR_REFUSAL_REASON, ATTR_ROUND } from '../../otel/attributes.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
+import { failedCallError } from '../../core/aborted-call-error.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
 import { requireSetupOption } from '../require-setup-option.js';
 import { activeAiSdkToolSpan } from './active-ai-sdk-tool-span.js';
@@ -13,7 +14,7 @@ import { getAiSdkRunState, isRefusalOutput, markRefusedCall } from './ai-sdk-run
  * What the wrapper reads of the SDK's per-call options (`ToolExecutionOptions`, generic over
  * the call context from AI SDK 7): the rest is passed through to the tool untouched.
  */
-type ToolCallOptions = { readonly toolCallId: string };
+type ToolCallOptions = { readonly toolCallId: string; readonly abortSignal?: AbortSignal };
 
 /** Options of {@link guardTools}. */
 export interface GuardToolsOptions {
@@ -96,10 +97,10 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
           try {
             output = callTool(input, options) as AsyncIterable<unknown>;
           } catch (error) {
-            step.finish({ error });
+            step.finish({ error: failedCallError(error, options.abortSignal) });
             throw error;
           }
-          yield* recordStreamedOutput(output, step.finish);
+          yield* recordStreamedOutput(output, step.finish, options.abortSignal);
         })();
       }
     : async (input: unknown, options: ToolCallOptions): Promise<unknown> => {
@@ -109,11 +110,13 @@ function guardTool(name: string, tool: Tool, run: RunGuard): Tool {
         try {
           output = await callTool(input, options);
         } catch (error) {
-          step.finish({ error });
+          // Failed after the step was aborted: cut short whatever the abort's reason, since
+          // the tool may have written (a business key stays held).
+          step.finish({ error: failedCallError(error, options.abortSignal) });
           throw error;
         }
         // A plain `function` may still hand back a stream.
-        if (isAsyncIterable(output)) return recordStreamedOutput(output, step.finish);
+        if (isAsyncIterable(output)) return recordStreamedOutput(output, step.finish, options.abortSignal);
         step.finish({ result: output });
         return output;
       };
@@ -159,6 +162,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 async function* recordStreamedOutput(
   output: AsyncIterable<unknown>,
   finish: (outcome: CallOutcome) => void,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<unknown> {
   let last: unknown;
   let finished = false;
@@ -171,7 +175,7 @@ async function* recordStreamedOutput(
     finish({ result: last });
   } catch (error) {
     finished = true;
-    finish({ error });
+    finish({ error: failedCallError(error, signal) });
     throw error;
   } finally {
     // The consumer stopped reading (abort): the call did not complete, it is not in flight.

@@ -1,6 +1,7 @@
 import { diag } from '@opentelemetry/api';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome } from '../../core/types.js';
+import { failedCallError } from '../../core/aborted-call-error.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpenAsync } from '../fail-open.js';
 import { requireSetupOption } from '../require-setup-option.js';
@@ -85,15 +86,27 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
         // The original runs as itself: state a tool keeps on `this` stays on the tool.
         raw = await original.call(tool, args, runManager, config);
       } catch (error) {
-        finish({ error });
+        // Aborted: LangChain's tool() rejects with the abort's reason and its function runs on.
+        finish({ error: failedCallError(error, signalOf(config)) });
         throw error;
       }
-      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat, callId);
+      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat, callId, signalOf(config));
       finish(toolResultOutcome(contentOf(raw, this.responseFormat), callId));
       return raw;
     },
   });
   return guarded;
+}
+
+/** The call's AbortSignal (`invoke(input, { signal })`), which LangChain hands to `_call` on the config. */
+function signalOf(config: unknown): AbortSignal | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  try {
+    const signal = (config as { signal?: unknown }).signal;
+    return signal instanceof AbortSignal ? signal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `invoke(toolCall)` puts the model's tool call on the config LangChain hands to `_call`. */
@@ -141,6 +154,7 @@ async function* recordStreamedResult(
   finish: (outcome: CallOutcome) => void,
   responseFormat: string | undefined,
   callId: string | undefined,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<unknown, unknown> {
   let finished = false;
   try {
@@ -150,7 +164,7 @@ async function* recordStreamedResult(
     return result;
   } catch (error) {
     finished = true;
-    finish({ error });
+    finish({ error: failedCallError(error, signal) });
     throw error;
   } finally {
     // Abandoned before it returned (aborted): the call is not in flight any more.

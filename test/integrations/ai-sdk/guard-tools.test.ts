@@ -3,6 +3,7 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { generateText, tool } from 'ai';
 import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/create-guarded-agent-settings.js';
 import { guardTools } from '../../../src/integrations/ai-sdk/guard-tools.js';
 import { loopGuardPrepareStep } from '../../../src/integrations/ai-sdk/loop-guard-prepare-step.js';
@@ -109,5 +110,37 @@ describe('guardTools', () => {
       expect(await guarded.tools.search.toModelOutput!({ ...callOptions, input: { q: 'refunds' }, output: { docs: ['refund-policy'] } })).to.deep.equal({ type: 'text', value: 'docs: refund-policy' });
       expect(await guarded.tools.weather.toModelOutput!({ ...callOptions, input: { city: 'Paris' }, output: { city: 'Paris', tempC: 21 } })).to.deep.equal({ type: 'text', value: 'Paris: 21 °C' });
     });
+  });
+
+  // The SDK hands each tool the step's abortSignal; a tool rejects with its reason (fetch does),
+  // which is whatever the caller aborted with. Recorded as that error, a deterministic one, it
+  // freed the key of a write whose request had gone out, and the next run sent the email again.
+  it('a business-key write aborted with a reason of the caller\'s own keeps its key: the next run is refused, the email goes out once', async () => {
+    const sent: string[] = [];
+    const tools = {
+      send_email: tool({
+        description: 'Send an email',
+        inputSchema: z.object({ to: z.string() }),
+        execute: async ({ to }, { abortSignal }) => {
+          sent.push(to); // the request is out
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, 100);
+            abortSignal?.addEventListener('abort', () => (clearTimeout(timer), reject(abortSignal.reason)), { once: true });
+          });
+          return 'sent';
+        },
+      }),
+    };
+    const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    const turn = (): ScriptedTurn[] => [{ calls: [{ tool: 'send_email', args: { to: 'ops@example.com' } }] }];
+    const first = createGuardedAgentSettings({ guard, tools, runId: 'mail-1' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 10);
+    await generateText({ model: scriptedLanguageModel(turn()), prompt: 'send it', ...first, abortSignal: controller.signal }).catch(() => undefined);
+    await guard.flush();
+    const second = createGuardedAgentSettings({ guard, tools, runId: 'mail-2' });
+    await generateText({ model: scriptedLanguageModel(turn()), prompt: 'send it', ...second });
+    expect(second.outcome().refusals.map((refusal) => refusal.reason)).to.deep.equal(['repeat.in_flight']);
+    expect(sent).to.deep.equal(['ops@example.com']);
   });
 });

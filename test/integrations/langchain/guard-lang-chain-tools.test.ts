@@ -7,6 +7,7 @@ import { createAgent } from 'langchain';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { createGuardedAgentRun, guardLangChainTools, LoopGuardCallbackHandler, loopGuardMiddleware } from '../../../src/integrations/langchain/index.js';
 import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
@@ -155,6 +156,38 @@ describe('guardLangChainTools', () => {
       }
     }
     expect(run.partial()).to.include({ executed: 4, newFacts: 4 });
+  });
+
+  // LangChain's tool() rejects the moment its signal aborts, with the abort's reason (any Error
+  // or string the caller chose), and lets the tool's function run on. Recorded as that reason,
+  // a deterministic error, the business key was released while the email was still being sent:
+  // the next run's send_email was allowed and the email went out twice.
+  it('a business-key write aborted with a reason of the caller\'s own keeps its key: the next run is refused, the email goes out once', async () => {
+    const sent: string[] = [];
+    const sendEmail = tool(
+      async ({ to }: { to: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        sent.push(to);
+        return 'sent';
+      },
+      { name: 'send_email', description: 'Send', schema: z.object({ to: z.string() }) },
+    );
+    const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    for (const reason of [new Error('user pressed stop'), 'user pressed stop']) {
+      sent.length = 0;
+      const call = { id: 'c1', name: 'send_email', args: { to: `ops+${typeof reason}@example.com` }, type: 'tool_call' as const };
+      const [first] = guardLangChainTools([sendEmail], { run: guard.startRun() });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(reason), 10);
+      const thrown = await first.invoke(call, { signal: controller.signal }).then(() => 'nothing thrown', (error: Error) => error.message);
+      expect(thrown).to.equal('user pressed stop');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the aborted call's function sends the email anyway
+      await guard.flush();
+      const [second] = guardLangChainTools([sendEmail], { run: guard.startRun() });
+      const answer = (await second.invoke({ ...call, id: 'c2' })) as ToolMessage;
+      expect(answer.text, String(reason)).to.match(/^Not run: the same send_email \(same business key\) is being done right now/);
+      expect(sent).to.deep.equal([call.args.to]);
+    }
   });
 
   it('a result whose `next` throws when read: LangChain\'s own error, as without loopguard, and the call is not left in flight', async () => {

@@ -1,0 +1,29 @@
+import { describeError } from './result-fingerprint.js';
+
+/**
+ * Recorded in place of the error of a call that failed after its caller aborted it. What the
+ * call throws then is the abort's reason, which is anything the caller chose
+ * (`controller.abort(new Error('user pressed stop'))`, a string): read as a deterministic
+ * error, it said the call certainly did nothing and freed a business key, while the tool may
+ * have written, or (LangChain's `tool()`, which rejects on abort and lets its function run on)
+ * still be writing. Named `AbortError`, it is recorded as cut short (outcome `timeout`): a write's
+ * key stays held, as for a timed-out write (document 001).
+ */
+export class AbortedCallError extends Error {
+  override readonly name = 'AbortError';
+  constructor(readonly reason: unknown) {
+    super(`aborted by its caller: ${describeError(reason).message}`);
+  }
+}
+
+/** The failure to record for a call that threw `error`: an abort when `signal` was aborted by then. */
+export function failedCallError(error: unknown, signal: AbortSignal | undefined): unknown {
+  // A signal-like object whose `aborted` getter throws is no abort: the error is recorded as it is.
+  let aborted = false;
+  try {
+    aborted = signal?.aborted === true;
+  } catch {
+    aborted = false;
+  }
+  return aborted && !(error instanceof AbortedCallError) ? new AbortedCallError(error) : error;
+}
