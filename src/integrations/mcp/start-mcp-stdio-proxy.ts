@@ -163,8 +163,10 @@ export function startMcpStdioProxy(options: McpStdioProxyOptions): McpStdioProxy
     input.off('error', onInputEnd);
     output.off('error', onOutputError);
     input.pause();
+    // The server exited (crashed, or was stopped with the session) before answering: the call
+    // may have been done. Cut short, as a cancelled call is, so a write keeps its business key.
     for (const calls of pendingCalls.values()) {
-      for (const { ticket } of calls) callGuard.finish(ticket, { error: { name: 'ServerExited', message: 'the MCP server exited before answering' } });
+      for (const { ticket } of calls) callGuard.finish(ticket, { error: { name: 'AbortError', message: 'the MCP server exited before answering' } });
     }
     pendingCalls.clear();
     // Refusals of a batch the server never answered still belong to the client.

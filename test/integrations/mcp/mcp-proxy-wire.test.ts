@@ -1,12 +1,14 @@
 // The proxy's wire, in process: startMcpStdioProxy between in-memory client streams and a bare
 // JSON-RPC server (fixtures/raw-json-rpc-server.mjs) that writes exactly the bytes the tests
 // check — batches, ids no JS number holds, 20 MB lines, invalid UTF-8.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { startMcpStdioProxy, type McpStdioProxy } from '../../../src/integrations/mcp/start-mcp-stdio-proxy.js';
 import { REPO_ROOT, waitFor } from './mcp-proxy-helpers.js';
 
@@ -322,5 +324,39 @@ describe('loopguard mcp-proxy wire (batches, ids, bytes, big lines)', function (
         expect((error as Error).message).to.match(/runGapMs: must be a number of milliseconds ≥ 0/);
       }
     });
+  });
+
+  // A call the server never answered because it exited (crashed, or was stopped with the
+  // session) may have been done: recorded as a deterministic error, it freed its business key,
+  // and the next session's send_email, on the same store, ran again.
+  it('a business-key write whose server exits before answering keeps its key: the next session is refused, the email goes out once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopguard-exit-'));
+    try {
+      const sentLog = join(dir, 'sent.log');
+      // Sends the email, then dies before it answers.
+      const server = `process.stdin.on('data', (chunk) => { if (String(chunk).includes('tools/call')) { require('fs').appendFileSync(${JSON.stringify(sentLog)}, 'sent\\n'); process.exit(1); } });`;
+      const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+      const answers: string[] = [];
+      for (let session = 0; session < 2; session++) {
+        const input = new PassThrough();
+        const output = new PassThrough();
+        let answered = '';
+        output.on('data', (chunk: Buffer) => (answered += chunk.toString('utf8')));
+        const proxy = startMcpStdioProxy({ guard, command: process.execPath, args: ['-e', server], input, output, serverStderr: new PassThrough() });
+        input.write(`${toolCall('7', 'send_email', { to: 'ops@example.com' })}\n`);
+        let exited = false;
+        void proxy.exited.then(() => (exited = true));
+        // The second session's call is answered by the proxy (refused), or reaches the server, which exits.
+        if (session === 1) await waitFor(() => exited || answered.includes('\n'), 10_000);
+        input.end();
+        await proxy.exited;
+        await guard.flush();
+        answers.push(answered);
+      }
+      expect(answers[1]).to.include('the same send_email (same business key) is being done right now');
+      expect(readFileSync(sentLog, 'utf8')).to.equal('sent\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
