@@ -11,8 +11,9 @@ import { describeError } from './result-fingerprint.js';
  */
 export class AbortedCallError extends Error {
   override readonly name = 'AbortError';
-  constructor(readonly reason: unknown) {
-    super(`aborted by its caller: ${describeError(reason).message}`);
+  /** `reason`: what the call threw, if it threw. */
+  constructor(message: string, readonly reason?: unknown) {
+    super(message);
   }
 }
 
@@ -25,5 +26,5 @@ export function failedCallError(error: unknown, signal: AbortSignal | undefined)
   } catch {
     aborted = false;
   }
-  return aborted && !(error instanceof AbortedCallError) ? new AbortedCallError(error) : error;
+  return aborted && !(error instanceof AbortedCallError) ? new AbortedCallError(`aborted by its caller: ${describeError(error).message}`, error) : error;
 }

@@ -3,6 +3,7 @@ import type { RunGuard } from '../../core/run-guard.js';
 import type { RunDecision } from '../../core/types.js';
 import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
 import { recordAgentUsage } from './record-agent-usage.js';
+import { settleUnreturnedCalls } from './settle-unreturned-calls.js';
 
 /**
  * Opens the loopguard round for the model call the SDK is preparing, once per model call, and
@@ -24,6 +25,8 @@ export function beginAgentRound(run: RunGuard, runContext: RunContext<unknown> |
   const state = getOpenAIAgentsRunState(run);
   if (runContext !== undefined) state.runContext = runContext;
   if (state.roundPendingFilter && state.decision !== undefined) return state.decision;
+  // The SDK is done with the last turn's calls: one still open never handed back its output.
+  settleUnreturnedCalls(run);
   recordAgentUsage(run);
   const decision = run.shouldStop();
   run.beginRound();

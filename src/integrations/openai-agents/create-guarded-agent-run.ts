@@ -9,6 +9,7 @@ import { guardAgentTools } from './guard-agent-tools.js';
 import { loopGuardCallModelInputFilter } from './loop-guard-call-model-input-filter.js';
 import { loopGuardToolErrorFormatter } from './loop-guard-tool-error-formatter.js';
 import { recordAgentUsage } from './record-agent-usage.js';
+import { settleUnreturnedCalls } from './settle-unreturned-calls.js';
 
 /** Options of {@link createGuardedAgentRun}: the engine, the tools, and the run. */
 export interface CreateGuardedAgentRunOptions<TContext> {
@@ -108,6 +109,8 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
     run,
     outcome: () => getLoopGuardOutcome(run),
     end: () => {
+      // A run that threw (a tool with no errorFunction, an abort) leaves the calls of its last turn open.
+      failOpen('end', () => settleUnreturnedCalls(run), undefined);
       failOpen('end', () => recordAgentUsage(run), undefined);
       const outcome = getLoopGuardOutcome(run);
       options.guard.endRun(run.id);

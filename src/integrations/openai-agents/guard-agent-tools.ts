@@ -5,6 +5,7 @@ import { requireSetupOption } from '../require-setup-option.js';
 import { beginAgentRound } from './begin-agent-round.js';
 import { loopGuardToolInputGuardrail } from './loop-guard-tool-input-guardrail.js';
 import { loopGuardToolOutputGuardrail } from './loop-guard-tool-output-guardrail.js';
+import { watchToolStarts } from './settle-unreturned-calls.js';
 
 /** Options of {@link guardAgentTools}. */
 export interface GuardAgentToolsOptions {
@@ -43,6 +44,8 @@ export function guardAgentTools<TContext = unknown>(tools: Tool<TContext>[], opt
         const offered = failOpen(
           'isEnabled',
           () => {
+            // Before this turn's tools run: a call allowed and never started did not run.
+            watchToolStarts(run, agent);
             const decision = beginAgentRound(run, runContext as RunContext<unknown>);
             // A stop never swallows the answer: answer tools stay offered until one is delivered.
             if (decision.action === 'stop') return run.toolsOfferedAfterStop([tool.name]).length > 0;

@@ -1,7 +1,8 @@
 import type { RunContext, ToolInputGuardrailDefinition } from '@openai/agents';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
-import { failOpenAsync } from '../fail-open.js';
+import { failOpen, failOpenAsync } from '../fail-open.js';
+import { settleUnreturnedCalls } from './settle-unreturned-calls.js';
 import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
 
 /** Name the guardrail shows in the SDK's traces and `toolInputGuardrailResults`. */
@@ -23,6 +24,9 @@ export function loopGuardToolInputGuardrail(run: RunGuard): ToolInputGuardrailDe
     name: LOOP_GUARD_INPUT_GUARDRAIL_NAME,
     run: async ({ toolCall, context }) => {
       state.runContext ??= context as RunContext<unknown>;
+      // The same call guarded again: its approval came (preApprovalInputGuardrails ran this
+      // guardrail before asking). The claim made then is settled first, or it would refuse this one.
+      failOpen('settle', () => settleUnreturnedCalls(run, toolCall.callId), undefined);
       // The one door (issue 23 #1): claimed across processes when the guard has a shared store.
       const ticket = await failOpenAsync<CallTicket | undefined>(
         `claimCall(${toolCall.name})`,

@@ -35,6 +35,7 @@ export function loopGuardToolOutputGuardrail(run: RunGuard): ToolOutputGuardrail
       const ticket = state.tickets.get(toolCall.callId);
       if (ticket !== undefined) {
         state.tickets.delete(toolCall.callId);
+        state.startedCalls.delete(toolCall.callId);
         failOpen(`finishCall(${toolCall.name})`, () => run.finishCall(ticket, outcomeOf(output)), undefined);
       }
       return { behavior: { type: 'allow' } };

@@ -9,6 +9,11 @@ import type { RunDecision } from '../../core/types.js';
  */
 export interface OpenAIAgentsRunState {
   readonly tickets: Map<string, CallTicket>;
+  /** Call ids whose tool the SDK started (`agent_tool_start`), while their ticket is open. */
+  readonly startedCalls: Set<string>;
+  /** Agents whose tool starts this run hears; none: a call's start cannot be known. */
+  readonly watchedAgents: WeakSet<object>;
+  watching: boolean;
   /** The SDK's RunContext, captured from the first hook that sees it (usage lives there). */
   runContext: RunContext<unknown> | undefined;
   /** loopguard's decision for the coming model call, taken when its round opened. */
@@ -27,6 +32,9 @@ export function getOpenAIAgentsRunState(run: RunGuard): OpenAIAgentsRunState {
   if (state === undefined) {
     state = {
       tickets: new Map(),
+      startedCalls: new Set(),
+      watchedAgents: new WeakSet(),
+      watching: false,
       runContext: undefined,
       decision: undefined,
       roundPendingFilter: false,

@@ -6,6 +6,7 @@ import { Agent, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import type { RoundSummary } from '../../../src/core/types.js';
 import { createGuardedAgentRun, guardAgentTools } from '../../../src/integrations/openai-agents/index.js';
 import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
@@ -298,5 +299,101 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     expect(model.requests[0].systemInstructions).to.equal(`Be brief.\n\n${guard.describePolicy()}`);
     guarded.end();
   });
-});
 
+  // The input guardrail claims the call (and its business key); the SDK may then not run it: a
+  // sibling call failed and it cancels the rest of the step, the run's signal aborted, or it
+  // asks for an approval first (preApprovalInputGuardrails). The claim stayed open: the email
+  // that was never sent was refused in flight, then of unknown outcome for the key's whole ttl.
+  describe('a call the guardrail allowed and the SDK never ran', () => {
+    /** A store whose business-key claims take a Redis round trip, so the SDK cancels while one is out. */
+    function slowKeyStore() {
+      const memory = createMemoryRunStore();
+      const claimBusinessKey: typeof memory.claimBusinessKey = async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return memory.claimBusinessKey(...args);
+      };
+      return Object.assign(Object.create(memory) as typeof memory, { claimBusinessKey });
+    }
+    function mailTools(sent: string[], options: { needsApproval?: boolean } = {}) {
+      return [
+        tool({ name: 'send_email', description: 'Send', parameters: z.object({ to: z.string() }), needsApproval: options.needsApproval ?? false, execute: async ({ to }) => (sent.push(to), 'sent') }),
+        tool({ name: 'crash', description: 'Fails', parameters: z.object({}), errorFunction: null, execute: async () => { throw new Error('disk full'); } }),
+      ];
+    }
+    const mailGuard = () => new LoopGuard({ store: slowKeyStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    const sendTurn: ScriptedAgentTurn = { calls: [{ tool: 'send_email', args: { to: 'ops@example.com' } }] };
+
+    async function retried(guard: LoopGuard, sent: string[]): Promise<string[]> {
+      const guarded = createGuardedAgentRun({ guard, tools: mailTools(sent) });
+      const agent = new Agent({ name: 'mailer', instructions: 'Send it.', tools: guarded.tools, model: new ScriptedAgentsModel([sendTurn]) });
+      await new Runner().run(agent, 'send it', guarded.runOptions);
+      return guarded.end().refusals.map((refusal) => refusal.reason);
+    }
+
+    it('cancelled with its step when a sibling call fails: its key is released, and the retry sends the email once', async () => {
+      const sent: string[] = [];
+      const guard = mailGuard();
+      const guarded = createGuardedAgentRun({ guard, tools: mailTools(sent) });
+      const model = new ScriptedAgentsModel([{ calls: [{ tool: 'crash', args: {} }, { tool: 'send_email', args: { to: 'ops@example.com' } }] }]);
+      const agent = new Agent({ name: 'mailer', instructions: 'Send it.', tools: guarded.tools, model });
+      const thrown = await new Runner().run(agent, 'send it', guarded.runOptions).then(() => 'nothing thrown', (error: Error) => error.message);
+      expect(thrown).to.include('disk full');
+      expect(sent, 'the SDK cancelled it before it ran').to.deep.equal([]);
+      guarded.end();
+      await guard.flush();
+      expect(await retried(guard, sent)).to.deep.equal([]);
+      expect(sent).to.deep.equal(['ops@example.com']);
+    });
+
+    it("cancelled by the run's signal while its key was being claimed: its key is released", async () => {
+      const sent: string[] = [];
+      const guard = mailGuard();
+      const guarded = createGuardedAgentRun({ guard, tools: mailTools(sent) });
+      const agent = new Agent({ name: 'mailer', instructions: 'Send it.', tools: guarded.tools, model: new ScriptedAgentsModel([sendTurn]) });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 15);
+      await new Runner().run(agent, 'send it', { ...guarded.runOptions, signal: controller.signal }).catch(() => undefined);
+      expect(sent).to.deep.equal([]);
+      guarded.end();
+      await guard.flush();
+      expect(await retried(guard, sent)).to.deep.equal([]);
+      expect(sent).to.deep.equal(['ops@example.com']);
+    });
+
+    it('started, then threw with no errorFunction (the run throws): it may have sent, so its key stays held', async () => {
+      const sent: string[] = [];
+      const guard = mailGuard();
+      const flaky = tool({
+        name: 'send_email',
+        description: 'Send',
+        parameters: z.object({ to: z.string() }),
+        errorFunction: null,
+        execute: async ({ to }) => {
+          sent.push(to);
+          throw new Error('connection closed before the reply');
+        },
+      });
+      const guarded = createGuardedAgentRun({ guard, tools: [flaky] });
+      const agent = new Agent({ name: 'mailer', instructions: 'Send it.', tools: guarded.tools, model: new ScriptedAgentsModel([sendTurn]) });
+      await new Runner().run(agent, 'send it', guarded.runOptions).catch(() => undefined);
+      guarded.end();
+      await guard.flush();
+      expect(await retried(guard, sent)).to.deep.equal(['repeat.in_flight']);
+      expect(sent).to.deep.equal(['ops@example.com']);
+    });
+
+    it('guarded before its approval (preApprovalInputGuardrails), then approved: it runs, once', async () => {
+      const sent: string[] = [];
+      const guard = mailGuard();
+      const guarded = createGuardedAgentRun({ guard, tools: mailTools(sent, { needsApproval: true }) });
+      const agent = new Agent({ name: 'mailer', instructions: 'Send it.', tools: guarded.tools, model: new ScriptedAgentsModel([sendTurn]) });
+      const runner = new Runner({ toolExecution: { preApprovalInputGuardrails: true } });
+      const first = await runner.run(agent, 'send it', guarded.runOptions);
+      expect(first.interruptions).to.have.length(1);
+      first.state.approve(first.interruptions[0]!);
+      await runner.run(agent, first.state, guarded.runOptions);
+      expect(guarded.end().refusals.map((refusal) => refusal.reason)).to.deep.equal([]);
+      expect(sent).to.deep.equal(['ops@example.com']);
+    });
+  });
+});
