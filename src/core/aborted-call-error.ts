@@ -1,4 +1,5 @@
 import { describeError } from './result-fingerprint.js';
+import type { PrehashedOutcome } from './types.js';
 
 /**
  * Recorded in place of the error of a call that failed after its caller aborted it. What the
@@ -28,3 +29,10 @@ export function failedCallError(error: unknown, signal: AbortSignal | undefined)
   }
   return aborted && !(error instanceof AbortedCallError) ? new AbortedCallError(`aborted by its caller: ${describeError(error).message}`, error) : error;
 }
+
+/**
+ * The outcome of an allowed call that was then never run (cancelled before it started): turned
+ * away, like a claim the store did not take. It frees a business key, and counts as a passing
+ * failure, not as an error of the call's arguments.
+ */
+export const CANCELLED_BEFORE_RUN: PrehashedOutcome = { outcome: 'overloaded', errorType: 'tool.cancelled' };

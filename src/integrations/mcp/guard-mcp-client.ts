@@ -119,6 +119,13 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
     const start = await callGuard.start(params.name, params.arguments, undefined);
     // Structurally a CallToolResult (text content, isError, _meta); declared without the SDK.
     if (start.action === 'answer') return start.result as Awaited<ReturnType<Client['callTool']>>;
+    // Aborted while the call was being claimed: the SDK would throw this before sending the
+    // request, so it certainly did not run, and a business key it holds is released.
+    const signal = signalOf(requestOptions);
+    if (signal?.aborted === true) {
+      callGuard.cancelled(start.ticket);
+      signal.throwIfAborted();
+    }
     let result: Awaited<ReturnType<Client['callTool']>>;
     try {
       result = await client.callTool(params, resultSchema, requestOptions);
@@ -150,6 +157,16 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
       return outcome;
     },
   };
+}
+
+/** The caller's AbortSignal among the request options, if it is one. */
+function signalOf(requestOptions: unknown): AbortSignal | undefined {
+  try {
+    const signal = (requestOptions as { signal?: unknown } | undefined)?.signal;
+    return signal instanceof AbortSignal ? signal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The SDK's request timeout (McpError -32001) is recorded as a timeout, not a deterministic error. */

@@ -2,6 +2,7 @@ import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, RunDecision, ToolAnnotations } from '../../core/types.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
+import { CANCELLED_BEFORE_RUN } from '../../core/aborted-call-error.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
 import { effectFromMcpAnnotations } from './effect-from-mcp-annotations.js';
 import { meaningOfToolResult, refusalToolResult, stopToolResult, type McpCallToolResult } from './mcp-call-tool-result.js';
@@ -118,6 +119,14 @@ export class McpToolCallGuard {
       return { action: 'answer', result };
     }
     return nudge === undefined ? { action: 'forward', ticket } : { action: 'forward', ticket, nudge };
+  }
+
+  /** A call `start` allowed that will not be sent after all (its caller aborted meanwhile): it did not run. */
+  cancelled(ticket: CallTicket | undefined): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    this.lastFinishedAt = this.now();
+    if (ticket === undefined) return;
+    failOpen(`finishCall(${ticket.call.tool})`, () => this.run.finishCall(ticket, CANCELLED_BEFORE_RUN), undefined);
   }
 
   /** Records what a forwarded call returned (`{ result }`: the CallToolResult) or how it failed. */

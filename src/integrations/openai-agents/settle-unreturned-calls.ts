@@ -1,15 +1,7 @@
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
-import type { PrehashedOutcome } from '../../core/types.js';
-import { AbortedCallError } from '../../core/aborted-call-error.js';
+import { AbortedCallError, CANCELLED_BEFORE_RUN } from '../../core/aborted-call-error.js';
 import { failOpen } from '../fail-open.js';
 import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
-
-/**
- * A call the input guardrail allowed that the SDK then never ran: the run's signal aborted, a
- * sibling call failed and the SDK cancelled the rest of the step, or the call waits for an
- * approval. Turned away, like a claim the store did not take: a business key is released.
- */
-const NEVER_RAN: PrehashedOutcome = { outcome: 'overloaded', errorType: 'tool.cancelled' };
 
 type ToolStartListener = (context: unknown, tool: unknown, details: { toolCall?: { callId?: unknown } } | undefined) => void;
 interface AgentEvents {
@@ -53,7 +45,7 @@ export function settleUnreturnedCalls(run: RunGuard, only?: string): void {
   const settle = (callId: string, ticket: CallTicket): void => {
     state.tickets.delete(callId);
     const started = state.startedCalls.delete(callId);
-    const outcome = !started && state.watching ? NEVER_RAN : { error: new AbortedCallError('the tool started, and the SDK never handed back its output') };
+    const outcome = !started && state.watching ? CANCELLED_BEFORE_RUN : { error: new AbortedCallError('the tool started, and the SDK never handed back its output') };
     failOpen(`finishCall(${ticket.call.tool})`, () => run.finishCall(ticket, outcome), undefined);
   };
   if (only !== undefined) {

@@ -8,6 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { guardMcpClient, startMcpStdioProxy } from '../../../src/integrations/mcp/index.js';
 import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { connectInMemoryServer, startInMemoryServer, type InMemoryServer } from './in-memory-mcp-server.js';
@@ -262,5 +263,39 @@ describe('guardMcpClient: results and errors that throw when read reach the call
     expect(result instanceof Error ? result.message : textOf(result)).to.equal('pending');
     expect(metaOf(result, 'loopguard/nudge')).to.equal(undefined);
     expect(lazy.guarded.run.inFlight).to.equal(0);
+  });
+});
+
+// The claim of a business-key write is a store round trip: a caller that aborts meanwhile gets
+// the SDK's throwIfAborted (the request is never sent), and the claim stayed open, so the note
+// that was never recorded was refused in flight, then of unknown outcome, for its key's ttl.
+describe('guardMcpClient: a call aborted while its business key was being claimed', () => {
+  it('never reaches the server, throws what the SDK throws, and releases its key: the retry records the note once', async () => {
+    const server = await connectInMemoryServer();
+    try {
+      const memory = createMemoryRunStore();
+      const claimBusinessKey: typeof memory.claimBusinessKey = async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return memory.claimBusinessKey(...args);
+      };
+      const store = Object.assign(Object.create(memory) as typeof memory, { claimBusinessKey });
+      const guard = new LoopGuard({ store, idempotentWrites: { record_note: { key: ['text'] } }, logger: { warn: () => undefined } });
+      const params = { name: 'record_note', arguments: { text: 'refund approved' } };
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 10);
+      const first = guardMcpClient(server.client, { guard });
+      const thrown = await first.client.callTool(params, undefined, { signal: controller.signal }).then(() => 'nothing thrown', (error: Error) => error.name);
+      expect(thrown).to.equal('AbortError');
+      expect(server.served.record_note).to.equal(0);
+      first.end();
+      await guard.flush();
+      const retry = guardMcpClient(server.client, { guard });
+      const result = (await retry.client.callTool(params)) as CallToolResult;
+      expect(textOf(result)).to.equal('noted: refund approved');
+      expect(server.served.record_note).to.equal(1);
+      retry.end();
+    } finally {
+      await server.close();
+    }
   });
 });
