@@ -954,7 +954,12 @@ export class SharedRunLink {
           // Only an explicit { done: false } lets the write run again. Anything else (a bare
           // boolean from `async (args) => wasSent(args)`, { done: 'yes' }, {}) once read as
           // "not done", and the write that verify was asked about ran a second time.
-          const done = doneOf(await write.verify(argumentsOf(call.args)));
+          const answer = await answerWithin(write.leaseMs, () => write.verify!(argumentsOf(call.args)));
+          if (answer === VERIFY_TIMED_OUT) {
+            this.reporter.warn(`verify of ${call.tool} did not answer within the write's lease (${write.leaseMs} ms); the write is refused as of unknown outcome`);
+            return checkFailed;
+          }
+          const done = doneOf(answer);
           if (done === undefined) {
             this.reporter.warn(`verify of ${call.tool} answered neither { done: true } nor { done: false }; the write is refused as of unknown outcome`);
             return checkFailed;
@@ -1114,6 +1119,34 @@ function argumentsOf(args: unknown): unknown {
     return args;
   }
 }
+
+const VERIFY_TIMED_OUT: unique symbol = Symbol('verify timed out');
+
+/**
+ * What `ask` answers, or VERIFY_TIMED_OUT after `ms`. Every other step of a claim is bounded by
+ * the store's timeout; a verify that never answers (a hung request to the system of record)
+ * held the tool call, and the agent's step, forever. `ms` is the write's lease: how long the
+ * write itself may honestly take. A late answer or failure is dropped, never left unhandled.
+ */
+async function answerWithin(ms: number, ask: () => unknown): Promise<unknown> {
+  const answer = Promise.resolve().then(ask);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      answer,
+      new Promise<typeof VERIFY_TIMED_OUT>((resolve) => {
+        timer = setTimeout(() => resolve(VERIFY_TIMED_OUT), Math.min(ms, MAX_TIMER_MS));
+        timer.unref();
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    answer.catch(() => undefined);
+  }
+}
+
+/** The longest delay a Node timer keeps (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a `verify` answer says: true or false, or undefined for an answer that says neither. Throws what reading it throws. */
 function doneOf(answer: unknown): boolean | undefined {

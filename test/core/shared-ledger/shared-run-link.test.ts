@@ -371,6 +371,29 @@ describe('shared run ledger (issue 12)', () => {
       }
     });
 
+    // Every other step of a claim is bounded (the store's timeoutMs); a verify that never
+    // answered (a hung request to the system of record) held the tool call, and the agent's
+    // whole step, forever.
+    it('verify that never answers: refused of unknown outcome once the write\'s lease has passed, with a warning, and nothing left unhandled', async () => {
+      const warnings: string[] = [];
+      const store = createMemoryRunStore();
+      let lateFailure: (error: Error) => void = () => undefined;
+      const verify = () => new Promise<{ done: boolean }>((_resolve, reject) => (lateFailure = reject));
+      const guard = new LoopGuard({ store, logger: { warn: (m: string) => void warnings.push(m) }, idempotentWrites: { send: { key: ['to'], leaseMs: 100, verify } } });
+      expect((await guard.startRun('crashed').claimCall({ tool: 'send', args: { to: 'x' } })).decision.action).to.equal('allow');
+      await new Promise((resolve) => setTimeout(resolve, 150)); // its worker died: the lease ran out
+      const started = Date.now();
+      const next = await Promise.race([
+        guard.startRun('next').claimCall({ tool: 'send', args: { to: 'x' } }),
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2000)),
+      ]);
+      expect(next === 'still waiting' ? next : reasonOf(next.decision)).to.equal('write.outcome_unknown');
+      expect(Date.now() - started).to.be.lessThan(1000);
+      expect(warnings.some((w) => w.includes('verify of send') && w.includes('100 ms'))).to.equal(true);
+      lateFailure(new Error('the records answered at last, with an error')); // must not be an unhandled rejection
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+
     it('a failed write frees its key for an honest retry; a timed-out one does not', async () => {
       let now = 0;
       const store = createMemoryRunStore({ now: () => now });
