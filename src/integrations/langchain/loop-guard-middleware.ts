@@ -12,6 +12,7 @@ import { forgotToolResults, getLangChainRunState } from './lang-chain-run-state.
 import { recordLangChainUsage } from './record-lang-chain-usage.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
+import { failedCallError } from '../../core/aborted-call-error.js';
 
 /** What loopguard reads and changes of langchain's `ModelRequest` (the rest passes through). */
 export interface LoopGuardModelRequest {
@@ -114,7 +115,8 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
     try {
       result = await handler(request);
     } catch (error) {
-      finish({ error });
+      // Aborted: tool() rejects with the abort's reason and its function runs on.
+      finish({ error: failedCallError(error, signalOf(request)) });
       throw error;
     }
     finish(toolResultOutcome(result, toolCall.id));
@@ -165,6 +167,16 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
   };
   Object.defineProperty(middleware, MIDDLEWARE_BRAND, { value: true, enumerable: true });
   return middleware;
+}
+
+/** The graph's AbortSignal, which langchain's ToolNode puts on the request's runtime. */
+function signalOf(request: unknown): AbortSignal | undefined {
+  try {
+    const signal = (request as { runtime?: { signal?: unknown } } | undefined)?.runtime?.signal;
+    return signal instanceof AbortSignal ? signal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { createAgent, createMiddleware } from 'langchain';
 import { z } from 'zod';
 
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { createGuardedAgentRun, loopGuardMiddleware, guardLangChainTools } from '../../../src/integrations/langchain/index.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
 
@@ -300,5 +301,38 @@ describe('LangChain GuardedAgentRun reused after end()', () => {
     } finally {
       diag.disable();
     }
+  });
+});
+
+// langchain's ToolNode hands the graph's signal to the tool, and tool() rejects the moment it
+// aborts with the abort's reason while its function runs on; through the middleware's
+// wrapToolCall that reason was recorded as a deterministic error and freed the business key.
+describe('loopGuardMiddleware with guardToolCalls: a business-key write aborted with a reason of the caller\'s own', () => {
+  it('keeps its key: the next run is refused, the email goes out once', async () => {
+    const sent: string[] = [];
+    const sendEmail = tool(
+      async ({ to }: { to: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        sent.push(to);
+        return 'sent';
+      },
+      { name: 'send_email', description: 'Send', schema: z.object({ to: z.string() }) },
+    );
+    const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    const agentFor = () => {
+      const run = guard.startRun();
+      const model = new ScriptedChatModel(({ turn }) => (turn <= 1 ? { calls: [{ tool: 'send_email', args: { to: 'ops@example.com' } }] } : { text: 'done' }));
+      return { run, agent: createAgent({ model, tools: [sendEmail], middleware: [loopGuardMiddleware(run, { guardToolCalls: true })] }) };
+    };
+    const first = agentFor();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 20);
+    await first.agent.invoke(question('send it'), { signal: controller.signal }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the aborted call's function sends the email anyway
+    await guard.flush();
+    const second = agentFor();
+    const result = await second.agent.invoke(question('send it'));
+    expect(toolMessagesIn(result.messages).get('call_1')).to.match(/^Not run: the same send_email \(same business key\) is being done right now/);
+    expect(sent).to.deep.equal(['ops@example.com']);
   });
 });
