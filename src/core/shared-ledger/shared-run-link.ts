@@ -323,7 +323,7 @@ export class SharedRunLink {
     // error (a connection reset after the mail server accepted the mail) may have written:
     // the claim stays pending, and its lease running out sends the next attempt to `verify`
     // (document 001).
-    const settles = outcome.outcome !== 'timeout' && !(outcome.outcome === 'error' && isTransientFailure(outcome));
+    const settles = outcome.outcome !== 'timeout' && !(outcome.outcome === 'error' && (isTransientFailure(outcome) || isCutShort(outcome)));
     if (fromLog && !settles) return;
     this.heldKeys.delete(ticketKey);
     if (!settles) return;
@@ -1099,6 +1099,17 @@ export class SharedRunLink {
     this.applyEntries(entries, 0);
     for (const entry of own) this.applyEntry(entry, -1);
   }
+}
+
+/**
+ * A failure whose type says the call was stopped while it ran, not turned down: Claude Code's
+ * `interrupted` (the user pressed Esc), a `CancelledError`. Recorded as an error on purpose (an
+ * interrupt is no failure to retry), it still says nothing about whether the write happened.
+ */
+const CUT_SHORT_TYPE = /interrupt|cancel|abort/i;
+
+function isCutShort(outcome: PrehashedOutcome): boolean {
+  return outcome.errorType !== undefined && CUT_SHORT_TYPE.test(outcome.errorType);
 }
 
 function isTransientFailure(outcome: PrehashedOutcome): boolean {

@@ -17,6 +17,7 @@ import type {
 
 import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
+import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { createLoopGuardHooks, toolResponseOutcome, type LoopGuardHooks } from '../../../src/integrations/claude-agent-sdk/index.js';
 import { useDiagCapture } from '../../otel/otel-test-helpers.js';
 import { fireHooks } from './claude-code-session-hook-inputs.js';
@@ -358,5 +359,27 @@ describe('createLoopGuardHooks (Claude Agent SDK hooks)', () => {
     expect(() => createLoopGuardHooks({} as never)).to.throw(LoopGuardConfigError, /^guard: must be a LoopGuard/);
     expect(() => createLoopGuardHooks({ guard: new LoopGuard(), runId: '' })).to.throw(LoopGuardConfigError, /^runId: /);
     expect(() => createLoopGuardHooks({ guard: new LoopGuard(), endQueryWhenStopIgnored: 'yes' as never })).to.throw(LoopGuardConfigError, /^endQueryWhenStopIgnored: /);
+  });
+});
+
+// Esc while a tool runs: Claude Code reports PostToolUseFailure with is_interrupt, recorded as
+// `interrupted` (not the tool's failure to repeat). For a business-key write that read as a
+// failure that proves nothing was done, and freed the key: the next session sent the email again.
+describe('createLoopGuardHooks: a business-key write the user interrupted', () => {
+  it('keeps its key: the next session is denied, as the write may have happened', async () => {
+    const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { mcp__mail__send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
+    const tool_input = { to: 'ops@example.com' };
+    const pre = (id: string): PreToolUseHookInput => ({ ...base(), hook_event_name: 'PreToolUse', tool_name: 'mcp__mail__send_email', tool_input, tool_use_id: id });
+    const first = createLoopGuardHooks({ guard });
+    expect(await fireHooks(first.hooks, pre('toolu_1'))).to.deep.equal([{}]);
+    const interrupted: PostToolUseFailureHookInput = { ...base(), hook_event_name: 'PostToolUseFailure', tool_name: 'mcp__mail__send_email', tool_input, tool_use_id: 'toolu_1', error: 'Interrupted by user', is_interrupt: true };
+    await fireHooks(first.hooks, interrupted);
+    first.end();
+    await guard.flush();
+    const second = createLoopGuardHooks({ guard });
+    const [decision] = (await fireHooks(second.hooks, pre('toolu_2'))) as [HookJSONOutput];
+    const specific = 'hookSpecificOutput' in decision ? decision.hookSpecificOutput : undefined;
+    expect(specific?.hookEventName === 'PreToolUse' ? specific.permissionDecision : 'allowed').to.equal('deny');
+    expect(specific?.hookEventName === 'PreToolUse' ? specific.permissionDecisionReason : '').to.match(/^Not run: the same mcp__mail__send_email \(same business key\) is being done right now/);
   });
 });
