@@ -26,7 +26,7 @@ export function beginAgentRound(run: RunGuard, runContext: RunContext<unknown> |
   if (runContext !== undefined) state.runContext = runContext;
   if (state.roundPendingFilter && state.decision !== undefined) return state.decision;
   // The SDK is done with the last turn's calls: one still open never handed back its output.
-  settleUnreturnedCalls(run);
+  settleUnreturnedCalls(run, 'turn');
   recordAgentUsage(run);
   const decision = run.shouldStop();
   run.beginRound();

@@ -110,7 +110,7 @@ export function createGuardedAgentRun<TContext = unknown>(options: CreateGuarded
     outcome: () => getLoopGuardOutcome(run),
     end: () => {
       // A run that threw (a tool with no errorFunction, an abort) leaves the calls of its last turn open.
-      failOpen('end', () => settleUnreturnedCalls(run), undefined);
+      failOpen('end', () => settleUnreturnedCalls(run, 'end'), undefined);
       failOpen('end', () => recordAgentUsage(run), undefined);
       const outcome = getLoopGuardOutcome(run);
       options.guard.endRun(run.id);

@@ -26,7 +26,7 @@ export function loopGuardToolInputGuardrail(run: RunGuard): ToolInputGuardrailDe
       state.runContext ??= context as RunContext<unknown>;
       // The same call guarded again: its approval came (preApprovalInputGuardrails ran this
       // guardrail before asking). The claim made then is settled first, or it would refuse this one.
-      failOpen('settle', () => settleUnreturnedCalls(run, toolCall.callId), undefined);
+      failOpen('settle', () => settleUnreturnedCalls(run, { callId: toolCall.callId }), undefined);
       // The one door (issue 23 #1): claimed across processes when the guard has a shared store.
       const ticket = await failOpenAsync<CallTicket | undefined>(
         `claimCall(${toolCall.name})`,

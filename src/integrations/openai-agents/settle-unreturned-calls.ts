@@ -34,13 +34,18 @@ export function watchToolStarts(run: RunGuard, agent: unknown): void {
 
 /**
  * Finishes the allowed calls whose output never reached the output guardrail, once the SDK is
- * done with them (a new model call, the run's end, the same call id claimed again after an
- * approval). One never started did not run: its business key is released, or the write could
- * never be retried (refused in flight, then of unknown outcome, for the key's whole ttl). One
- * that started (the tool threw with no errorFunction, or was cancelled mid-run), or whose start
- * this run could not hear, may have written: cut short, and its key stays held.
+ * done with them: `'turn'` at a new model call, `'end'` at the run's end, or one call id
+ * guarded again after its approval. One never started did not run: its business key is
+ * released, or the write could never be retried (refused in flight, then of unknown outcome,
+ * for the key's whole ttl). One that started (the tool threw with no errorFunction, or was
+ * cancelled mid-run), or whose start this run could not hear, may have written: cut short, and
+ * its key stays held.
+ *
+ * `'turn'` settles nothing while a started call is still open: a tool is running, and this
+ * model call is a nested agent's (an agent used as a tool), not the next turn; a sibling call
+ * claimed and not yet started may be about to run.
  */
-export function settleUnreturnedCalls(run: RunGuard, only?: string): void {
+export function settleUnreturnedCalls(run: RunGuard, scope: 'turn' | 'end' | { callId: string }): void {
   const state = getOpenAIAgentsRunState(run);
   const settle = (callId: string, ticket: CallTicket): void => {
     state.tickets.delete(callId);
@@ -48,10 +53,11 @@ export function settleUnreturnedCalls(run: RunGuard, only?: string): void {
     const outcome = !started && state.watching ? CANCELLED_BEFORE_RUN : { error: new AbortedCallError('the tool started, and the SDK never handed back its output') };
     failOpen(`finishCall(${ticket.call.tool})`, () => run.finishCall(ticket, outcome), undefined);
   };
-  if (only !== undefined) {
-    const ticket = state.tickets.get(only);
-    if (ticket !== undefined) settle(only, ticket);
+  if (typeof scope === 'object') {
+    const ticket = state.tickets.get(scope.callId);
+    if (ticket !== undefined) settle(scope.callId, ticket);
     return;
   }
+  if (scope === 'turn' && state.startedCalls.size > 0) return;
   for (const [callId, ticket] of [...state.tickets]) settle(callId, ticket);
 }

@@ -382,6 +382,31 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
       expect(sent).to.deep.equal(['ops@example.com']);
     });
 
+    it("an agent used as a tool in the same step: its model call settles none of the step's calls still running", async () => {
+      const sent: string[] = [];
+      const guard = mailGuard();
+      const slowSend = tool({
+        name: 'send_email',
+        description: 'Send',
+        parameters: z.object({ to: z.string() }),
+        execute: async ({ to }) => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          sent.push(to);
+          return 'sent';
+        },
+      });
+      const guarded = createGuardedAgentRun({ guard, tools: [slowSend] });
+      const lookup = tool({ name: 'lookup', description: 'Look up', parameters: z.object({ q: z.string() }), execute: async ({ q }) => q });
+      const inner = new Agent({ name: 'inner', instructions: 'Look it up.', tools: guardAgentTools([lookup], { run: guarded.run }), model: new ScriptedAgentsModel([{ calls: [{ tool: 'lookup', args: { q: 'a' } }] }]) });
+      const [askInner] = guardAgentTools([inner.asTool({ toolName: 'ask_inner', toolDescription: 'Ask' })], { run: guarded.run });
+      const model = new ScriptedAgentsModel([{ calls: [{ tool: 'ask_inner', args: { input: 'hi' } }, { tool: 'send_email', args: { to: 'ops@example.com' } }] }]);
+      await new Runner().run(new Agent({ name: 'outer', instructions: 'Send it.', tools: [...guarded.tools, askInner!], model }), 'send it', guarded.runOptions);
+      guarded.end();
+      await guard.flush();
+      expect(await retried(guard, sent)).to.deep.equal(['write.already_done']);
+      expect(sent).to.deep.equal(['ops@example.com']);
+    });
+
     it('guarded before its approval (preApprovalInputGuardrails), then approved: it runs, once', async () => {
       const sent: string[] = [];
       const guard = mailGuard();
