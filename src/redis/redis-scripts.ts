@@ -56,7 +56,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-/** KEYS: business key hash. ARGV: owner, lease ms, ttl ms, run id. */
+/** KEYS: business key hash. ARGV: owner (unique per claim), lease ms, ttl ms, run id. A key already pending under `owner` answers claimed. */
 export const CLAIM_BUSINESS_KEY = `${NOW}
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then
@@ -66,6 +66,11 @@ if not state then
   return {'claimed'}
 end
 local f = redis.call('HMGET', KEYS[1], 'owner', 'claimed', 'lease', 'run', 'at', 'result')
+-- Owners are unique per claim, so a key pending under this one was claimed by this very call:
+-- the same script delivered twice (ioredis resends a command whose reply a dropped connection
+-- lost). Answered 'pending', the call was refused by its own claim, and the key stayed held by
+-- an owner nobody would settle: refused as in flight, then as of unknown outcome, for its ttl.
+if state == 'pending' and f[1] == ARGV[1] then return {'claimed'} end
 if state == 'done' then return {'done', f[4] or '', f[5] or '0', f[6] or ''} end
 -- A lease that is no number (not written by loopguard) has run out: compared as nil it was a
 -- script error, read as a Redis outage, and a fail-open write ran unguarded.
@@ -75,12 +80,17 @@ return {'expired', f[1] or '', f[2] or '0', f[4] or ''}
 
 /**
  * KEYS: business key hash. ARGV: previous owner (as the claim answered it), owner, lease ms, run id.
+ * A key already held by `owner` answers 1 (a take-over delivered twice).
  * A missing owner is read as '', as the claim answers it: compared as nil, a pending key
  * without one (not written by loopguard) could never be taken over, and was refused
  * "another worker has just taken over" for its whole ttl.
  */
 export const TAKE_OVER_BUSINESS_KEY = `${NOW}
-if redis.call('HGET', KEYS[1], 'state') ~= 'pending' or (redis.call('HGET', KEYS[1], 'owner') or '') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'state') ~= 'pending' then return 0 end
+local holder = redis.call('HGET', KEYS[1], 'owner') or ''
+-- Already this caller's: the take-over delivered twice (see CLAIM_BUSINESS_KEY).
+if holder == ARGV[2] then return 1 end
+if holder ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'claimed', string.format('%.0f', now),
   'lease', string.format('%.0f', now + tonumber(ARGV[3])), 'run', ARGV[4])
 return 1
