@@ -125,4 +125,44 @@ describe('a reply lost after Redis ran the script (ioredis resends it on reconne
     expect(again.decision.action === 'refuse' && again.decision.reason).to.equal('write.already_done');
     client.disconnect();
   });
+
+  /** A run with one call and its outcome in the store, and the run index written (its first append's own commands answered). */
+  async function warmRun(guard: LoopGuard, id: string) {
+    const run = guard.startRun(id);
+    run.beginRound();
+    const warm = await run.claimCall({ tool: 'search', args: { q: 'warm' } });
+    run.finishCall(warm, { result: ['w'] });
+    await guard.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return run;
+  }
+
+  it('a claim whose append reply was lost is not taken for another process\'s: the call runs, logged once', async () => {
+    const { guard, store, client } = await engine();
+    const run = await warmRun(guard, 'lost-claim-append');
+    proxy.cutNextReply(/^:4\r\n$/);
+    const ticket = await run.claimCall({ tool: 'search', args: { q: 'refund policy' } });
+    expect(ticket.decision.action === 'refuse' ? `${ticket.decision.reason}: ${ticket.decision.message}` : 'allow').to.equal('allow');
+    run.finishCall(ticket, { result: ['doc-1'] });
+    await guard.flush();
+    const log = await direct.lrange(store.keysOf('lost-claim-append').log, 0, -1);
+    expect(log.map((entry) => (JSON.parse(entry) as unknown[])[0])).to.deep.equal(['r', 'c', 'f', 'c', 'f']);
+    // Another process finds no call of this run left in flight.
+    const other = await new LoopGuard({ store, logger: { warn: () => undefined } }).resumeRun('lost-claim-append');
+    expect(other.partial()).to.include({ toolCalls: 2, executed: 2 });
+    client.disconnect();
+  });
+
+  it('a background append whose reply was lost lands once, not twice', async () => {
+    const { guard, store, client } = await engine();
+    const run = await warmRun(guard, 'lost-background-append');
+    const ticket = await run.claimCall({ tool: 'search', args: { q: 'refund policy' } });
+    proxy.cutNextReply(/^:5\r\n$/);
+    run.finishCall(ticket, { result: ['doc-1'] });
+    await guard.flush();
+    const log = await direct.lrange(store.keysOf('lost-background-append').log, 0, -1);
+    expect(new Set(log).size, `the log holds an entry twice:\n${log.join('\n')}`).to.equal(log.length);
+    expect(log.map((entry) => (JSON.parse(entry) as unknown[])[0])).to.deep.equal(['r', 'c', 'f', 'c', 'f']);
+    client.disconnect();
+  });
 });

@@ -632,10 +632,12 @@ export class SharedRunLink {
     // for as long as the link retried.
     if (this.pending.length === 0) return undefined;
     const batch = this.pending.slice();
+    const at = this.confirmed;
     this.sending = batch.length;
     this.lastAppendAt = performance.now();
     try {
-      const result = await this.shared.store.appendRunEvents(this.replica.id, this.confirmed, batch, this.summary, this.lastConfirmed);
+      let result = await this.shared.store.appendRunEvents(this.replica.id, at, batch, this.summary, this.lastConfirmed);
+      if (!result.accepted && result.truncated !== true && this.isOwnBatch(batch, result.entries)) result = { accepted: true, length: at + batch.length };
       // Refused, the store still answered with the log's entries: that much is a read.
       this.storeAnswered(result.accepted ? 'log' : 'read');
       this.retryDelay = RETRY_FIRST_MS;
@@ -647,6 +649,26 @@ export class SharedRunLink {
     } finally {
       this.sending = 0;
     }
+  }
+
+  /**
+   * The log's entries from where `batch` was sent begin with `batch` itself: this very append,
+   * delivered twice (ioredis resends a command whose reply a dropped connection lost, and
+   * Redis runs the script again, refused now that the log is longer). Taken for another
+   * process's entries, a claim was rebuilt from a log holding it and refused repeat.in_flight
+   * by itself, its entry left in the log as a call that never finishes, and a background batch
+   * was rebased and appended again. Only a batch holding this link's call keys is known for
+   * its own: keyless entries (a round, usage) can be written byte for byte by another process.
+   */
+  private isOwnBatch(batch: readonly string[], logged: readonly string[]): boolean {
+    if (logged.length < batch.length) return false;
+    const mark = `"${this.linkId}.`;
+    let keyed = false;
+    for (let index = 0; index < batch.length; index++) {
+      if (logged[index] !== batch[index]) return false;
+      if (!keyed && batch[index]!.includes(mark)) keyed = true;
+    }
+    return keyed;
   }
 
   /** The first `sent` pending entries were appended: the log is `length` long and ends with them. */
