@@ -173,7 +173,10 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   };
   let connecting: Promise<void> | undefined = owned ? waitForReady() : undefined;
   const ready = async (): Promise<void> => {
-    if (connecting === undefined) return;
+    if (connecting === undefined) {
+      if (!owned && client.status !== 'ready') await givenClientStarted();
+      return;
+    }
     try {
       await connecting;
       connecting = undefined;
@@ -183,12 +186,31 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     }
   };
 
+  /**
+   * A given client still starting: the README's `new Redis(url, { enableOfflineQueue: false })`
+   * passed at once is still connecting, and without an offline queue ioredis fails whatever is
+   * sent before it is ready, so the first business-key write was refused store.unavailable
+   * with an outage warning, on a healthy Redis. A lazyConnect client connects on its first
+   * command, so it is started here the same way. A client reconnecting (an outage) or closed is
+   * not waited for: its commands fail at once, and the engine follows storeFailure.
+   */
+  let starting: Promise<void> | undefined;
+  const givenClientStarted = (): Promise<void> => {
+    const status = client.status;
+    if (status === 'wait') client.connect().catch(() => undefined);
+    else if (status !== 'connecting' && status !== 'connect') return Promise.resolve();
+    // One wait (one 'ready' listener) for every command sent meanwhile: a burst of calls at
+    // start-up would otherwise pass ioredis's listener limit, and print its warning.
+    starting ??= readyOrTimeout(client as Redis, timeoutMs).finally(() => (starting = undefined));
+    return starting;
+  };
+
   /** EVALSHA, and EVAL once when the server does not have the script (after a restart or failover). */
   const run = async (operation: string, code: Script, keys: string[], args: Array<string | number>): Promise<unknown> => {
-    // Only a store that is still connecting waits: awaiting ready() when it is not would
+    // Only a store whose client is not ready waits: awaiting ready() when it is would
     // cost every guarded call an async function and its promise hops for nothing (with the
     // flush task a claim makes redundant, shared-run-link.ts: -2.5 us client CPU per call).
-    if (connecting !== undefined) await ready();
+    if (connecting !== undefined || client.status !== 'ready') await ready();
     try {
       return await bounded(operation, client.evalsha(code.sha, keys.length, ...keys, ...args) as Promise<unknown>);
     } catch (error) {
