@@ -491,8 +491,14 @@ export class SharedRunLink {
     this.markBusy();
     this.pending.push(entry);
     // Entries being sent do not count: they leave when the append returns.
-    const excess = this.pending.length - this.sending - MAX_PENDING_EVENTS;
+    let excess = this.pending.length - this.sending - MAX_PENDING_EVENTS;
     if (excess <= 0) return;
+    // An append of unknown fate holds the oldest entries: they go whole or not at all. Cut
+    // in part, the rest could no longer be settled against the log and was appended again
+    // behind its own copy when Redis had run it late (50 entries twice in a 10 103-entry log).
+    // Whole, they are in the log or lost, as the cap allows, and the next append's refusal
+    // rebuilds this replica from whatever the log holds.
+    if (this.uncertain !== undefined) excess = Math.max(excess, this.uncertain.entries.length);
     // The oldest entries not being sent go: the log will miss them (this replica keeps them).
     this.pending.splice(this.sending, excess);
     this.uncertain = undefined;
