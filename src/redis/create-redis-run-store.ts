@@ -16,7 +16,9 @@ export interface RedisRunStoreOptions {
   /**
    * An ioredis client: `new Redis(url)` or `new Cluster(nodes)`. Give it
    * `enableOfflineQueue: false` so a call made while Redis is down fails at once instead of
-   * waiting (and running later). Either this or `url`.
+   * waiting (and running later). The store itself sends nothing to a client that was ready and
+   * is not any more (reconnecting, closed), whatever its offline queue; one still connecting
+   * (or lazyConnect) is waited for, within `timeoutMs`. Either this or `url`.
    */
   client?: Redis | Cluster;
   /** A Redis URL (`redis://host:6379/0`); the store then makes and owns its client (closed by `close()`). */
@@ -174,7 +176,7 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   let connecting: Promise<void> | undefined = owned ? waitForReady() : undefined;
   const ready = async (): Promise<void> => {
     if (connecting === undefined) {
-      if (!owned && client.status !== 'ready') await givenClientStarted();
+      if (!owned && client.status !== 'ready') await givenClientReady();
       return;
     }
     try {
@@ -187,18 +189,28 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
   };
 
   /**
-   * A given client still starting: the README's `new Redis(url, { enableOfflineQueue: false })`
-   * passed at once is still connecting, and without an offline queue ioredis fails whatever is
-   * sent before it is ready, so the first business-key write was refused store.unavailable
-   * with an outage warning, on a healthy Redis. A lazyConnect client connects on its first
-   * command, so it is started here the same way. A client reconnecting (an outage) or closed is
-   * not waited for: its commands fail at once, and the engine follows storeFailure.
+   * A given client that is not ready. Still starting (never ready yet): the README's
+   * `new Redis(url, { enableOfflineQueue: false })` passed at once is still connecting, and
+   * without an offline queue ioredis fails whatever is sent before it is ready, so the first
+   * business-key write was refused store.unavailable with an outage warning, on a healthy
+   * Redis; it is waited for, within timeoutMs (a lazyConnect client started, as its first
+   * command would). Down since (reconnecting, closed): the command fails now, as on the
+   * README's client. A client with an offline queue would keep it until Redis is back, every
+   * retry of every run for the whole outage (1 090 commands for 200 calls in 2 s), and run
+   * them all at once then, long after the engine stopped waiting for them.
    */
+  let everReady = owned || client.status === 'ready';
+  // A client-like object without ioredis's events or status (a wrapper, a test double) is
+  // taken as it is: its commands are sent, and fail or not on their own.
+  if (!everReady && typeof client.once === 'function') client.once('ready', () => (everReady = true));
   let starting: Promise<void> | undefined;
-  const givenClientStarted = (): Promise<void> => {
+  const givenClientReady = (): Promise<void> => {
     const status = client.status;
+    if (status === 'ready' || typeof status !== 'string') return Promise.resolve();
+    if (everReady || (status !== 'wait' && status !== 'connecting' && status !== 'connect')) {
+      return Promise.reject(new Error(`loopguard/redis: the Redis client is not connected (${status})`));
+    }
     if (status === 'wait') client.connect().catch(() => undefined);
-    else if (status !== 'connecting' && status !== 'connect') return Promise.resolve();
     // One wait (one 'ready' listener) for every command sent meanwhile: a burst of calls at
     // start-up would otherwise pass ioredis's listener limit, and print its warning.
     starting ??= readyOrTimeout(client as Redis, timeoutMs).finally(() => (starting = undefined));
