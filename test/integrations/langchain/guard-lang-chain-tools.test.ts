@@ -11,6 +11,7 @@ import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-mem
 import { createGuardedAgentRun, guardLangChainTools, LoopGuardCallbackHandler, loopGuardMiddleware } from '../../../src/integrations/langchain/index.js';
 import { expectSetupErrors, type SetupCase } from '../../helpers/expect-setup-errors.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
+import { slowSendEmail } from './helpers/slow-send-email.js';
 
 const toolCall = (id: string, args: Record<string, unknown>) => ({ id, name: 'search_docs', args, type: 'tool_call' as const });
 
@@ -164,14 +165,7 @@ describe('guardLangChainTools', () => {
   // the next run's send_email was allowed and the email went out twice.
   it('a business-key write aborted with a reason of the caller\'s own keeps its key: the next run is refused, the email goes out once', async () => {
     const sent: string[] = [];
-    const sendEmail = tool(
-      async ({ to }: { to: string }) => {
-        await new Promise((resolve) => setTimeout(resolve, 60));
-        sent.push(to);
-        return 'sent';
-      },
-      { name: 'send_email', description: 'Send', schema: z.object({ to: z.string() }) },
-    );
+    const sendEmail = slowSendEmail(sent);
     const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
     for (const reason of [new Error('user pressed stop'), 'user pressed stop']) {
       sent.length = 0;

@@ -12,6 +12,7 @@ import { LoopGuard } from '../../../src/core/loop-guard.js';
 import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-memory-run-store.js';
 import { createGuardedAgentRun, loopGuardMiddleware, guardLangChainTools } from '../../../src/integrations/langchain/index.js';
 import { ScriptedChatModel, toolMessagesIn } from './helpers/scripted-chat-model.js';
+import { slowSendEmail } from './helpers/slow-send-email.js';
 
 const SAME_DOCS = { results: [{ id: 'data-retention', title: 'Data retention' }, { id: 'privacy-overview', title: 'Privacy overview' }] };
 
@@ -310,14 +311,7 @@ describe('LangChain GuardedAgentRun reused after end()', () => {
 describe('loopGuardMiddleware with guardToolCalls: a business-key write aborted with a reason of the caller\'s own', () => {
   it('keeps its key: the next run is refused, the email goes out once', async () => {
     const sent: string[] = [];
-    const sendEmail = tool(
-      async ({ to }: { to: string }) => {
-        await new Promise((resolve) => setTimeout(resolve, 60));
-        sent.push(to);
-        return 'sent';
-      },
-      { name: 'send_email', description: 'Send', schema: z.object({ to: z.string() }) },
-    );
+    const sendEmail = slowSendEmail(sent);
     const guard = new LoopGuard({ store: createMemoryRunStore(), idempotentWrites: { send_email: { key: ['to'] } }, logger: { warn: () => undefined } });
     const agentFor = () => {
       const run = guard.startRun();
