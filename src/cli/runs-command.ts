@@ -13,7 +13,7 @@ import { printStoredRunList } from './print-stored-run-list.js';
 import { EXIT_BAD_INPUT, EXIT_OK, type CliIo } from './replay-command.js';
 import { connectRunsRedis, type RunsRedisConnection } from './runs-connect-redis.js';
 import { redactRedisUrl } from './runs-redact-url.js';
-import { rejectAfter } from '../redis/reject-after.js';
+import { rejectAfter } from '../core/reject-after.js';
 import { RunsRedisError } from './runs-redis-error.js';
 import { redisUrlProblem } from './runs-redis-url-problem.js';
 import { ReportOutput } from '../replay/report-output.js';

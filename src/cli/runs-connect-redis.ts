@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { redactRedisUrl } from './runs-redact-url.js';
 import { RunsRedisError } from './runs-redis-error.js';
-import { rejectAfter } from '../redis/reject-after.js';
+import { rejectAfter } from '../core/reject-after.js';
 
 /** A connected client for `loopguard runs`, and how to let go of it. */
 export interface RunsRedisConnection {

@@ -1,7 +1,7 @@
 import { CliOptionError } from './cli-option-error.js';
 
 /** Node's largest timer: a longer delay fires after 1 ms (TimeoutOverflowWarning), the opposite of what was asked. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+export { MAX_TIMER_MS } from '../core/shared-ledger/shared-ledger-options.js';
 
 export interface WholeNumberRange {
   min: number;

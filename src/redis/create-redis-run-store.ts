@@ -6,7 +6,7 @@ import { runEventTime } from '../core/shared-ledger/run-event.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
 import { MAX_TIMER_MS, positiveMsOption } from '../core/shared-ledger/shared-ledger-options.js';
 import { APPEND_RUN_EVENTS, CLAIM_BUSINESS_KEY, COMPLETE_BUSINESS_KEY, RELEASE_BUSINESS_KEY, TAKE_OVER_BUSINESS_KEY } from './redis-scripts.js';
-import { rejectAfter } from './reject-after.js';
+import { rejectAfter } from '../core/reject-after.js';
 import { RedisStoreTimeoutError } from './redis-store-timeout-error.js';
 import { StoredRunUnreadableError } from './stored-run-unreadable-error.js';
 import { isDateTime } from './stored-time.js';

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { refusalMessage } from '../messages.js';
+import { rejectAfter } from '../reject-after.js';
 import { isTransientErrorType } from '../result-fingerprint.js';
 import type { CallTicket } from '../run-guard.js';
 import type { CallDecision, CallEffect, PrehashedOutcome, PrehashedToolCall, RefusalReason, ToolCall } from '../types.js';
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary } from './run-store.js';
-import { DEFAULT_BUSINESS_KEY_TTL_MS, type ResolvedIdempotentWrite, type ResolvedSharedLedger } from './shared-ledger-options.js';
+import { DEFAULT_BUSINESS_KEY_TTL_MS, MAX_TIMER_MS, type ResolvedIdempotentWrite, type ResolvedSharedLedger } from './shared-ledger-options.js';
 
 /** What the link needs of a run (RunGuard implements it; internal). */
 export interface SharedReplica {
@@ -982,11 +983,12 @@ export class SharedRunLink {
           // Only an explicit { done: false } lets the write run again. Anything else (a bare
           // boolean from `async (args) => wasSent(args)`, { done: 'yes' }, {}) once read as
           // "not done", and the write that verify was asked about ran a second time.
-          const answer = await answerWithin(write.leaseMs, () => write.verify!(argumentsOf(call.args)));
-          if (answer === VERIFY_TIMED_OUT) {
-            this.reporter.warn(`verify of ${call.tool} did not answer within the write's lease (${write.leaseMs} ms); the write is refused as of unknown outcome`);
-            return checkFailed;
-          }
+          // Bounded by the write's lease (how long the write itself may honestly take): every
+          // other step of a claim is bounded by the store's timeout, and a verify that never
+          // answered (a hung request to the system of record) held the agent's step forever.
+          // A late answer or failure is dropped, never left unhandled.
+          const asked = Promise.resolve().then(() => write.verify!(argumentsOf(call.args)));
+          const answer = await rejectAfter(asked, Math.min(write.leaseMs, MAX_TIMER_MS), () => new VerifyTimeoutError());
           const done = doneOf(answer);
           if (done === undefined) {
             this.reporter.warn(`verify of ${call.tool} answered neither { done: true } nor { done: false }; the write is refused as of unknown outcome`);
@@ -994,7 +996,11 @@ export class SharedRunLink {
           }
           verified = done;
         } catch (error) {
-          this.reporter.warn(`verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`);
+          this.reporter.warn(
+            error instanceof VerifyTimeoutError
+              ? `verify of ${call.tool} did not answer within the write's lease (${write.leaseMs} ms); the write is refused as of unknown outcome`
+              : `verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`,
+          );
           return checkFailed;
         }
         if (verified) {
@@ -1159,33 +1165,8 @@ function argumentsOf(args: unknown): unknown {
   }
 }
 
-const VERIFY_TIMED_OUT: unique symbol = Symbol('verify timed out');
-
-/**
- * What `ask` answers, or VERIFY_TIMED_OUT after `ms`. Every other step of a claim is bounded by
- * the store's timeout; a verify that never answers (a hung request to the system of record)
- * held the tool call, and the agent's step, forever. `ms` is the write's lease: how long the
- * write itself may honestly take. A late answer or failure is dropped, never left unhandled.
- */
-async function answerWithin(ms: number, ask: () => unknown): Promise<unknown> {
-  const answer = Promise.resolve().then(ask);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      answer,
-      new Promise<typeof VERIFY_TIMED_OUT>((resolve) => {
-        timer = setTimeout(() => resolve(VERIFY_TIMED_OUT), Math.min(ms, MAX_TIMER_MS));
-        timer.unref();
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    answer.catch(() => undefined);
-  }
-}
-
-/** The longest delay a Node timer keeps (a longer one fires after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A verify that did not answer within the write's lease. */
+class VerifyTimeoutError extends Error {}
 
 /** What a `verify` answer says: true or false, or undefined for an answer that says neither. Throws what reading it throws. */
 function doneOf(answer: unknown): boolean | undefined {
