@@ -2,6 +2,7 @@ import { diag } from '@opentelemetry/api';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome } from '../../core/types.js';
 import { failedCallError } from '../../core/aborted-call-error.js';
+import { abortSignalAt } from '../abort-signal-at.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpenAsync } from '../fail-open.js';
 import { requireSetupOption } from '../require-setup-option.js';
@@ -87,26 +88,15 @@ function guardLangChainTool<TOOL extends object>(tool: TOOL, run: RunGuard): TOO
         raw = await original.call(tool, args, runManager, config);
       } catch (error) {
         // Aborted: LangChain's tool() rejects with the abort's reason and its function runs on.
-        finish({ error: failedCallError(error, signalOf(config)) });
+        finish({ error: failedCallError(error, abortSignalAt(config, ['signal'])) });
         throw error;
       }
-      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat, callId, signalOf(config));
+      if (isAsyncGenerator(raw)) return recordStreamedResult(raw, finish, this.responseFormat, callId, abortSignalAt(config, ['signal']));
       finish(toolResultOutcome(contentOf(raw, this.responseFormat), callId));
       return raw;
     },
   });
   return guarded;
-}
-
-/** The call's AbortSignal (`invoke(input, { signal })`), which LangChain hands to `_call` on the config. */
-function signalOf(config: unknown): AbortSignal | undefined {
-  if (typeof config !== 'object' || config === null) return undefined;
-  try {
-    const signal = (config as { signal?: unknown }).signal;
-    return signal instanceof AbortSignal ? signal : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `invoke(toolCall)` puts the model's tool call on the config LangChain hands to `_call`. */

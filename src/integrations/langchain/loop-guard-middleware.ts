@@ -13,6 +13,7 @@ import { recordLangChainUsage } from './record-lang-chain-usage.js';
 import { toolResultOutcome } from './tool-result-outcome.js';
 import { finishOrFailOpen } from './finish-or-fail-open.js';
 import { failedCallError } from '../../core/aborted-call-error.js';
+import { abortSignalAt } from '../abort-signal-at.js';
 
 /** What loopguard reads and changes of langchain's `ModelRequest` (the rest passes through). */
 export interface LoopGuardModelRequest {
@@ -116,7 +117,7 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
       result = await handler(request);
     } catch (error) {
       // Aborted: tool() rejects with the abort's reason and its function runs on.
-      finish({ error: failedCallError(error, signalOf(request)) });
+      finish({ error: failedCallError(error, abortSignalAt(request, ['runtime', 'signal'])) });
       throw error;
     }
     finish(toolResultOutcome(result, toolCall.id));
@@ -167,16 +168,6 @@ export function loopGuardMiddleware(run: RunGuard, options: LoopGuardMiddlewareO
   };
   Object.defineProperty(middleware, MIDDLEWARE_BRAND, { value: true, enumerable: true });
   return middleware;
-}
-
-/** The graph's AbortSignal, which langchain's ToolNode puts on the request's runtime. */
-function signalOf(request: unknown): AbortSignal | undefined {
-  try {
-    const signal = (request as { runtime?: { signal?: unknown } } | undefined)?.runtime?.signal;
-    return signal instanceof AbortSignal ? signal : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { LoopGuardConfigError } from '../../core/errors.js';
 import { describeConfigValue } from '../../core/describe-config-value.js';
 import { failOpen } from '../fail-open.js';
 import { requireSetupOption } from '../require-setup-option.js';
+import { abortSignalAt } from '../abort-signal-at.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
 import { warnOnReuseAfterEnd } from '../warn-on-reuse-after-end.js';
 import { withNudge } from './mcp-call-tool-result.js';
@@ -121,7 +122,7 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
     if (start.action === 'answer') return start.result as Awaited<ReturnType<Client['callTool']>>;
     // Aborted while the call was being claimed: the SDK would throw this before sending the
     // request, so it certainly did not run, and a business key it holds is released.
-    const signal = signalOf(requestOptions);
+    const signal = abortSignalAt(requestOptions, ['signal']);
     if (signal?.aborted === true) {
       callGuard.cancelled(start.ticket);
       signal.throwIfAborted();
@@ -157,16 +158,6 @@ export function guardMcpClient<C extends McpClientLike>(client: C, options: Guar
       return outcome;
     },
   };
-}
-
-/** The caller's AbortSignal among the request options, if it is one. */
-function signalOf(requestOptions: unknown): AbortSignal | undefined {
-  try {
-    const signal = (requestOptions as { signal?: unknown } | undefined)?.signal;
-    return signal instanceof AbortSignal ? signal : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The SDK's request timeout (McpError -32001) is recorded as a timeout, not a deterministic error. */
