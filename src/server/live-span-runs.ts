@@ -22,7 +22,7 @@ export interface LiveSpanRunsOptions {
    * cap how many spans are held, not how large each is: 300 requests of one 3.5 MB attribute each
    * held 1 GB. Default 268 435 456 (256 MiB).
    */
-  maxHeldBytes?: number;
+  maxHeldSpanBytes?: number;
   now?: () => number;
   /**
    * Re-read each trace whole on every request, as before reads were incremental: the reference
@@ -52,7 +52,7 @@ interface LiveTrace {
   /** What the last read of the trace found, to read the next request's spans alone; undefined: read whole. */
   reader: OtlpRunReaderState | undefined;
   lastActivity: number;
-  /** Bytes its spans hold (see maxHeldBytes). */
+  /** Bytes its spans hold (see maxHeldSpanBytes). */
   bytes: number;
 }
 
@@ -81,7 +81,7 @@ export class LiveSpanRuns {
   private readonly traceIdleMs: number;
   private readonly now: () => number;
   private readonly alwaysReadWhole: boolean;
-  private readonly maxHeldBytes: number;
+  private readonly maxHeldSpanBytes: number;
   /** Bytes held by all traces' spans (the sum of their `bytes`). */
   private heldBytes = 0;
   private wholeReads = 0;
@@ -95,10 +95,10 @@ export class LiveSpanRuns {
     this.traceIdleMs = options.traceIdleMs ?? 600_000;
     this.now = options.now ?? Date.now;
     this.alwaysReadWhole = options.alwaysReadWhole ?? false;
-    this.maxHeldBytes = options.maxHeldBytes ?? 268_435_456;
+    this.maxHeldSpanBytes = options.maxHeldSpanBytes ?? 268_435_456;
   }
 
-  /** Bytes of span text held now (see maxHeldBytes): tests and the server's gauges. */
+  /** Bytes of span text held now (see maxHeldSpanBytes): tests and the server's gauges. */
   get bytesHeld(): number {
     return this.heldBytes;
   }
@@ -167,13 +167,13 @@ export class LiveSpanRuns {
           continue;
         }
         const bytes = heldBytesOf(span);
-        if (bytes > this.maxHeldBytes - trace.bytes) {
+        if (bytes > this.maxHeldSpanBytes - trace.bytes) {
           rejected += 1;
-          problems.push(`trace ${traceId}: span ${span.spanId.slice(0, 64)} holds ${bytes} bytes of text, more than the ${this.maxHeldBytes} the server holds for live traces (maxHeldBytes) leave for it; not evaluated`);
+          problems.push(`trace ${traceId}: span ${span.spanId.slice(0, 64)} holds ${bytes} bytes of text, more than the ${this.maxHeldSpanBytes} the server holds for live traces (the server's maxHeldSpanBytes) leave for it; not evaluated`);
           continue;
         }
         // Room is made by letting go the idlest other traces, as past maxTraces.
-        while (this.heldBytes + bytes > this.maxHeldBytes) this.letGo(this.idlestOtherThan(traceId)!);
+        while (this.heldBytes + bytes > this.maxHeldSpanBytes) this.letGo(this.idlestOtherThan(traceId)!);
         trace.bytes += bytes;
         this.heldBytes += bytes;
         span.seq = trace.spans.length;
@@ -443,7 +443,7 @@ const SPAN_OVERHEAD_BYTES = 256;
 const ATTRIBUTE_OVERHEAD_BYTES = 32;
 
 /**
- * What a held span costs, for maxHeldBytes: its text in UTF-16 code units (V8 keeps most text in
+ * What a held span costs, for maxHeldSpanBytes: its text in UTF-16 code units (V8 keeps most text in
  * one byte a unit, so this errs high) and a fixed overhead. Counted once, as a span is accepted,
  * by walking its few kept attributes (a replay reader keeps only the ones it reads).
  */

@@ -127,7 +127,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
   const live = new LiveSpanRuns({
     guard,
     ...(options.maxTraces !== undefined ? { maxTraces: options.maxTraces } : {}),
-    ...(options.maxHeldSpanBytes !== undefined ? { maxHeldBytes: options.maxHeldSpanBytes } : {}),
+    ...(options.maxHeldSpanBytes !== undefined ? { maxHeldSpanBytes: options.maxHeldSpanBytes } : {}),
   });
   const metrics = new ServerMetrics(() => {
     const stats = guard.stats();

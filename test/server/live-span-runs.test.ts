@@ -432,7 +432,7 @@ describe('LiveSpanRuns: a run its agent span ended', () => {
   });
 });
 
-describe('LiveSpanRuns: bytes held (maxHeldBytes)', () => {
+describe('LiveSpanRuns: bytes held (maxHeldSpanBytes)', () => {
   /** One tool span of its own trace whose kept `gen_ai.tool.description` holds `size` characters. */
   const bigSpan = (trace: number, size: number): CollectedSpan[] => {
     const collector = new OtlpSpanCollector();
@@ -450,7 +450,7 @@ describe('LiveSpanRuns: bytes held (maxHeldBytes)', () => {
 
   it('lets the idlest traces go to stay under the budget, and rejects a span larger than it by name; before, 300 such requests held 1 GB', async () => {
     const guard = new LoopGuard();
-    const live = new LiveSpanRuns({ guard, maxHeldBytes: 1_000_000 });
+    const live = new LiveSpanRuns({ guard, maxHeldSpanBytes: 1_000_000 });
     for (let trace = 1; trace <= 30; trace++) {
       const answer = await live.ingest(bigSpan(trace, 300_000));
       expect(answer.rejected).to.equal(0);
@@ -462,7 +462,7 @@ describe('LiveSpanRuns: bytes held (maxHeldBytes)', () => {
 
     const tooLarge = await live.ingest(bigSpan(31, 1_200_000));
     expect(tooLarge.rejected).to.equal(1);
-    expect(tooLarge.problems.join('\n')).to.match(/span 00000000000000a1 holds \d+ bytes of text, more than the 1000000 .*\(maxHeldBytes\)/);
+    expect(tooLarge.problems.join('\n')).to.match(/span 00000000000000a1 holds \d+ bytes of text, more than the 1000000 .*\(the server's maxHeldSpanBytes\)/);
     expect(live.bytesHeld).to.be.at.most(1_000_000);
   });
 
