@@ -400,7 +400,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (isEmptyResult(value)) return { outcome: 'empty' };
   const unwrapped = unwrapToolResultEnvelope(value);
   if (unwrapped !== value) {
-    if (isToolErrorEnvelope(value)) return fingerprintError({ type: 'tool_error', message: toolErrorText(unwrapped) });
+    if (isToolErrorEnvelope(value)) return fingerprintError({ type: 'tool_error', message: readableText(unwrapped, 'an error result that cannot be read') });
     value = unwrapped;
     // One text part is the text a plain tool would return: the same door (the count zero, the
     // shell harnesses' ids). unwrapToolResultEnvelope already tried it as JSON, so this ends in the text checks.
@@ -663,15 +663,6 @@ function withoutNoise(text: string, policy: ResolvedToolPolicy): string {
   // A parallel test runner's order is the scheduler's (noise/in-test-runner-order.ts); a
   // retry's count in a short answer is the agent's (noise/attempt-counter-in-text.ts).
   return withoutAttemptCounter(policy.noiseFilter(policy.shellArg === undefined ? text : inTestRunnerOrder(text)));
-}
-
-function toolErrorText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**

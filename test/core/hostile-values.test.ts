@@ -261,6 +261,17 @@ describe('a call or an outcome of the wrong shape (bad input never crashes the h
     }
   });
 
+  it('an MCP error result (isError: true) whose structured content cannot be read is still a failure of the tool, never thrown to the host', () => {
+    for (const [what, structuredContent] of unreadableValues()) {
+      const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
+      run.beginRound();
+      const ticket = run.startCall({ tool: 'lookup', args: { id: 1 } });
+      expect(() => run.finishCall(ticket, { result: { isError: true, content: [], structuredContent } }), what).to.not.throw();
+      // Read as a success (unfingerprintable), a loop of such failures was never a failure streak.
+      expect(run.partial().tools.lookup, what).to.include({ executed: 1, failures: 1 });
+    }
+  });
+
   it('an error that throws when read is an error outcome; describeError, classifyError and isTransientError never throw', () => {
     for (const [what, error] of unreadableValues()) {
       const run = new LoopGuard({ logger: { warn() {} } }).startRun('r');
