@@ -166,7 +166,11 @@ export function instrumentTool<A, R>(
     };
     if (callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
     if (recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
+    // The processor decides on this call's facts (a shell command's effect, a paged call's
+    // listing), not on the bare hash the span carries; an unsampled span leaves the slot unread.
+    processor.expectCall(prehashed);
     const span = tracer.startSpan(spanName, { kind: SpanKind.INTERNAL, attributes }, parent);
+    processor.expectCall(undefined);
     const { spanId, traceId } = span.spanContext();
     let decision = processor.decisionForSpan(spanId);
     // Guarding must not depend on sampling: when the processor never saw this span (a

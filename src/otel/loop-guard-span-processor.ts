@@ -3,7 +3,8 @@ import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
-import type { CallDecision, PrehashedOutcome, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
+import { prehashCall } from '../core/prehash-call.js';
+import type { CallDecision, PrehashedOutcome, PrehashedToolCall, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
 import {
   ATTR_ARGS_HASH,
   ATTR_CONTEXT_COMPACTED,
@@ -111,6 +112,8 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   /** Runs this processor opened: shutdown ends only these (the engine may be shared). */
   private readonly ownRuns = new Set<string>();
   private warnedAboutSpanCap = false;
+  /** See expectCall. */
+  private expectedCall: PrehashedToolCall | undefined;
   private isShutdown = false;
   private readonly unsubscribe: () => void;
 
@@ -250,6 +253,19 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     if (tracked !== undefined && tracked.kind === 'call' && !tracked.done) tracked.outcome = outcome;
   }
 
+  /**
+   * @internal instrumentTool's identity of the call whose span it starts next, with the facts
+   * read from its arguments (a shell command's effect and poll window, a paged call's listing,
+   * a file window): `onStart` decides on it instead of on the bare args hash the span carries.
+   * Without them every shell command was a call of unknown effect, its poll window and paging
+   * lost, and the processor decided otherwise than the engine and replay on the same calls
+   * (test/otel/corpus-through-span-processor.test.ts: 22 of 540 corpus runs). Taken by the next
+   * call span, and cleared by the instrumentation once its span started.
+   */
+  expectCall(call: PrehashedToolCall | undefined): void {
+    this.expectedCall = call;
+  }
+
   /** Did this processor see the span start? False for spans the sampler dropped. */
   isTracking(spanId: string): boolean {
     return this.spans.has(spanId);
@@ -325,16 +341,28 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     // A call with no identity — arguments are opt-in under the GenAI conventions, or were cut
     // off — matches no other call (document 000: unclear leans to "new fact"). The hash is
     // written on the span so a replay of the export decides exactly as this did.
-    const identified = role.argsHash !== undefined || (role.rawArguments !== undefined && !isTruncatedJson(role.rawArguments));
-    const argsHash = role.argsHash ?? (identified ? run.argsHash(role.tool, role.rawArguments ?? {}) : `unidentified:${spanId}`);
-    if (role.argsHash === undefined) span.setAttribute(ATTR_ARGS_HASH, argsHash);
     // Only a span whose maker reads decisionForSpan and skips refused calls enforces the
     // decision; on any other span the call runs anyway, and saying "refuse" would be a lie.
     const enforced = span.attributes[ATTR_ENFORCED] === true;
-    // Live spans run on the engine's clock; only replay feeds recorded times.
-    const ticket = run.startCall(
-      enforced ? { tool: role.tool, argsHash, callId: role.callId } : { tool: role.tool, argsHash, callId: role.callId, observeOnly: true },
-    );
+    const expected = this.expectedCall;
+    this.expectedCall = undefined;
+    let call: PrehashedToolCall;
+    if (expected !== undefined && enforced && expected.tool === role.tool && expected.argsHash === role.argsHash) {
+      call = expected;
+    } else if (role.argsHash === undefined && role.rawArguments !== undefined && !isTruncatedJson(role.rawArguments)) {
+      // Raw arguments (another instrumentation's span): identity and facts as the engine and
+      // replay read them from the same text. Live spans run on the engine's clock.
+      const { shellPolls, now } = this.guard.options;
+      call = prehashCall({ tool: role.tool, args: role.rawArguments }, this.guard.options.tool(role.tool), shellPolls, now);
+      span.setAttribute(ATTR_ARGS_HASH, call.argsHash);
+    } else {
+      const argsHash = role.argsHash ?? `unidentified:${spanId}`;
+      if (role.argsHash === undefined) span.setAttribute(ATTR_ARGS_HASH, argsHash);
+      call = { tool: role.tool, argsHash };
+    }
+    if (role.callId !== undefined) call.callId = role.callId;
+    if (!enforced) call.observeOnly = true;
+    const ticket = run.startCall(call);
     span.setAttribute(ATTR_ROUND, ticket.round);
     if (ticket.decision.action === 'refuse') {
       span.setAttribute(ATTR_DECISION, enforced ? 'refuse' : DECISION_WOULD_REFUSE);

@@ -1,0 +1,118 @@
+// Every run of the evaluation corpus, played live through the real OpenTelemetry SDK — startAgentRun's
+// chat span per round, instrumentTool's execute_tool span per call, LoopGuardSpanProcessor keeping
+// the ledger — gets the verdict `loopguard replay` gives it (EVAL.md's numbers). The replay feeds
+// the engine directly; a user's agent reaches it through spans, where a round is a model span, the
+// result is read by the wrapper and the decision is written on the span. A call that path decides
+// differently is a refusal or a stop EVAL.md does not show, on the door users actually use.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Profile } from '../../src/core/types.js';
+import { ATTR_DECISION, ATTR_REFUSAL_REASON } from '../../src/otel/attributes.js';
+import { startAgentRun } from '../../src/otel/start-agent-run.js';
+import type { ReplayCall } from '../../src/replay/replay-call.js';
+import { replayInputs } from '../../src/replay/replay-inputs.js';
+import type { RunReport } from '../../src/replay/run-report.js';
+import { makeHarness, useContextManager } from './otel-test-helpers.js';
+
+const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
+const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
+
+interface Recorded {
+  rounds: ReplayCall[][];
+  verdict: string;
+  decisions: string[];
+}
+
+function verdictOf(stop: { reason: string; round: number } | null | undefined): string {
+  return stop ? `${stop.reason} after round ${stop.round}` : 'finished';
+}
+
+/** The run as replay reads it: its calls by round, its verdict and its decisions up to the stop. */
+async function recorded(file: string, profile: Profile): Promise<Recorded> {
+  const rounds: ReplayCall[][] = [];
+  let report: RunReport | undefined;
+  await replayInputs({
+    files: [join(corpus, file)],
+    engineOptions: { profile },
+    onRun: (run) => {
+      report = run;
+    },
+    onProblem: (problem) => {
+      throw new Error(problem.message);
+    },
+    onCall: (call) => {
+      while (rounds.length < call.round) rounds.push([]);
+      rounds[call.round - 1]!.push(call);
+    },
+  });
+  const decisions = [...report!.decisions()].filter((decision) => decision.decision !== 'skip').map((decision) => (decision.decision === 'refuse' ? decision.reason! : 'allow'));
+  return { rounds, verdict: verdictOf(report!.stop), decisions };
+}
+
+/** The same run as an agent loop on startAgentRun: a model call per round, each call through its tool. */
+async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[] }> {
+  const harness = makeHarness({ profile, logger: { warn: () => undefined } });
+  try {
+    const run = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'recorded' });
+    let verdict = 'finished';
+    for (let round = 0; round < rounds.length; round++) {
+      if (round > 0) {
+        const decision = run.shouldStop();
+        if (decision.action === 'stop') {
+          verdict = verdictOf(decision);
+          break;
+        }
+      }
+      const calls = rounds[round]!;
+      await run.modelCall('recorded-model', () => ({ usage: calls.find((call) => call.usage !== undefined)?.usage }), { contextCompacted: calls[0]?.compactedBefore === true });
+      for (const call of calls) {
+        const outcome = call.outcome as { result?: unknown; error?: unknown };
+        // The recorded error as the tool threw it, so instrumentTool reads the same type and message.
+        const tool = run.tool(call.tool, () => {
+          if (outcome.error !== undefined) throw outcome.error;
+          return outcome.result;
+        });
+        await tool(call.args, call.callId === undefined ? {} : { callId: call.callId }).catch(() => undefined);
+      }
+    }
+    if (verdict === 'finished') {
+      const decision = run.shouldStop();
+      if (decision.action === 'stop') verdict = verdictOf(decision);
+    }
+    run.end();
+    const decisions = harness
+      .finished()
+      .filter((span) => span.name.startsWith('execute_tool '))
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
+      .map((span) => (span.attributes[ATTR_DECISION] === 'allow' ? 'allow' : String(span.attributes[ATTR_REFUSAL_REASON])));
+    return { verdict, decisions };
+  } finally {
+    await harness.shutdown();
+  }
+}
+
+describe('every corpus run, played live through the span processor, gets the replay\'s verdict and decisions (real OTel SDK)', function () {
+  this.timeout(600_000);
+  useContextManager();
+
+  for (const profile of ['general', 'researcher', 'chat'] as const) {
+    it(`${profile} profile`, async () => {
+      const moved: string[] = [];
+      let stopped = 0;
+      for (const { file } of manifest) {
+        const replayed = await recorded(file, profile);
+        const live = await playedLive(profile, replayed.rounds);
+        if (replayed.verdict !== 'finished') stopped++;
+        if (live.verdict !== replayed.verdict) moved.push(`${file}: ${replayed.verdict} in replay, ${live.verdict} live`);
+        else if (live.decisions.join() !== replayed.decisions.join()) {
+          const at = replayed.decisions.findIndex((decision, index) => decision !== live.decisions[index]);
+          moved.push(`${file}: call #${at} ${replayed.decisions[at]} in replay, ${live.decisions[at]} live`);
+        }
+      }
+      // The comparison means something only if the replay stops runs in this profile.
+      expect(stopped).to.be.above(50);
+      expect(moved, moved.slice(0, 10).join('\n')).to.deep.equal([]);
+    });
+  }
+});
