@@ -931,6 +931,14 @@ export class RunGuard implements RunView, SharedReplica {
   }
 
   /**
+   * @internal Has the run seen this result whole before? Asked before finishCall by the span
+   * processor: a result seen whole needs no items on its span, as it needs none in the log.
+   */
+  hasSeenResult(resultHash: string | undefined): boolean {
+    return resultHash !== undefined && this.ledger.fingerprints.has(resultHash);
+  }
+
+  /**
    * @internal An async wrapper (instrumentTool) claimed a call with claimCall and is about to
    * start its span: the next startCall of the same call (the span processor's, synchronous)
    * returns this ticket. `undefined` clears a claim nobody took.

@@ -24,6 +24,18 @@ export const MODEL_CALL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'gene
 export const ATTR_RUN_ID = 'loopguard.run.id';
 /** Argument identity (see src/core/call-signature.ts), set at span start. */
 export const ATTR_ARGS_HASH = 'loopguard.tool.args_hash';
+/**
+ * What was read from the call's arguments besides their hash (a shell command's effect and poll
+ * window, a paged call's listing, a file window), as JSON (core/call-facts-text.ts), set at
+ * span start; absent when there is nothing (most tools). Replay reads it with the args hash.
+ */
+export const ATTR_CALL_FACTS = 'loopguard.tool.call_facts';
+/**
+ * What was read from the result besides its hash (a transient failure, a rejected step, a last
+ * page, the items of a new result), as JSON (core/outcome-facts-text.ts), set at span end;
+ * absent when there is nothing. Replay reads it with the result hash.
+ */
+export const ATTR_OUTCOME_FACTS = 'loopguard.tool.outcome_facts';
 /** Result fingerprint; absent when the result was empty or could not be fingerprinted. */
 export const ATTR_RESULT_HASH = 'loopguard.tool.result_hash';
 /** OutcomeClass of the call. */

@@ -1,11 +1,13 @@
 import { readableText } from '../core/readable-text.js';
 import { context as contextApi, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { callFactsText } from '../core/call-facts-text.js';
 import { prehashCall } from '../core/prehash-call.js';
 import { describeError } from '../core/result-fingerprint.js';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import {
   ATTR_ARGS_HASH,
+  ATTR_CALL_FACTS,
   ATTR_ENFORCED,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -165,6 +167,8 @@ export function instrumentTool<A, R>(
       [ATTR_ARGS_HASH]: argsHash,
     };
     if (callId !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ID] = callId;
+    const facts = callFactsText(prehashed);
+    if (facts !== undefined) attributes[ATTR_CALL_FACTS] = facts;
     if (recordArguments) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = asAttributeText(args);
     // The processor decides on this call's facts (a shell command's effect, a paged call's
     // listing), not on the bare hash the span carries; an unsampled span leaves the slot unread.

@@ -3,6 +3,7 @@ import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../core/run-guard.js';
+import { outcomeFactsText } from '../core/outcome-facts-text.js';
 import { prehashCall } from '../core/prehash-call.js';
 import type { CallDecision, PrehashedOutcome, PrehashedToolCall, RunDecision, RunView, StopDecision, ToolCall } from '../core/types.js';
 import {
@@ -13,6 +14,7 @@ import {
   ATTR_INTERNAL,
   ATTR_NOVELTY,
   ATTR_OUTCOME,
+  ATTR_OUTCOME_FACTS,
   ATTR_REFUSAL_REASON,
   ATTR_ROUND,
   ATTR_RUN_REFUSALS,
@@ -411,8 +413,16 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     const outcome =
       tracked.outcome ??
       readCallOutcome(span.attributes, span.status, this.guard.options.tool(ticket.call.tool), this.guard.options.maxFingerprintBytes, tracked.resultAttribute);
+    // Read only for outcomes instrumentTool handed over: a span's own outcome is all on the span.
+    const withItems = tracked.outcome !== undefined && !tracked.run.hasSeenResult(outcome.resultHash);
     const novelty = tracked.run.finishCall(ticket, outcome);
-    if ('setAttribute' in span && !span.ended) span.setAttribute(ATTR_NOVELTY, novelty);
+    if ('setAttribute' in span && !span.ended) {
+      span.setAttribute(ATTR_NOVELTY, novelty);
+      if (tracked.outcome !== undefined) {
+        const facts = outcomeFactsText(outcome, withItems);
+        if (facts !== undefined) span.setAttribute(ATTR_OUTCOME_FACTS, facts);
+      }
+    }
   }
 
   private handleEnd(span: ProcessedReadableSpan): void {

@@ -1,7 +1,10 @@
+import { CallFactsError, readCallFacts } from '../core/call-facts-text.js';
+import { OutcomeFactsError, readOutcomeFacts } from '../core/outcome-facts-text.js';
 import type { ModelUsage, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from '../core/types.js';
 import { MAX_PARSED_RESULT_LENGTH } from '../core/result-fingerprint.js';
 import {
   ATTR_ARGS_HASH,
+  ATTR_CALL_FACTS,
   ATTR_CONTEXT_COMPACTED,
   ATTR_DECISION,
   ATTR_ERROR_TYPE,
@@ -13,6 +16,7 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_OUTCOME,
+  ATTR_OUTCOME_FACTS,
   ATTR_RESULT_HASH,
   ATTR_ROUND,
   ATTR_RUN_ID,
@@ -26,6 +30,8 @@ import { ReplayInputError } from './replay-input-error.js';
 export interface OtlpReplayRun {
   run: string;
   calls: ReplayCall[];
+  /** Its model-call (round) spans: the rounds it had, those after its last call included. */
+  rounds: number;
 }
 
 const PREHASHED_OUTCOMES: ReadonlySet<string> = new Set<OutcomeClass>(['success', 'empty', 'error', 'overloaded', 'timeout']);
@@ -198,7 +204,7 @@ export function otlpSpansToReplayRuns(
     // Stable sort keeps start-time order inside a round.
     calls.sort((a, b) => a.round - b.round);
     attachRoundModelFacts(calls, bucket.models);
-    runs.push({ run: bucket.name, calls });
+    runs.push({ run: bucket.name, calls, rounds: bucket.models.length });
   }
   return state === undefined ? { runs, problems } : { runs, problems, state };
 }
@@ -643,8 +649,21 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
   const rawArgs = vercel ? a['ai.toolCall.args'] : a[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
   const argsHash = a[ATTR_ARGS_HASH];
   if (typeof rawArgs === 'string') call.args = rawArgs;
-  else if (typeof argsHash === 'string') call.argsHash = argsHash;
-  else {
+  else if (typeof argsHash === 'string') {
+    call.argsHash = argsHash;
+    // What the recording guard read from the arguments it hashed (a shell command's effect, a
+    // paged call's listing): without it every such call is one of unknown effect here.
+    const facts = a[ATTR_CALL_FACTS];
+    if (facts !== undefined) {
+      if (typeof facts !== 'string') fail(ATTR_CALL_FACTS, `attribute ${ATTR_CALL_FACTS} must be JSON text`);
+      try {
+        call.facts = readCallFacts(facts as string);
+      } catch (error) {
+        if (!(error instanceof CallFactsError)) throw error;
+        fail(ATTR_CALL_FACTS, `attribute ${ATTR_CALL_FACTS}: ${error.message}`);
+      }
+    }
+  } else {
     const argsField = vercel ? 'ai.toolCall.args' : `${ATTR_GEN_AI_TOOL_CALL_ARGUMENTS} or ${ATTR_ARGS_HASH}`;
     fail(argsField, `no call identity: attribute ${argsField} is missing (record arguments, or run loopguard's span processor)`);
   }
@@ -664,7 +683,7 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     const errorType = stringOr(a[ATTR_ERROR_TYPE], span.exceptionType);
     const message = stringOr(span.statusMessage, span.exceptionMessage);
     if (typeof recordedOutcome === 'string' && PREHASHED_OUTCOMES.has(recordedOutcome) && rawResult === undefined) {
-      call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], errorType);
+      call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], errorType, fail);
     } else {
       const error: ToolErrorInfo = {};
       if (errorType !== undefined) error.type = errorType;
@@ -678,7 +697,7 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
     return call;
   }
   if (typeof recordedOutcome === 'string' && PREHASHED_OUTCOMES.has(recordedOutcome)) {
-    call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], stringOr(a[ATTR_ERROR_TYPE], undefined));
+    call.outcome = prehashedOutcome(span, recordedOutcome as PrehashedOutcome['outcome'], stringOr(a[ATTR_ERROR_TYPE], undefined), fail);
     return call;
   }
   // No result and no outcome recorded: the call succeeded with content unknown. Like the span
@@ -691,9 +710,22 @@ function prehashedOutcome(
   span: CollectedSpan,
   outcome: PrehashedOutcome['outcome'],
   errorType: string | undefined,
+  fail: (field: string, problem: string) => never,
 ): PrehashedOutcome {
   const a = span.attributes;
-  const prehashed: PrehashedOutcome = { outcome };
+  let prehashed: PrehashedOutcome = { outcome };
+  // What the recording guard read from the result besides its hash (a transient failure, a
+  // rejected step, the items of a new result): without it a replay judged them otherwise.
+  const facts = a[ATTR_OUTCOME_FACTS];
+  if (facts !== undefined) {
+    if (typeof facts !== 'string') fail(ATTR_OUTCOME_FACTS, `attribute ${ATTR_OUTCOME_FACTS} must be JSON text`);
+    try {
+      prehashed = { ...readOutcomeFacts(facts as string), outcome };
+    } catch (error) {
+      if (!(error instanceof OutcomeFactsError)) throw error;
+      fail(ATTR_OUTCOME_FACTS, `attribute ${ATTR_OUTCOME_FACTS}: ${error.message}`);
+    }
+  }
   if (typeof a[ATTR_RESULT_HASH] === 'string') prehashed.resultHash = a[ATTR_RESULT_HASH] as string;
   if (a[ATTR_UNFINGERPRINTABLE] === true) prehashed.unfingerprintable = true;
   if (errorType !== undefined) prehashed.errorType = errorType;

@@ -2,7 +2,7 @@
 // translate into ReplayCall so the driver, and therefore the decisions, cannot differ by
 // input format.
 
-import type { CallOutcome, ModelUsage, PrehashedOutcome } from '../core/types.js';
+import type { CallOutcome, ModelUsage, PrehashedOutcome, PrehashedToolCall } from '../core/types.js';
 
 /** Where a call came from, for `file:line` messages and for the report. */
 export interface ReplaySourceLocation {
@@ -23,6 +23,11 @@ export interface ReplayCall {
    */
   args?: unknown;
   argsHash?: string;
+  /**
+   * With `argsHash`: what the recording guard read from the arguments it hashed
+   * (`loopguard.tool.call_facts`: a shell command's effect, a paged call's listing).
+   */
+  facts?: Partial<PrehashedToolCall>;
   callId?: string;
   /** The tool span's `traceId/spanId`, for calls read from spans (`loopguard serve` feeds each span once). */
   spanKey?: string;

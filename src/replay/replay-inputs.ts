@@ -341,7 +341,7 @@ async function replayOneInput(
     collector.spans.length = 0;
     for (const run of runs) {
       for (const call of run.calls) feedOne(call);
-      const report = session.finishRun(run.run);
+      const report = session.finishRun(run.run, run.rounds);
       if (report) await emitRun(report);
     }
   }

@@ -160,11 +160,22 @@ export class ReplaySession {
     return undefined;
   }
 
-  /** Ends one run (its input is complete) and returns its report. */
-  finishRun(runId: string): RunReport | undefined {
+  /**
+   * Ends one run (its input is complete) and returns its report. `rounds`: how many model
+   * calls the run made, when the input says (OTLP: its model-call spans). Those after its last
+   * tool call asked for no tools, and are rounds all the same: the live run counted them
+   * (startAgentRun's modelCall opens one each), and its max_rounds stop came after them.
+   */
+  finishRun(runId: string, rounds = 0): RunReport | undefined {
     const state = this.runs.get(runId);
     if (!state) return undefined;
     this.clock = state.clock;
+    while (!state.stop && state.engineRound < rounds) {
+      if (this.checkStop(state)) break;
+      state.engineRound++;
+      state.guard.beginRound();
+    }
+    state.inputRound = Math.max(state.inputRound, Math.min(rounds, state.engineRound));
     if (!state.stop) this.checkStop(state);
     this.guard.endRun(runId);
     this.runs.delete(runId);
@@ -278,7 +289,7 @@ export class ReplaySession {
 /** A recorded call as the engine takes it (raw arguments, or only their hash). */
 export function toEngineCall(call: ReplayCall): ToolCall | PrehashedToolCall {
   if (call.argsHash !== undefined && call.args === undefined) {
-    return { tool: call.tool, argsHash: call.argsHash, callId: call.callId, startTime: call.startTime };
+    return { ...call.facts, tool: call.tool, argsHash: call.argsHash, callId: call.callId, startTime: call.startTime };
   }
   return { tool: call.tool, args: call.args, callId: call.callId, startTime: call.startTime };
 }

@@ -5,8 +5,10 @@
 // result is read by the wrapper and the decision is written on the span. A call that path decides
 // differently is a refusal or a stop EVAL.md does not show, on the door users actually use.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Profile } from '../../src/core/types.js';
 import { ATTR_DECISION, ATTR_REFUSAL_REASON } from '../../src/otel/attributes.js';
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
@@ -33,7 +35,7 @@ async function recorded(file: string, profile: Profile): Promise<Recorded> {
   const rounds: ReplayCall[][] = [];
   let report: RunReport | undefined;
   await replayInputs({
-    files: [join(corpus, file)],
+    files: [file],
     engineOptions: { profile },
     onRun: (run) => {
       report = run;
@@ -51,7 +53,7 @@ async function recorded(file: string, profile: Profile): Promise<Recorded> {
 }
 
 /** The same run as an agent loop on startAgentRun: a model call per round, each call through its tool. */
-async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[] }> {
+async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[]; export: string[] }> {
   const harness = makeHarness({ profile, logger: { warn: () => undefined } });
   try {
     const run = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'recorded' });
@@ -86,29 +88,45 @@ async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ v
       .filter((span) => span.name.startsWith('execute_tool '))
       .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
       .map((span) => (span.attributes[ATTR_DECISION] === 'allow' ? 'allow' : String(span.attributes[ATTR_REFUSAL_REASON])));
-    return { verdict, decisions };
+    // What the Collector's file exporter would write: hashes only, loopguard's default.
+    const spans = harness.finished();
+    const lines: string[] = [];
+    for (let index = 0; index < spans.length; index += 16) lines.push(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans.slice(index, index + 16))));
+    return { verdict, decisions, export: lines };
   } finally {
     await harness.shutdown();
   }
 }
 
+function difference(file: string, expected: { verdict: string; decisions: string[] }, expectedName: string, got: { verdict: string; decisions: string[] }, gotName: string): string | undefined {
+  if (got.verdict !== expected.verdict) return `${file}: ${expected.verdict} ${expectedName}, ${got.verdict} ${gotName}`;
+  if (got.decisions.join() === expected.decisions.join()) return undefined;
+  const at = expected.decisions.findIndex((decision, index) => decision !== got.decisions[index]);
+  return `${file}: call #${at} ${expected.decisions[at]} ${expectedName}, ${got.decisions[at]} ${gotName}`;
+}
+
 describe('every corpus run, played live through the span processor, gets the replay\'s verdict and decisions (real OTel SDK)', function () {
   this.timeout(600_000);
   useContextManager();
+  let directory: string;
+  before(() => {
+    directory = mkdtempSync(join(tmpdir(), 'loopguard-corpus-live-'));
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
 
   for (const profile of ['general', 'researcher', 'chat'] as const) {
-    it(`${profile} profile`, async () => {
+    it(`${profile} profile: live as in replay, and the hashes-only export replays as live`, async () => {
       const moved: string[] = [];
       let stopped = 0;
       for (const { file } of manifest) {
-        const replayed = await recorded(file, profile);
+        const replayed = await recorded(join(corpus, file), profile);
         const live = await playedLive(profile, replayed.rounds);
         if (replayed.verdict !== 'finished') stopped++;
-        if (live.verdict !== replayed.verdict) moved.push(`${file}: ${replayed.verdict} in replay, ${live.verdict} live`);
-        else if (live.decisions.join() !== replayed.decisions.join()) {
-          const at = replayed.decisions.findIndex((decision, index) => decision !== live.decisions[index]);
-          moved.push(`${file}: call #${at} ${replayed.decisions[at]} in replay, ${live.decisions[at]} live`);
-        }
+        const exported = join(directory, 'export.otlp.json');
+        writeFileSync(exported, `${live.export.join('\n')}\n`);
+        const fromExport = await recorded(exported, profile);
+        const moves = [difference(file, replayed, 'in replay', live, 'live'), difference(file, live, 'live', fromExport, 'in the replay of its export')];
+        for (const move of moves) if (move !== undefined) moved.push(move);
       }
       // The comparison means something only if the replay stops runs in this profile.
       expect(stopped).to.be.above(50);

@@ -121,6 +121,24 @@ describe('OTLP JSON input', () => {
     expect(runNamed(runs, 'conv-1').calls).to.equal(1);
   });
 
+  it('reads the facts a recording guard wrote beside its hashes, and names a bad facts attribute as file:line', async () => {
+    // A shell read known only by its hash: with its facts it is a read, so the same command again with
+    // the same output is a repeat refused; without them it is a call of unknown effect, run again.
+    const grep = { 'loopguard.tool.args_hash': 'H1', 'loopguard.tool.outcome': 'success', 'loopguard.tool.result_hash': 'R1' };
+    const facts = { ...grep, 'loopguard.tool.call_facts': '{"effect":"read","family":"grep"}' };
+    const shell = (id: number, at: number, attributes: Record<string, string>): SpanSpec => ({ ...toolSpan(id, at, attributes), name: 'execute_tool bash', attributes: { ...toolSpan(id, at, attributes).attributes, 'gen_ai.tool.name': 'bash' } });
+    const read = await replayFiles([writeTempLines('facts.otlp.json', otlpLines([root, shell(2, 10, facts), shell(3, 20, facts)]))]);
+    expect(read.problems).to.deep.equal([]);
+    expect(runNamed(read.runs, 'conv-1').decisions.map((d) => d.reason ?? d.decision)).to.deep.equal(['allow', 'repeat.run_wide']);
+    const bare = await replayFiles([writeTempLines('no-facts.otlp.json', otlpLines([root, shell(2, 10, grep), shell(3, 20, grep)]))]);
+    expect(runNamed(bare.runs, 'conv-1').decisions.map((d) => d.decision)).to.deep.equal(['allow', 'allow']);
+
+    const bad = await replayFiles([writeTempLines('bad-facts.otlp.json', otlpLines([root, shell(2, 10, { ...grep, 'loopguard.tool.call_facts': '{"effect":"delete"}' }), shell(3, 20, { ...grep, 'loopguard.tool.outcome_facts': '{"items":"x"}' })], 1))]);
+    expect(bad.problems).to.have.length(2);
+    expect(bad.problems[0]).to.match(/bad-facts\.otlp\.json:2: .*loopguard\.tool\.call_facts: effect must be "read", "write" or "unknown", got "delete"/);
+    expect(bad.problems[1]).to.match(/bad-facts\.otlp\.json:3: .*loopguard\.tool\.outcome_facts: items must be item fingerprints/);
+  });
+
   it('keeps run spans that share a conversation id apart (each chat turn is a run), named #2, #3', async () => {
     const turn = (n: number): SpanSpec[] => {
       const id = (k: number) => (n * 16 + k).toString(16).padStart(16, '0');

@@ -1,0 +1,108 @@
+import type { CallEffect, PrehashedToolCall } from './types.js';
+
+/**
+ * What prehashCall read from a call's arguments besides its identity — a shell command's
+ * effect, family and poll window, a paged call's listing, a file window — as one short JSON
+ * text, for the span attribute `loopguard.tool.call_facts`. A span records the arguments' hash,
+ * not the arguments (loopguard's default), so without these a replay of the export judged every
+ * shell command as a call of unknown effect and decided otherwise than the run did
+ * (test/otel/corpus-through-span-processor.test.ts). Undefined for a call with none (most tools:
+ * their effect comes from their policy), so most spans carry nothing more.
+ */
+export function callFactsText(call: PrehashedToolCall): string | undefined {
+  const facts: Partial<PrehashedToolCall> = {};
+  let any = false;
+  for (const field of FIELDS) {
+    const value = call[field];
+    if (value !== undefined && value !== false) {
+      (facts as Record<string, unknown>)[field] = value;
+      any = true;
+    }
+  }
+  return any ? JSON.stringify(facts) : undefined;
+}
+
+const FIELDS = [
+  'effect',
+  'family',
+  'terminal',
+  'pollDeadlineMs',
+  'changesStateElsewhere',
+  'waitsOnCommand',
+  'sleepsOnly',
+  'pollsAfterSleep',
+  'listingKey',
+  'readWindow',
+] as const satisfies ReadonlyArray<keyof PrehashedToolCall>;
+
+const EFFECTS: ReadonlySet<string> = new Set<CallEffect>(['read', 'write', 'unknown']);
+const FLAGS = ['terminal', 'changesStateElsewhere', 'waitsOnCommand', 'sleepsOnly', 'pollsAfterSleep'] as const;
+
+/** Thrown by {@link readCallFacts} for text that is not call facts; the message names the field. */
+export class CallFactsError extends Error {
+  override readonly name = 'CallFactsError';
+}
+
+/**
+ * The facts of {@link callFactsText}'s text, checked field by field (a span attribute is
+ * anyone's to write). Fields this version does not know are left out.
+ *
+ * @throws CallFactsError naming the field that is not what the facts hold.
+ */
+export function readCallFacts(text: string): Partial<PrehashedToolCall> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CallFactsError('not JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CallFactsError('not a JSON object');
+  const record = value as Record<string, unknown>;
+  const facts: Partial<PrehashedToolCall> = {};
+  const { effect, family, pollDeadlineMs, listingKey, readWindow } = record;
+  if (effect !== undefined) {
+    if (typeof effect !== 'string' || !EFFECTS.has(effect)) throw new CallFactsError(`effect must be "read", "write" or "unknown", got ${JSON.stringify(effect)}`);
+    facts.effect = effect as CallEffect;
+  }
+  if (family !== undefined) {
+    if (typeof family !== 'string') throw new CallFactsError('family must be a string');
+    facts.family = family;
+  }
+  if (pollDeadlineMs !== undefined) {
+    if (typeof pollDeadlineMs !== 'number' || !(pollDeadlineMs >= 0)) throw new CallFactsError('pollDeadlineMs must be a number of milliseconds');
+    facts.pollDeadlineMs = pollDeadlineMs;
+  }
+  if (listingKey !== undefined) {
+    if (typeof listingKey !== 'string') throw new CallFactsError('listingKey must be a string');
+    facts.listingKey = listingKey;
+  }
+  for (const flag of FLAGS) {
+    const flagValue = record[flag];
+    if (flagValue === undefined) continue;
+    if (typeof flagValue !== 'boolean') throw new CallFactsError(`${flag} must be true or false`);
+    if (flagValue) facts[flag] = true;
+  }
+  if (readWindow !== undefined) facts.readWindow = readWindowOf(readWindow);
+  return facts;
+}
+
+function readWindowOf(value: unknown): NonNullable<PrehashedToolCall['readWindow']> {
+  const bad = (what: string): never => {
+    throw new CallFactsError(`readWindow${what}`);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad(' must be an object');
+  const { resource, ranges, numbered } = value as Record<string, unknown>;
+  if (typeof numbered !== 'boolean') bad('.numbered must be true or false');
+  const window: NonNullable<PrehashedToolCall['readWindow']> = { numbered: numbered as boolean };
+  if (resource !== undefined) {
+    if (typeof resource !== 'string') bad('.resource must be a string');
+    window.resource = resource as string;
+  }
+  if (ranges !== undefined) {
+    if (!Array.isArray(ranges) || !ranges.every((range) => Array.isArray(range) && range.length === 2 && range.every((line) => typeof line === 'number'))) {
+      bad('.ranges must be [from, to] pairs of line numbers');
+    }
+    window.ranges = (ranges as Array<[number, number]>).map(([from, to]) => [from, to]);
+  }
+  return window;
+}

@@ -1,0 +1,126 @@
+import type { PrehashedOutcome } from './types.js';
+
+/**
+ * What fingerprinting read from a call's result besides its hash — a failure that is
+ * transient or about the arguments, a step the harness rejected, a last page, a command still
+ * running, a file window, the result's items — as one JSON text, for the span attribute
+ * `loopguard.tool.outcome_facts`. A span carries the result's hash, not the result (loopguard's
+ * default), and an error's type and message, not what was read from them: without these a
+ * replay of the export judged a transient timeout as a failure seen before and twelve rejected
+ * browser steps as twelve failures, and decided otherwise than the run did
+ * (test/otel/corpus-through-span-processor.test.ts).
+ *
+ * `withItems`: the items are needed only where the whole result was new (the engine reads them
+ * nowhere else, as the shared log's entries do); reading them is the costly part. Undefined
+ * when there is nothing to say (most results), so most spans carry nothing more.
+ */
+export function outcomeFactsText(outcome: PrehashedOutcome, withItems: boolean): string | undefined {
+  const facts: Record<string, unknown> = {};
+  let any = false;
+  for (const flag of FLAGS) {
+    if (outcome[flag] === true) {
+      facts[flag] = true;
+      any = true;
+    }
+  }
+  // false is a fact too: the error was read and is not transient (checks/retry-budget.ts).
+  if (outcome.transient === false) {
+    facts.transient = false;
+    any = true;
+  }
+  if (outcome.window !== undefined) {
+    facts.window = outcome.window;
+    any = true;
+  }
+  if (outcome.askedFrom !== undefined) {
+    facts.askedFrom = outcome.askedFrom;
+    any = true;
+  }
+  if (withItems) {
+    const items = outcome.items;
+    if (items !== undefined && items.length > 0) {
+      facts.items = items;
+      any = true;
+    }
+  }
+  return any ? JSON.stringify(facts) : undefined;
+}
+
+const FLAGS = [
+  'acknowledgement',
+  'describesAction',
+  'commandRunning',
+  'lastPage',
+  'transient',
+  'argumentIndependent',
+  'aboutArguments',
+  'namesRejected',
+  'stepRejected',
+  'inProgress',
+  'wroteNothing',
+] as const satisfies ReadonlyArray<keyof PrehashedOutcome>;
+
+/** Thrown by {@link readOutcomeFacts} for text that is not outcome facts; the message names the field. */
+export class OutcomeFactsError extends Error {
+  override readonly name = 'OutcomeFactsError';
+}
+
+/**
+ * The facts of {@link outcomeFactsText}'s text, checked field by field (a span attribute is
+ * anyone's to write). Fields this version does not know are left out.
+ *
+ * @throws OutcomeFactsError naming the field that is not what the facts hold.
+ */
+export function readOutcomeFacts(text: string): Partial<PrehashedOutcome> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new OutcomeFactsError('not JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new OutcomeFactsError('not a JSON object');
+  const record = value as Record<string, unknown>;
+  const facts: Partial<PrehashedOutcome> = {};
+  for (const flag of FLAGS) {
+    const flagValue = record[flag];
+    if (flagValue === undefined) continue;
+    if (typeof flagValue !== 'boolean') throw new OutcomeFactsError(`${flag} must be true or false`);
+    if (flagValue || flag === 'transient') facts[flag] = flagValue;
+  }
+  const { window, askedFrom, items } = record;
+  if (window !== undefined) facts.window = windowOf(window);
+  if (askedFrom !== undefined) {
+    const { resource, line } = (askedFrom ?? {}) as Record<string, unknown>;
+    if (typeof resource !== 'string' || typeof line !== 'number') throw new OutcomeFactsError('askedFrom must be { resource, line }');
+    facts.askedFrom = { resource, line };
+  }
+  if (items !== undefined) {
+    // Item fingerprints are 53-bit integers (core/hash.ts hashItemText).
+    if (!Array.isArray(items) || !items.every((item) => Number.isSafeInteger(item) && item >= 0)) throw new OutcomeFactsError('items must be item fingerprints (non-negative integers)');
+    facts.items = items as number[];
+  }
+  return facts;
+}
+
+function windowOf(value: unknown): NonNullable<PrehashedOutcome['window']> {
+  const bad = (what: string): never => {
+    throw new OutcomeFactsError(`window${what}`);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad(' must be an object');
+  const { resource, numbered, ranges, lastLine } = value as Record<string, unknown>;
+  if (typeof resource !== 'string') bad('.resource must be a string');
+  if (typeof numbered !== 'boolean') bad('.numbered must be true or false');
+  if (!Array.isArray(ranges) || !ranges.every((range) => Array.isArray(range) && range.length === 2 && range.every((line) => typeof line === 'number'))) {
+    bad('.ranges must be [from, to] pairs of line numbers');
+  }
+  const window: NonNullable<PrehashedOutcome['window']> = {
+    resource: resource as string,
+    numbered: numbered as boolean,
+    ranges: (ranges as Array<[number, number]>).map(([from, to]) => [from, to]),
+  };
+  if (lastLine !== undefined) {
+    if (typeof lastLine !== 'number') bad('.lastLine must be a line number');
+    window.lastLine = lastLine as number;
+  }
+  return window;
+}
