@@ -31,6 +31,7 @@ export function prehashCall(call: ToolCall, policy: ResolvedToolPolicy, shellPol
   }
   if (call.callId !== undefined) prehashed.callId = call.callId;
   if (call.startTime !== undefined) prehashed.startTime = call.startTime;
+  if (call.observeOnly === true) prehashed.observeOnly = true;
   // A tool that only waits (`wait`, `sleep`): the look after it is a poll, as after `sleep 5` in a shell.
   if (policy.waits) prehashed.sleepsOnly = true;
   return prehashed;

@@ -52,6 +52,11 @@ export interface ToolCall {
   callId?: string;
   /** Epoch ms when the call starts; defaults to the guard's clock. Replay passes recorded times. */
   startTime?: number;
+  /**
+   * The caller only watches (a callback of a framework that runs the tool anyway): recorded as
+   * `would_refuse` when refused. Default false.
+   */
+  observeOnly?: boolean;
 }
 
 /**

@@ -85,7 +85,9 @@ export class LoopGuardCallbackHandler extends BaseCallbackHandler {
       () => {
         const name = runName ?? toolNameOf(tool);
         const args = parseJsonText(input);
-        const ticket = this.run.startCall({ tool: name, argsHash: this.run.argsHash(name, args), callId: toolCallId, observeOnly: true });
+        // The arguments, not their hash: what is read from them (a shell command's effect, a
+        // paged call's listing) decides the call as on every other door.
+        const ticket = this.run.startCall({ tool: name, args, callId: toolCallId, observeOnly: true });
         const decision = ticket.decision;
         if (decision.action === 'refuse') {
           this.wouldRefuse.push({

@@ -64,6 +64,27 @@ describe('LoopGuardCallbackHandler (observe only)', () => {
     expect(handler.run.partial().newFacts).to.equal(3);
   });
 
+  it('a shell tool watched by the handler is judged by its command, as on every door: the same grep again would be refused', async () => {
+    const decided: PrehashedToolCall[] = [];
+    const handler = new LoopGuardCallbackHandler({ run: new LoopGuard({ listeners: [{ callDecided: (_run, call) => decided.push(call) }] }).startRun() });
+    const executions: string[] = [];
+    const bash = tool(
+      async ({ command }) => {
+        executions.push(command);
+        return 'src/a.ts:3: // TODO retry\n';
+      },
+      { name: 'bash', description: 'Run a shell command', schema: z.object({ command: z.string() }) },
+    );
+    const model = new ScriptedChatModel(({ turn }) => (turn <= 2 ? { calls: [{ tool: 'bash', args: { command: 'grep -rn TODO src' } }] } : { text: 'answer' }));
+    await createAgent({ model, tools: [bash] }).invoke({ messages: [new HumanMessage('q')] }, { callbacks: [handler] });
+
+    expect(executions).to.have.length(2);
+    // Known by its hash alone, a shell command is a call of unknown effect: it may have written, so
+    // the same command again was a re-run and allowed. Read from its arguments, it is a read.
+    expect(decided[0]).to.include({ effect: 'read', family: 'grep', observeOnly: true });
+    expect(handler.wouldRefuse.map((entry) => [entry.callId, entry.reason])).to.deep.equal([['call_2', 'repeat.run_wide']]);
+  });
+
   it('records tool errors and fails open when the guard throws', async () => {
     const run = new LoopGuard().startRun();
     const handler = new LoopGuardCallbackHandler({ run });
