@@ -255,6 +255,16 @@ export interface AppendedReplayRun {
 }
 
 /**
+ * The model-call (round) spans of each run a read found, by the key of the run's first call:
+ * its rounds, those after its last call (the answer) included, as a whole read's `rounds` gives.
+ */
+export function modelRoundsByFirstCall(state: OtlpRunReaderState): Map<string, number> {
+  const rounds = new Map<string, number>();
+  for (const bucket of state.buckets.values()) if (bucket.firstCall !== undefined) rounds.set(keyOf(bucket.firstCall.span), bucket.models.length);
+  return rounds;
+}
+
+/**
  * Reads the spans of one request against what the trace's earlier reads found, when that gives
  * exactly what re-reading the whole trace would give for the new spans: each new span lands in a
  * run that already has calls, moves nothing read before (it is no earlier parent of an earlier

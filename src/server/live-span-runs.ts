@@ -2,7 +2,7 @@ import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
 import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../otel/attributes.js';
 import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
-import { appendSpansToReplayRuns, isRedelivered, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
+import { appendSpansToReplayRuns, isRedelivered, modelRoundsByFirstCall, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
 import type { ReplayCall } from '../replay/replay-call.js';
 import { toEngineCall } from '../replay/replay-session.js';
 
@@ -356,6 +356,15 @@ export class LiveSpanRuns {
     if (trace.othersRuns?.has(runId) === true) return;
     const run: RunGuard | undefined = this.guard.getRun(runId);
     if (run === undefined || run.isEnded) return;
+    // Model calls after its last tool call (its answer) are rounds too, as in replay and live.
+    let rounds = 0;
+    if (trace.reader !== undefined) {
+      for (const [firstKey, count] of modelRoundsByFirstCall(trace.reader)) if (trace.runIdOfFedCall.get(firstKey) === runId) rounds = Math.max(rounds, count);
+    }
+    for (let round = trace.engineRound.get(runId) ?? run.round; run.stopped === undefined && round < rounds; round++) {
+      if (round >= 1 && run.shouldStop().action === 'stop') break;
+      run.beginRound();
+    }
     // The end of a run is its last round's verdict, as in replay.
     if (run.stopped === undefined) run.shouldStop();
     run.end();

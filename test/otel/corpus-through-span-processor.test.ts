@@ -9,12 +9,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { LoopGuard } from '../../src/core/loop-guard.js';
 import type { Profile } from '../../src/core/types.js';
 import { ATTR_DECISION, ATTR_REFUSAL_REASON } from '../../src/otel/attributes.js';
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
+import { OtlpSpanCollector } from '../../src/replay/collect-otlp-spans.js';
 import type { ReplayCall } from '../../src/replay/replay-call.js';
 import { replayInputs } from '../../src/replay/replay-inputs.js';
 import type { RunReport } from '../../src/replay/run-report.js';
+import { LiveSpanRuns } from '../../src/server/live-span-runs.js';
 import { makeHarness, useContextManager } from './otel-test-helpers.js';
 
 const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
@@ -98,6 +101,33 @@ async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ v
   }
 }
 
+/** The export sent to `loopguard serve`'s OTLP receiver a request at a time, as a Collector would. */
+async function servedFromExport(profile: Profile, lines: string[]): Promise<{ verdict: string; decisions: string[] }> {
+  const decisions: string[] = [];
+  let verdict = 'finished';
+  const guard = new LoopGuard({
+    profile,
+    logger: { warn: () => undefined },
+    listeners: [
+      {
+        callDecided: (_run, _call, decision) => decisions.push(decision.action === 'allow' ? 'allow' : decision.reason),
+        runStopped: (_run, decision) => {
+          verdict = verdictOf(decision);
+        },
+      },
+    ],
+  });
+  const live = new LiveSpanRuns({ guard });
+  for (const [index, line] of lines.entries()) {
+    const collector = new OtlpSpanCollector();
+    expect(collector.addRequestLine(line, 'export', index + 1)).to.deep.equal([]);
+    const answer = await live.ingest(collector.spans);
+    expect(answer.problems).to.deep.equal([]);
+  }
+  live.endAll();
+  return { verdict, decisions };
+}
+
 function difference(file: string, expected: { verdict: string; decisions: string[] }, expectedName: string, got: { verdict: string; decisions: string[] }, gotName: string): string | undefined {
   if (got.verdict !== expected.verdict) return `${file}: ${expected.verdict} ${expectedName}, ${got.verdict} ${gotName}`;
   if (got.decisions.join() === expected.decisions.join()) return undefined;
@@ -115,7 +145,7 @@ describe('every corpus run, played live through the span processor, gets the rep
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   for (const profile of ['general', 'researcher', 'chat'] as const) {
-    it(`${profile} profile: live as in replay, and the hashes-only export replays as live`, async () => {
+    it(`${profile} profile: live as in replay; its hashes-only export, replayed or sent to serve, decides as live`, async () => {
       const moved: string[] = [];
       let stopped = 0;
       for (const { file } of manifest) {
@@ -125,7 +155,12 @@ describe('every corpus run, played live through the span processor, gets the rep
         const exported = join(directory, 'export.otlp.json');
         writeFileSync(exported, `${live.export.join('\n')}\n`);
         const fromExport = await recorded(exported, profile);
-        const moves = [difference(file, replayed, 'in replay', live, 'live'), difference(file, live, 'live', fromExport, 'in the replay of its export')];
+        const served = await servedFromExport(profile, live.export);
+        const moves = [
+          difference(file, replayed, 'in replay', live, 'live'),
+          difference(file, live, 'live', fromExport, 'in the replay of its export'),
+          difference(file, live, 'live', served, 'in serve, fed its export'),
+        ];
         for (const move of moves) if (move !== undefined) moved.push(move);
       }
       // The comparison means something only if the replay stops runs in this profile.
