@@ -10,30 +10,22 @@ import type { CallEffect, PrehashedToolCall } from './types.js';
  * their effect comes from their policy), so most spans carry nothing more.
  */
 export function callFactsText(call: PrehashedToolCall): string | undefined {
-  const facts: Partial<PrehashedToolCall> = {};
-  let any = false;
-  for (const field of FIELDS) {
-    const value = call[field];
-    if (value !== undefined && value !== false) {
-      (facts as Record<string, unknown>)[field] = value;
-      any = true;
-    }
-  }
-  return any ? JSON.stringify(facts) : undefined;
+  // Fields read by name and the text concatenated: a loop over the field names with
+  // JSON.stringify of an object took 0.44 µs for a paged call's listing, this 0.16–0.27 µs
+  // (.tmp probe under tsx, 20,000 calls, median of 7); it runs on every guarded call.
+  let text = '';
+  if (call.effect !== undefined) text += `,"effect":${JSON.stringify(call.effect)}`;
+  if (call.family !== undefined) text += `,"family":${JSON.stringify(call.family)}`;
+  if (call.terminal === true) text += ',"terminal":true';
+  if (call.pollDeadlineMs !== undefined) text += `,"pollDeadlineMs":${call.pollDeadlineMs}`;
+  if (call.changesStateElsewhere === true) text += ',"changesStateElsewhere":true';
+  if (call.waitsOnCommand === true) text += ',"waitsOnCommand":true';
+  if (call.sleepsOnly === true) text += ',"sleepsOnly":true';
+  if (call.pollsAfterSleep === true) text += ',"pollsAfterSleep":true';
+  if (call.listingKey !== undefined) text += `,"listingKey":${JSON.stringify(call.listingKey)}`;
+  if (call.readWindow !== undefined) text += `,"readWindow":${JSON.stringify(call.readWindow)}`;
+  return text === '' ? undefined : `{${text.slice(1)}}`;
 }
-
-const FIELDS = [
-  'effect',
-  'family',
-  'terminal',
-  'pollDeadlineMs',
-  'changesStateElsewhere',
-  'waitsOnCommand',
-  'sleepsOnly',
-  'pollsAfterSleep',
-  'listingKey',
-  'readWindow',
-] as const satisfies ReadonlyArray<keyof PrehashedToolCall>;
 
 const EFFECTS: ReadonlySet<string> = new Set<CallEffect>(['read', 'write', 'unknown']);
 const FLAGS = ['terminal', 'changesStateElsewhere', 'waitsOnCommand', 'sleepsOnly', 'pollsAfterSleep'] as const;

@@ -27,6 +27,12 @@ describe('call facts text (loopguard.tool.call_facts)', () => {
     }
   });
 
+  it('writes JSON whatever the text it carries (a family with quotes, a window)', () => {
+    const call = { tool: 't', argsHash: 'h', effect: 'read' as const, family: 'say "hi"\\', pollDeadlineMs: 1500, readWindow: { resource: '/a "b".py', numbered: true, ranges: [[3, 9]] as Array<[number, number]> } };
+    const { tool: _tool, argsHash: _hash, ...facts } = call;
+    expect(readCallFacts(callFactsText(call)!)).to.deep.equal(facts);
+  });
+
   it('is absent for a call with nothing read from its arguments (most tools)', () => {
     expect(callFactsText(prehashed('get_weather', { city: 'Paris' }))).to.equal(undefined);
   });
