@@ -99,6 +99,29 @@ function asAttributeText(value: unknown): string {
 }
 
 /**
+ * A result as `gen_ai.tool.call.result`. Readers (replay, `serve`) take text that parses as a
+ * JSON number, boolean, null or string for that value, as instrumentations that write JSON mean
+ * it: so a string result that is such text is written JSON-quoted, or a shell's "3\n" came back
+ * as the number 3, the same answer as a later "3", and the replay of the export stopped a run
+ * two rounds before the live run did (test/otel/corpus-through-span-processor.test.ts).
+ */
+function resultAttributeText(result: unknown): string {
+  if (typeof result === 'string' && isJsonScalarText(result)) return asAttributeText(JSON.stringify(result));
+  return asAttributeText(result);
+}
+
+function isJsonScalarText(text: string): boolean {
+  const first = text.trimStart().charCodeAt(0);
+  if (Number.isNaN(first) || first === 123 /* { */ || first === 91 /* [ */) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Wraps a tool function so every call is an `execute_tool {name}` span with the GenAI
  * attributes and loopguard's hashes, and is decided by the ledger before it runs.
  *
@@ -240,7 +263,7 @@ export function instrumentTool<A, R>(
       span.setAttribute(ATTR_OUTCOME, fingerprint.outcome);
       if (fingerprint.resultHash !== undefined) span.setAttribute(ATTR_RESULT_HASH, fingerprint.resultHash);
       if (fingerprint.unfingerprintable) span.setAttribute(ATTR_UNFINGERPRINTABLE, true);
-      if (recordResult) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, asAttributeText(result));
+      if (recordResult) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, resultAttributeText(result));
       if (ownTicket !== undefined) ownRun?.finishCall(ownTicket, fingerprint);
       return result;
     } catch (error) {

@@ -56,10 +56,10 @@ async function recorded(file: string, profile: Profile): Promise<Recorded> {
 }
 
 /** The same run as an agent loop on startAgentRun: a model call per round, each call through its tool. */
-async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[]; export: string[] }> {
+async function playedLive(profile: Profile, rounds: ReplayCall[][], record: boolean): Promise<{ verdict: string; decisions: string[]; export: string[] }> {
   const harness = makeHarness({ profile, logger: { warn: () => undefined } });
   try {
-    const run = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'recorded' });
+    const run = startAgentRun({ processor: harness.processor, tracer: harness.tracer, runId: 'recorded', toolOptions: { recordArguments: record, recordResult: record } });
     let verdict = 'finished';
     for (let round = 0; round < rounds.length; round++) {
       if (round > 0) {
@@ -91,7 +91,7 @@ async function playedLive(profile: Profile, rounds: ReplayCall[][]): Promise<{ v
       .filter((span) => span.name.startsWith('execute_tool '))
       .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
       .map((span) => (span.attributes[ATTR_DECISION] === 'allow' ? 'allow' : String(span.attributes[ATTR_REFUSAL_REASON])));
-    // What the Collector's file exporter would write: hashes only, loopguard's default.
+    // What the Collector's file exporter would write: hashes only (loopguard's default), or with the raw content.
     const spans = harness.finished();
     const lines: string[] = [];
     for (let index = 0; index < spans.length; index += 16) lines.push(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans.slice(index, index + 16))));
@@ -144,13 +144,13 @@ describe('every corpus run, played live through the span processor, gets the rep
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
-  for (const profile of ['general', 'researcher', 'chat'] as const) {
-    it(`${profile} profile: live as in replay; its hashes-only export, replayed or sent to serve, decides as live`, async () => {
+  for (const [profile, record] of [['general', false], ['researcher', false], ['chat', false], ['general', true], ['chat', true]] as const) {
+    it(`${profile} profile: live as in replay; its ${record ? 'export with arguments and results' : 'hashes-only export'}, replayed or sent to serve, decides as live`, async () => {
       const moved: string[] = [];
       let stopped = 0;
       for (const { file } of manifest) {
         const replayed = await recorded(join(corpus, file), profile);
-        const live = await playedLive(profile, replayed.rounds);
+        const live = await playedLive(profile, replayed.rounds, record);
         if (replayed.verdict !== 'finished') stopped++;
         const exported = join(directory, 'export.otlp.json');
         writeFileSync(exported, `${live.export.join('\n')}\n`);
