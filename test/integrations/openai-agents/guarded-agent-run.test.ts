@@ -185,6 +185,37 @@ describe('OpenAI Agents adapter (Runner + scripted Model)', () => {
     expect(outcome.partial.tools.fetchInvoice.failures).to.equal(6);
   });
 
+  it('the SDK default error text says nothing of the cause: lookups by different emails narrow down, not a failure streak', async () => {
+    // A customer-service agent looking up a customer by each email the user gave: every miss
+    // throws, and the SDK hands loopguard only its fixed text. Read as any other error, the fifth
+    // miss stopped the run before the sixth email, the right one, was tried.
+    const looked: string[] = [];
+    const findUser = tool({
+      name: 'find_user_id_by_email',
+      description: 'Find a customer',
+      parameters: z.object({ email: z.string() }),
+      execute: async ({ email }): Promise<string> => {
+        looked.push(email);
+        if (email !== 'ann.lee@example.com') throw new Error(`no customer with email ${email}`);
+        return 'user_4711';
+      },
+    });
+    const emails = ['ann@example.com', 'ann.lee@example.org', 'annlee@example.com', 'a.lee@example.com', 'ann_lee@example.com', 'ann.lee@example.com'];
+    const guarded = createGuardedAgentRun({ guard: new LoopGuard(), tools: [findUser] });
+    const model = new ScriptedAgentsModel(emails.map((email) => ({ calls: [{ tool: 'find_user_id_by_email', args: { email } }] })), 'Found you: user_4711.');
+    const result = await new Runner().run(new Agent({ name: 'support', model, tools: guarded.tools }), 'Find me', { ...guarded.runOptions, maxTurns: 20 });
+
+    expect(looked).to.deep.equal(emails);
+    expect(result.finalOutput).to.equal('Found you: user_4711.');
+    expect(guarded.end().stopReason).to.equal(undefined);
+
+    // The identical lookup failing again and again still counts: stopped.
+    const stuck = createGuardedAgentRun({ guard: new LoopGuard(), tools: [findUser] });
+    const again = new ScriptedAgentsModel(Array.from({ length: 12 }, () => ({ calls: [{ tool: 'find_user_id_by_email', args: { email: 'ann@example.com' } }] })), 'Could not find you.');
+    await new Runner().run(new Agent({ name: 'support', model: again, tools: stuck.tools }), 'Find me', { ...stuck.runOptions, maxTurns: 30 });
+    expect(stuck.end().stopReason).to.be.a('string');
+  });
+
   it('keeps your own isEnabled, guardrails and input filter working', async () => {
     const executions: string[] = [];
     const hidden = tool({ name: 'admin', description: 'Admin only', parameters: z.object({}), isEnabled: false, execute: async () => 'secret' });
