@@ -1,3 +1,4 @@
+import { factsObjectOf, FactsTextError, lineRangesOf } from './facts-text-error.js';
 import type { CallEffect, PrehashedToolCall } from './types.js';
 
 /**
@@ -30,48 +31,36 @@ export function callFactsText(call: PrehashedToolCall): string | undefined {
 const EFFECTS: ReadonlySet<string> = new Set<CallEffect>(['read', 'write', 'unknown']);
 const FLAGS = ['terminal', 'changesStateElsewhere', 'waitsOnCommand', 'sleepsOnly', 'pollsAfterSleep'] as const;
 
-/** Thrown by {@link readCallFacts} for text that is not call facts; the message names the field. */
-export class CallFactsError extends Error {
-  override readonly name = 'CallFactsError';
-}
-
 /**
  * The facts of {@link callFactsText}'s text, checked field by field (a span attribute is
  * anyone's to write). Fields this version does not know are left out.
  *
- * @throws CallFactsError naming the field that is not what the facts hold.
+ * @throws FactsTextError naming the field that is not what the facts hold.
  */
 export function readCallFacts(text: string): Partial<PrehashedToolCall> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CallFactsError('not JSON');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CallFactsError('not a JSON object');
-  const record = value as Record<string, unknown>;
+  const record = factsObjectOf(text);
   const facts: Partial<PrehashedToolCall> = {};
   const { effect, family, pollDeadlineMs, listingKey, readWindow } = record;
   if (effect !== undefined) {
-    if (typeof effect !== 'string' || !EFFECTS.has(effect)) throw new CallFactsError(`effect must be "read", "write" or "unknown", got ${JSON.stringify(effect)}`);
+    if (typeof effect !== 'string' || !EFFECTS.has(effect)) throw new FactsTextError(`effect must be "read", "write" or "unknown", got ${JSON.stringify(effect)}`);
     facts.effect = effect as CallEffect;
   }
   if (family !== undefined) {
-    if (typeof family !== 'string') throw new CallFactsError('family must be a string');
+    if (typeof family !== 'string') throw new FactsTextError('family must be a string');
     facts.family = family;
   }
   if (pollDeadlineMs !== undefined) {
-    if (typeof pollDeadlineMs !== 'number' || !(pollDeadlineMs >= 0)) throw new CallFactsError('pollDeadlineMs must be a number of milliseconds');
+    if (typeof pollDeadlineMs !== 'number' || !(pollDeadlineMs >= 0)) throw new FactsTextError('pollDeadlineMs must be a number of milliseconds');
     facts.pollDeadlineMs = pollDeadlineMs;
   }
   if (listingKey !== undefined) {
-    if (typeof listingKey !== 'string') throw new CallFactsError('listingKey must be a string');
+    if (typeof listingKey !== 'string') throw new FactsTextError('listingKey must be a string');
     facts.listingKey = listingKey;
   }
   for (const flag of FLAGS) {
     const flagValue = record[flag];
     if (flagValue === undefined) continue;
-    if (typeof flagValue !== 'boolean') throw new CallFactsError(`${flag} must be true or false`);
+    if (typeof flagValue !== 'boolean') throw new FactsTextError(`${flag} must be true or false`);
     if (flagValue) facts[flag] = true;
   }
   if (readWindow !== undefined) facts.readWindow = readWindowOf(readWindow);
@@ -80,7 +69,7 @@ export function readCallFacts(text: string): Partial<PrehashedToolCall> {
 
 function readWindowOf(value: unknown): NonNullable<PrehashedToolCall['readWindow']> {
   const bad = (what: string): never => {
-    throw new CallFactsError(`readWindow${what}`);
+    throw new FactsTextError(`readWindow${what}`);
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad(' must be an object');
   const { resource, ranges, numbered } = value as Record<string, unknown>;
@@ -90,11 +79,6 @@ function readWindowOf(value: unknown): NonNullable<PrehashedToolCall['readWindow
     if (typeof resource !== 'string') bad('.resource must be a string');
     window.resource = resource as string;
   }
-  if (ranges !== undefined) {
-    if (!Array.isArray(ranges) || !ranges.every((range) => Array.isArray(range) && range.length === 2 && range.every((line) => typeof line === 'number'))) {
-      bad('.ranges must be [from, to] pairs of line numbers');
-    }
-    window.ranges = (ranges as Array<[number, number]>).map(([from, to]) => [from, to]);
-  }
+  if (ranges !== undefined) window.ranges = lineRangesOf(ranges, 'readWindow.ranges');
   return window;
 }

@@ -1,3 +1,4 @@
+import { factsObjectOf, FactsTextError, lineRangesOf } from './facts-text-error.js';
 import type { PrehashedOutcome } from './types.js';
 
 /**
@@ -53,43 +54,31 @@ const FLAGS = [
   'wroteNothing',
 ] as const satisfies ReadonlyArray<keyof PrehashedOutcome>;
 
-/** Thrown by {@link readOutcomeFacts} for text that is not outcome facts; the message names the field. */
-export class OutcomeFactsError extends Error {
-  override readonly name = 'OutcomeFactsError';
-}
-
 /**
  * The facts of {@link outcomeFactsText}'s text, checked field by field (a span attribute is
  * anyone's to write). Fields this version does not know are left out.
  *
- * @throws OutcomeFactsError naming the field that is not what the facts hold.
+ * @throws FactsTextError naming the field that is not what the facts hold.
  */
 export function readOutcomeFacts(text: string): Partial<PrehashedOutcome> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new OutcomeFactsError('not JSON');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new OutcomeFactsError('not a JSON object');
-  const record = value as Record<string, unknown>;
+  const record = factsObjectOf(text);
   const facts: Partial<PrehashedOutcome> = {};
   for (const flag of FLAGS) {
     const flagValue = record[flag];
     if (flagValue === undefined) continue;
-    if (typeof flagValue !== 'boolean') throw new OutcomeFactsError(`${flag} must be true or false`);
+    if (typeof flagValue !== 'boolean') throw new FactsTextError(`${flag} must be true or false`);
     if (flagValue || flag === 'transient') facts[flag] = flagValue;
   }
   const { window, askedFrom, items } = record;
   if (window !== undefined) facts.window = windowOf(window);
   if (askedFrom !== undefined) {
     const { resource, line } = (askedFrom ?? {}) as Record<string, unknown>;
-    if (typeof resource !== 'string' || typeof line !== 'number') throw new OutcomeFactsError('askedFrom must be { resource, line }');
+    if (typeof resource !== 'string' || typeof line !== 'number') throw new FactsTextError('askedFrom must be { resource, line }');
     facts.askedFrom = { resource, line };
   }
   if (items !== undefined) {
     // Item fingerprints are 53-bit integers (core/hash.ts hashItemText).
-    if (!Array.isArray(items) || !items.every((item) => Number.isSafeInteger(item) && item >= 0)) throw new OutcomeFactsError('items must be item fingerprints (non-negative integers)');
+    if (!Array.isArray(items) || !items.every((item) => Number.isSafeInteger(item) && item >= 0)) throw new FactsTextError('items must be item fingerprints (non-negative integers)');
     facts.items = items as number[];
   }
   return facts;
@@ -97,20 +86,13 @@ export function readOutcomeFacts(text: string): Partial<PrehashedOutcome> {
 
 function windowOf(value: unknown): NonNullable<PrehashedOutcome['window']> {
   const bad = (what: string): never => {
-    throw new OutcomeFactsError(`window${what}`);
+    throw new FactsTextError(`window${what}`);
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad(' must be an object');
   const { resource, numbered, ranges, lastLine } = value as Record<string, unknown>;
   if (typeof resource !== 'string') bad('.resource must be a string');
   if (typeof numbered !== 'boolean') bad('.numbered must be true or false');
-  if (!Array.isArray(ranges) || !ranges.every((range) => Array.isArray(range) && range.length === 2 && range.every((line) => typeof line === 'number'))) {
-    bad('.ranges must be [from, to] pairs of line numbers');
-  }
-  const window: NonNullable<PrehashedOutcome['window']> = {
-    resource: resource as string,
-    numbered: numbered as boolean,
-    ranges: (ranges as Array<[number, number]>).map(([from, to]) => [from, to]),
-  };
+  const window: NonNullable<PrehashedOutcome['window']> = { resource: resource as string, numbered: numbered as boolean, ranges: lineRangesOf(ranges, 'window.ranges') };
   if (lastLine !== undefined) {
     if (typeof lastLine !== 'number') bad('.lastLine must be a line number');
     window.lastLine = lastLine as number;

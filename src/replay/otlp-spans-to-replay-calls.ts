@@ -1,5 +1,6 @@
-import { CallFactsError, readCallFacts } from '../core/call-facts-text.js';
-import { OutcomeFactsError, readOutcomeFacts } from '../core/outcome-facts-text.js';
+import { readCallFacts } from '../core/call-facts-text.js';
+import { FactsTextError } from '../core/facts-text-error.js';
+import { readOutcomeFacts } from '../core/outcome-facts-text.js';
 import type { ModelUsage, OutcomeClass, PrehashedOutcome, ToolErrorInfo } from '../core/types.js';
 import { MAX_PARSED_RESULT_LENGTH } from '../core/result-fingerprint.js';
 import {
@@ -669,7 +670,7 @@ function toolSpanToCall(span: CollectedSpan, run: string, round: number, file: s
       try {
         call.facts = readCallFacts(facts as string);
       } catch (error) {
-        if (!(error instanceof CallFactsError)) throw error;
+        if (!(error instanceof FactsTextError)) throw error;
         fail(ATTR_CALL_FACTS, `attribute ${ATTR_CALL_FACTS}: ${error.message}`);
       }
     }
@@ -732,7 +733,7 @@ function prehashedOutcome(
     try {
       prehashed = { ...readOutcomeFacts(facts as string), outcome };
     } catch (error) {
-      if (!(error instanceof OutcomeFactsError)) throw error;
+      if (!(error instanceof FactsTextError)) throw error;
       fail(ATTR_OUTCOME_FACTS, `attribute ${ATTR_OUTCOME_FACTS}: ${error.message}`);
     }
   }

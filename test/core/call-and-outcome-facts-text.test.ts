@@ -2,8 +2,9 @@
 // was read from the arguments and the result, written by the processor's instrumentation and read
 // back by replay and serve. Anyone can write a span attribute, so reading checks every field.
 import { expect } from 'chai';
-import { CallFactsError, callFactsText, readCallFacts } from '../../src/core/call-facts-text.js';
-import { OutcomeFactsError, outcomeFactsText, readOutcomeFacts } from '../../src/core/outcome-facts-text.js';
+import { callFactsText, readCallFacts } from '../../src/core/call-facts-text.js';
+import { FactsTextError } from '../../src/core/facts-text-error.js';
+import { outcomeFactsText, readOutcomeFacts } from '../../src/core/outcome-facts-text.js';
 import { prehashCall } from '../../src/core/prehash-call.js';
 import { resolveOptions } from '../../src/core/policy.js';
 import { fingerprintResult } from '../../src/core/result-fingerprint.js';
@@ -38,12 +39,12 @@ describe('call facts text (loopguard.tool.call_facts)', () => {
   });
 
   it('names the field that is not what call facts hold, and leaves unknown fields out', () => {
-    expect(() => readCallFacts('{')).to.throw(CallFactsError, 'not JSON');
-    expect(() => readCallFacts('[1]')).to.throw(CallFactsError, 'not a JSON object');
-    expect(() => readCallFacts('{"effect":"delete"}')).to.throw(CallFactsError, /effect must be "read", "write" or "unknown", got "delete"/);
-    expect(() => readCallFacts('{"terminal":"yes"}')).to.throw(CallFactsError, 'terminal must be true or false');
-    expect(() => readCallFacts('{"pollDeadlineMs":-1}')).to.throw(CallFactsError, 'pollDeadlineMs');
-    expect(() => readCallFacts('{"readWindow":{"numbered":true,"ranges":[[1]]}}')).to.throw(CallFactsError, 'readWindow.ranges');
+    expect(() => readCallFacts('{')).to.throw(FactsTextError, 'not JSON');
+    expect(() => readCallFacts('[1]')).to.throw(FactsTextError, 'not a JSON object');
+    expect(() => readCallFacts('{"effect":"delete"}')).to.throw(FactsTextError, /effect must be "read", "write" or "unknown", got "delete"/);
+    expect(() => readCallFacts('{"terminal":"yes"}')).to.throw(FactsTextError, 'terminal must be true or false');
+    expect(() => readCallFacts('{"pollDeadlineMs":-1}')).to.throw(FactsTextError, 'pollDeadlineMs');
+    expect(() => readCallFacts('{"readWindow":{"numbered":true,"ranges":[[1]]}}')).to.throw(FactsTextError, 'readWindow.ranges');
     expect(readCallFacts('{"effect":"read","fromTheFuture":1}')).to.deep.equal({ effect: 'read' });
   });
 });
@@ -71,11 +72,11 @@ describe('outcome facts text (loopguard.tool.outcome_facts)', () => {
   });
 
   it('names the field that is not what outcome facts hold', () => {
-    expect(() => readOutcomeFacts('"x"')).to.throw(OutcomeFactsError, 'not a JSON object');
-    expect(() => readOutcomeFacts('{"stepRejected":1}')).to.throw(OutcomeFactsError, 'stepRejected must be true or false');
-    expect(() => readOutcomeFacts('{"items":[1.5]}')).to.throw(OutcomeFactsError, 'items must be item fingerprints');
-    expect(() => readOutcomeFacts('{"window":{"resource":"/a","numbered":true}}')).to.throw(OutcomeFactsError, 'window.ranges');
-    expect(() => readOutcomeFacts('{"askedFrom":{"resource":"/a"}}')).to.throw(OutcomeFactsError, 'askedFrom');
+    expect(() => readOutcomeFacts('"x"')).to.throw(FactsTextError, 'not a JSON object');
+    expect(() => readOutcomeFacts('{"stepRejected":1}')).to.throw(FactsTextError, 'stepRejected must be true or false');
+    expect(() => readOutcomeFacts('{"items":[1.5]}')).to.throw(FactsTextError, 'items must be item fingerprints');
+    expect(() => readOutcomeFacts('{"window":{"resource":"/a","numbered":true}}')).to.throw(FactsTextError, 'window.ranges');
+    expect(() => readOutcomeFacts('{"askedFrom":{"resource":"/a"}}')).to.throw(FactsTextError, 'askedFrom');
   });
 
 });

@@ -5,7 +5,7 @@
 // result is read by the wrapper and the decision is written on the span. A call that path decides
 // differently is a refusal or a stop EVAL.md does not show, on the door users actually use.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -15,45 +15,9 @@ import { ATTR_DECISION, ATTR_REFUSAL_REASON } from '../../src/otel/attributes.js
 import { startAgentRun } from '../../src/otel/start-agent-run.js';
 import { OtlpSpanCollector } from '../../src/replay/collect-otlp-spans.js';
 import type { ReplayCall } from '../../src/replay/replay-call.js';
-import { replayInputs } from '../../src/replay/replay-inputs.js';
-import type { RunReport } from '../../src/replay/run-report.js';
 import { LiveSpanRuns } from '../../src/server/live-span-runs.js';
+import { CORPUS_DIR, CORPUS_FILES, differenceFrom, recordedRun, verdictOf } from '../helpers/recorded-corpus-runs.js';
 import { makeHarness, useContextManager } from './otel-test-helpers.js';
-
-const corpus = join(import.meta.dirname, '..', '..', 'eval', 'corpus');
-const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
-
-interface Recorded {
-  rounds: ReplayCall[][];
-  verdict: string;
-  decisions: string[];
-}
-
-function verdictOf(stop: { reason: string; round: number } | null | undefined): string {
-  return stop ? `${stop.reason} after round ${stop.round}` : 'finished';
-}
-
-/** The run as replay reads it: its calls by round, its verdict and its decisions up to the stop. */
-async function recorded(file: string, profile: Profile): Promise<Recorded> {
-  const rounds: ReplayCall[][] = [];
-  let report: RunReport | undefined;
-  await replayInputs({
-    files: [file],
-    engineOptions: { profile },
-    onRun: (run) => {
-      report = run;
-    },
-    onProblem: (problem) => {
-      throw new Error(problem.message);
-    },
-    onCall: (call) => {
-      while (rounds.length < call.round) rounds.push([]);
-      rounds[call.round - 1]!.push(call);
-    },
-  });
-  const decisions = [...report!.decisions()].filter((decision) => decision.decision !== 'skip').map((decision) => (decision.decision === 'refuse' ? decision.reason! : 'allow'));
-  return { rounds, verdict: verdictOf(report!.stop), decisions };
-}
 
 /** The same run as an agent loop on startAgentRun: a model call per round, each call through its tool. */
 async function playedLive(profile: Profile, rounds: ReplayCall[][], record: boolean): Promise<{ verdict: string; decisions: string[]; export: string[] }> {
@@ -128,13 +92,6 @@ async function servedFromExport(profile: Profile, lines: string[]): Promise<{ ve
   return { verdict, decisions };
 }
 
-function difference(file: string, expected: { verdict: string; decisions: string[] }, expectedName: string, got: { verdict: string; decisions: string[] }, gotName: string): string | undefined {
-  if (got.verdict !== expected.verdict) return `${file}: ${expected.verdict} ${expectedName}, ${got.verdict} ${gotName}`;
-  if (got.decisions.join() === expected.decisions.join()) return undefined;
-  const at = expected.decisions.findIndex((decision, index) => decision !== got.decisions[index]);
-  return `${file}: call #${at} ${expected.decisions[at]} ${expectedName}, ${got.decisions[at]} ${gotName}`;
-}
-
 describe('every corpus run, played live through the span processor, gets the replay\'s verdict and decisions (real OTel SDK)', function () {
   this.timeout(600_000);
   useContextManager();
@@ -148,18 +105,18 @@ describe('every corpus run, played live through the span processor, gets the rep
     it(`${profile} profile: live as in replay; its ${record ? 'export with arguments and results' : 'hashes-only export'}, replayed or sent to serve, decides as live`, async () => {
       const moved: string[] = [];
       let stopped = 0;
-      for (const { file } of manifest) {
-        const replayed = await recorded(join(corpus, file), profile);
+      for (const file of CORPUS_FILES) {
+        const replayed = await recordedRun(join(CORPUS_DIR, file), profile);
         const live = await playedLive(profile, replayed.rounds, record);
         if (replayed.verdict !== 'finished') stopped++;
         const exported = join(directory, 'export.otlp.json');
         writeFileSync(exported, `${live.export.join('\n')}\n`);
-        const fromExport = await recorded(exported, profile);
+        const fromExport = await recordedRun(exported, profile);
         const served = await servedFromExport(profile, live.export);
         const moves = [
-          difference(file, replayed, 'in replay', live, 'live'),
-          difference(file, live, 'live', fromExport, 'in the replay of its export'),
-          difference(file, live, 'live', served, 'in serve, fed its export'),
+          differenceFrom(file, replayed, 'in replay', live, 'live'),
+          differenceFrom(file, live, 'live', fromExport, 'in the replay of its export'),
+          differenceFrom(file, live, 'live', served, 'in serve, fed its export'),
         ];
         for (const move of moves) if (move !== undefined) moved.push(move);
       }

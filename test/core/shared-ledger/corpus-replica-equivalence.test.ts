@@ -7,7 +7,6 @@
 // recorded runs through real Redis servers; here every one of the 540 runs, every profile, goes
 // through the in-process store, which keeps the same contract.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { RunGuard } from '../../../src/core/run-guard.js';
@@ -15,30 +14,10 @@ import { createMemoryRunStore } from '../../../src/core/shared-ledger/create-mem
 import type { RunStore } from '../../../src/core/shared-ledger/run-store.js';
 import type { CallOutcome, PrehashedOutcome, Profile } from '../../../src/core/types.js';
 import type { ReplayCall } from '../../../src/replay/replay-call.js';
-import { replayInputs } from '../../../src/replay/replay-inputs.js';
 import { toEngineCall } from '../../../src/replay/replay-session.js';
+import { CORPUS_DIR, CORPUS_FILES, recordedRun } from '../../helpers/recorded-corpus-runs.js';
 
-const corpus = join(import.meta.dirname, '..', '..', '..', 'eval', 'corpus');
-const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
 const quiet = { warn: () => undefined };
-
-/** A run's calls as the replay reader gives them, grouped by round (rounds without calls kept empty). */
-async function recordedRounds(file: string): Promise<ReplayCall[][]> {
-  const rounds: ReplayCall[][] = [];
-  await replayInputs({
-    files: [join(corpus, file)],
-    engineOptions: {},
-    onRun: () => undefined,
-    onProblem: (problem) => {
-      throw new Error(problem.message);
-    },
-    onCall: (call) => {
-      while (rounds.length < call.round) rounds.push([]);
-      rounds[call.round - 1]!.push(call);
-    },
-  });
-  return rounds;
-}
 
 interface Played {
   decisions: string[];
@@ -134,8 +113,8 @@ describe('every corpus run, shared between processes, gets the decisions of one 
     ] as const) {
       it(`${profile} profile, ${label}`, async () => {
         const disagreements: string[] = [];
-        for (const { file } of manifest) {
-          const rounds = await recordedRounds(file);
+        for (const file of CORPUS_FILES) {
+          const { rounds } = await recordedRun(join(CORPUS_DIR, file), profile);
           const alone = await play(profile, rounds, 1, () => 0);
           const shared = await play(profile, rounds, processes, processFor, ownedRuns);
           if (shared.stop !== alone.stop) disagreements.push(`${file}: stop ${alone.stop ?? 'none'} in one process, ${shared.stop ?? 'none'} shared`);

@@ -5,44 +5,14 @@
 // engine through its own doors (claimCall in each tool, prepareStep, stopWhen, the unoffered-call
 // record): a call any of them decides otherwise is a refusal or a stop EVAL.md does not show.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateText, jsonSchema, stepCountIs, tool, type ToolSet } from 'ai';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { Profile } from '../../../src/core/types.js';
 import { createGuardedAgentSettings } from '../../../src/integrations/ai-sdk/index.js';
 import type { ReplayCall } from '../../../src/replay/replay-call.js';
-import { replayInputs } from '../../../src/replay/replay-inputs.js';
-import type { RunReport } from '../../../src/replay/run-report.js';
+import { CORPUS_DIR, CORPUS_FILES, differenceFrom, recordedRun, verdictOf } from '../../helpers/recorded-corpus-runs.js';
 import { scriptedLanguageModel, type ScriptedTurn } from '../helpers/scripted-language-model.js';
-
-const corpus = join(import.meta.dirname, '..', '..', '..', 'eval', 'corpus');
-const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
-
-function verdictOf(stop: { reason: string; round: number } | null | undefined): string {
-  return stop ? `${stop.reason} after round ${stop.round}` : 'finished';
-}
-
-async function recorded(file: string, profile: Profile): Promise<{ rounds: ReplayCall[][]; verdict: string; decisions: string[] }> {
-  const rounds: ReplayCall[][] = [];
-  let report: RunReport | undefined;
-  await replayInputs({
-    files: [join(corpus, file)],
-    engineOptions: { profile },
-    onRun: (run) => {
-      report = run;
-    },
-    onProblem: (problem) => {
-      throw new Error(problem.message);
-    },
-    onCall: (call) => {
-      while (rounds.length < call.round) rounds.push([]);
-      rounds[call.round - 1]!.push(call);
-    },
-  });
-  const decisions = [...report!.decisions()].filter((decision) => decision.decision !== 'skip').map((decision) => (decision.decision === 'refuse' ? decision.reason! : 'allow'));
-  return { rounds, verdict: verdictOf(report!.stop), decisions };
-}
 
 /** The recorded rounds as AI SDK steps: the mock model asks each round's calls, each tool answers what was recorded. */
 async function playedThroughAiSdk(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[] }> {
@@ -82,22 +52,14 @@ describe("every corpus run, played through the AI SDK's generateText, gets the r
     it(`${profile} profile`, async () => {
       const moved: string[] = [];
       let played = 0;
-      for (const { file } of manifest) {
-        const replayed = await recorded(file, profile);
+      for (const file of CORPUS_FILES) {
+        const replayed = await recordedRun(join(CORPUS_DIR, file), profile);
         // A model step with no tool calls ends the AI SDK's loop: runs with such rounds cannot be played.
         if (replayed.rounds.some((calls) => calls.length === 0)) continue;
         played++;
-        const sdk = await playedThroughAiSdk(profile, replayed.rounds);
-        // After a stop the adapter offers one more step with the answer tools only (a stop never
-        // swallows an answer); the scripted model, stubborn on purpose, calls its recorded tool
-        // there, and that call is refused run.stopped: nothing runs after the stop.
-        const afterStop = sdk.decisions.slice(replayed.decisions.length);
-        const beforeStop = sdk.decisions.slice(0, replayed.decisions.length);
-        if (sdk.verdict !== replayed.verdict) moved.push(`${file}: ${replayed.verdict} in replay, ${sdk.verdict} through the AI SDK`);
-        else if (beforeStop.join() !== replayed.decisions.join() || afterStop.some((decision) => decision !== 'run.stopped')) {
-          const at = sdk.decisions.findIndex((decision, index) => decision !== (replayed.decisions[index] ?? 'run.stopped'));
-          moved.push(`${file}: call #${at} ${replayed.decisions[at] ?? '(after the stop)'} in replay, ${sdk.decisions[at]} through the AI SDK`);
-        }
+        // After a stop the adapter offers the answer tools one more step (a stop never swallows an answer).
+        const move = differenceFrom(file, replayed, 'in replay', await playedThroughAiSdk(profile, replayed.rounds), 'through the AI SDK', true);
+        if (move !== undefined) moved.push(move);
       }
       expect(played).to.be.above(400);
       expect(moved, moved.slice(0, 10).join('\n')).to.deep.equal([]);

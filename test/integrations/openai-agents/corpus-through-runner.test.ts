@@ -3,46 +3,16 @@
 // answering what the recording says, createGuardedAgentRun deciding through its guardrails and
 // input filter — stops where `loopguard replay` stops it, with the same decision for every call.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, Runner, setTracingDisabled, tool, type Tool } from '@openai/agents';
 import { LoopGuard } from '../../../src/core/loop-guard.js';
 import type { Profile } from '../../../src/core/types.js';
 import { createGuardedAgentRun } from '../../../src/integrations/openai-agents/index.js';
 import type { ReplayCall } from '../../../src/replay/replay-call.js';
-import { replayInputs } from '../../../src/replay/replay-inputs.js';
-import type { RunReport } from '../../../src/replay/run-report.js';
+import { CORPUS_DIR, CORPUS_FILES, differenceFrom, recordedRun, verdictOf } from '../../helpers/recorded-corpus-runs.js';
 import { ScriptedAgentsModel, type ScriptedAgentTurn } from '../helpers/scripted-agents-model.js';
 
 setTracingDisabled(true);
-
-const corpus = join(import.meta.dirname, '..', '..', '..', 'eval', 'corpus');
-const manifest = JSON.parse(readFileSync(join(corpus, 'manifest.json'), 'utf8')) as Array<{ file: string }>;
-
-function verdictOf(stop: { reason: string; round: number } | null | undefined): string {
-  return stop ? `${stop.reason} after round ${stop.round}` : 'finished';
-}
-
-async function recorded(file: string, profile: Profile): Promise<{ rounds: ReplayCall[][]; verdict: string; decisions: string[] }> {
-  const rounds: ReplayCall[][] = [];
-  let report: RunReport | undefined;
-  await replayInputs({
-    files: [join(corpus, file)],
-    engineOptions: { profile },
-    onRun: (run) => {
-      report = run;
-    },
-    onProblem: (problem) => {
-      throw new Error(problem.message);
-    },
-    onCall: (call) => {
-      while (rounds.length < call.round) rounds.push([]);
-      rounds[call.round - 1]!.push(call);
-    },
-  });
-  const decisions = [...report!.decisions()].filter((decision) => decision.decision !== 'skip').map((decision) => (decision.decision === 'refuse' ? decision.reason! : 'allow'));
-  return { rounds, verdict: verdictOf(report!.stop), decisions };
-}
 
 async function playedThroughRunner(profile: Profile, rounds: ReplayCall[][]): Promise<{ verdict: string; decisions: string[] }> {
   const outcomes = new Map<string, ReplayCall>();
@@ -82,8 +52,8 @@ describe('every corpus run, played through the OpenAI Agents Runner, gets the re
     it(`${profile} profile`, async () => {
       const moved: string[] = [];
       let played = 0;
-      for (const { file } of manifest) {
-        const replayed = await recorded(file, profile);
+      for (const file of CORPUS_FILES) {
+        const replayed = await recordedRun(join(CORPUS_DIR, file), profile);
         // Left out, as the SDK cannot carry them: a model turn with no calls ends the run; function
         // tools take an object of arguments and names of [A-Za-z0-9_-] (WorkBench's `calendar.search`);
         // and a tool's thrown error reaches no guardrail, only the default error function's fixed text
@@ -94,14 +64,8 @@ describe('every corpus run, played through the OpenAI Agents Runner, gets the re
         if (calls.some((call) => (call.outcome as { error?: unknown }).error !== undefined)) continue;
         if (calls.some((call) => !/^[A-Za-z0-9_-]+$/.test(call.tool))) continue;
         played++;
-        const sdk = await playedThroughRunner(profile, replayed.rounds);
-        const beforeStop = sdk.decisions.slice(0, replayed.decisions.length);
-        const afterStop = sdk.decisions.slice(replayed.decisions.length);
-        if (sdk.verdict !== replayed.verdict) moved.push(`${file}: ${replayed.verdict} in replay, ${sdk.verdict} through the Runner`);
-        else if (beforeStop.join() !== replayed.decisions.join() || afterStop.some((decision) => decision !== 'run.stopped')) {
-          const at = sdk.decisions.findIndex((decision, index) => decision !== (replayed.decisions[index] ?? 'run.stopped'));
-          moved.push(`${file}: call #${at} ${replayed.decisions[at] ?? '(after the stop)'} in replay, ${sdk.decisions[at]} through the Runner`);
-        }
+        const move = differenceFrom(file, replayed, 'in replay', await playedThroughRunner(profile, replayed.rounds), 'through the Runner', true);
+        if (move !== undefined) moved.push(move);
       }
       expect(played).to.be.above(300);
       expect(moved, `${moved.length} of ${played}:\n${moved.slice(0, 15).join('\n')}`).to.deep.equal([]);
