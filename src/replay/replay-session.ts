@@ -126,7 +126,7 @@ export class ReplaySession {
     if (call.startTime !== undefined) state.clock = call.startTime;
     this.clock = state.clock;
 
-    if (!state.stop && call.round > state.engineRound) this.advanceToRound(state, call);
+    if (!state.stop && call.round > state.engineRound) this.advanceToRound(state, call.round, call.usage);
     this.noteUsage(state, call);
     state.inputRound = Math.max(state.inputRound, call.round);
 
@@ -170,11 +170,7 @@ export class ReplaySession {
     const state = this.runs.get(runId);
     if (!state) return undefined;
     this.clock = state.clock;
-    while (!state.stop && state.engineRound < rounds) {
-      if (this.checkStop(state)) break;
-      state.engineRound++;
-      state.guard.beginRound();
-    }
+    if (!state.stop) this.advanceToRound(state, rounds);
     state.inputRound = Math.max(state.inputRound, Math.min(rounds, state.engineRound));
     if (!state.stop) this.checkStop(state);
     this.guard.endRun(runId);
@@ -213,14 +209,15 @@ export class ReplaySession {
   }
 
   /**
-   * Opens rounds up to the call's round. A gap in round numbers is a model call that asked
-   * for no tools; it is still a round, so the engine's round count matches the input's.
+   * Opens rounds up to `round` (a call's, or the run's last at its end), `usage` on that one. A
+   * gap in round numbers is a model call that asked for no tools; it is still a round, so the
+   * engine's round count matches the input's.
    */
-  private advanceToRound(state: RunReplayState, call: ReplayCall): void {
-    while (state.engineRound < call.round) {
+  private advanceToRound(state: RunReplayState, round: number, roundUsage?: ModelUsage): void {
+    while (state.engineRound < round) {
       if (state.engineRound >= 1 && this.checkStop(state)) return;
       state.engineRound++;
-      const usage = state.engineRound === call.round ? call.usage : undefined;
+      const usage = state.engineRound === round ? roundUsage : undefined;
       state.guard.beginRound(usage);
       state.usageRecordedForRound = usage !== undefined;
     }

@@ -1,5 +1,6 @@
 import type { LoopGuard, RunGuard } from '../core/loop-guard.js';
 import type { CallTicket } from '../core/run-guard.js';
+import type { ModelUsage } from '../core/types.js';
 import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../otel/attributes.js';
 import type { CollectedSpan } from '../replay/collect-otlp-spans.js';
 import { appendSpansToReplayRuns, isRedelivered, modelRoundsByFirstCall, otlpSpansToReplayRuns, type OtlpRunReaderState } from '../replay/otlp-spans-to-replay-calls.js';
@@ -318,17 +319,25 @@ export class LiveSpanRuns {
    * ReplaySession does); false when the run is stopped (the call is not fed).
    */
   private openRoundOf(trace: LiveTrace, runId: string, run: RunGuard, call: ReplayCall): boolean {
-    let round = trace.engineRound.get(runId) ?? run.round;
-    if (run.stopped !== undefined) return false;
-    // As ReplaySession: judge the round that ended, then open the next; a call arriving late
-    // (its round already passed) counts in the round open now.
-    while (round < call.round) {
-      if (round >= 1 && run.shouldStop().action === 'stop') return false;
-      round += 1;
-      run.beginRound(round === call.round ? call.usage : undefined);
-    }
-    trace.engineRound.set(runId, round);
+    if (!this.openRoundsTo(trace, runId, run, call.round, call.usage)) return false;
     if (call.compactedBefore === true) run.contextCompacted();
+    return true;
+  }
+
+  /**
+   * Opens the run's rounds up to `round` (`usage` on that one); false when the run is or gets
+   * stopped. As ReplaySession: judge the round that ended, then open the next; a call arriving
+   * late (its round already passed) counts in the round open now.
+   */
+  private openRoundsTo(trace: LiveTrace, runId: string, run: RunGuard, round: number, usage?: ModelUsage): boolean {
+    let open = trace.engineRound.get(runId) ?? run.round;
+    if (run.stopped !== undefined) return false;
+    while (open < round) {
+      if (open >= 1 && run.shouldStop().action === 'stop') return false;
+      open += 1;
+      run.beginRound(open === round ? usage : undefined);
+    }
+    trace.engineRound.set(runId, open);
     return true;
   }
 
@@ -361,10 +370,7 @@ export class LiveSpanRuns {
     if (trace.reader !== undefined) {
       for (const [firstKey, count] of modelRoundsByFirstCall(trace.reader)) if (trace.runIdOfFedCall.get(firstKey) === runId) rounds = Math.max(rounds, count);
     }
-    for (let round = trace.engineRound.get(runId) ?? run.round; run.stopped === undefined && round < rounds; round++) {
-      if (round >= 1 && run.shouldStop().action === 'stop') break;
-      run.beginRound();
-    }
+    this.openRoundsTo(trace, runId, run, rounds);
     // The end of a run is its last round's verdict, as in replay.
     if (run.stopped === undefined) run.shouldStop();
     run.end();
