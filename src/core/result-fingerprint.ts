@@ -763,10 +763,6 @@ export function isTransientError(error: unknown, outcome = classifyError(error))
 const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|invalid[ _-]?(?:api[ _-]?)?(?:key|token|credentials?)|bad credentials|permission denied|not authenticated|authentication (?:failed|required)|access denied|quota|insufficient[ _-]?(?:credit|funds|balance)|billing|suspended)\b/i;
 
 /**
- * Errors that say the thing the arguments name does not exist: the agent learns that this id
- * or name is wrong, and a lookup by another one is narrowing down, not a stuck loop.
- */
-/**
  * A framework's placeholder for any failure of a tool, said instead of the error: the OpenAI
  * Agents SDK's default error function hands the model (and its guardrails, where loopguard reads
  * outcomes) only this text. It says nothing of the cause, so it may be about the arguments
@@ -775,8 +771,12 @@ const STATE_ERROR_PATTERN = /\b(?:401|403|unauthori[sz]ed|forbidden|expired|inva
  * Read as any other error, five lookups by five different emails stopped a customer-service run
  * (test/integrations/openai-agents/guarded-agent-run.test.ts).
  */
-const UNEXPLAINED_FAILURE_PATTERN = /^An error occurred while running the tool\. Please try again\.$/;
+export const UNEXPLAINED_TOOL_FAILURE = 'An error occurred while running the tool. Please try again.';
 
+/**
+ * Errors that say the thing the arguments name does not exist: the agent learns that this id
+ * or name is wrong, and a lookup by another one is narrowing down, not a stuck loop.
+ */
 const NOT_FOUND_PATTERN = /\b(?:404|not found|notfound|(?:could not|cannot|can't|unable to) find|no such|does not exist|doesn't exist|no (?:user|order|record|item|match|matching|results?)\b|unknown (?:id|user|order|item)|invalid (?:id|user|order|email|name))/i;
 
 /**
@@ -961,7 +961,7 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   const head = `${type} ${message.slice(0, 512)}`;
   // Checked first: its "Please try again" reads as transient (the retry budget for the same call
   // stays), but a failure that says nothing of its cause is not known to be the server's either.
-  if (UNEXPLAINED_FAILURE_PATTERN.test(message)) prehashed.aboutArguments = true;
+  if (message === UNEXPLAINED_TOOL_FAILURE) prehashed.aboutArguments = true;
   else if (prehashed.transient === true || STATE_ERROR_PATTERN.test(head)) prehashed.argumentIndependent = true;
   else if (NOT_FOUND_PATTERN.test(head)) {
     prehashed.aboutArguments = true;

@@ -496,7 +496,7 @@ export class RunGuard implements RunView, SharedReplica {
     shared.tickets.delete(key);
     live.finished = true;
     // Asked before applyFinish adds it: a result seen whole already needs no items in the log.
-    const resultSeenBefore = prehashed.resultHash !== undefined && this.ledger.fingerprints.has(prehashed.resultHash);
+    const resultSeenBefore = this.hasSeenResult(prehashed.resultHash);
     const novelty = this.applyFinish(live, prehashed);
     shared.record(resultSeenBefore ? { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed, resultSeenBefore } : { type: 'finish', key, time: prehashed.endTime!, outcome: prehashed });
     return novelty;
@@ -931,8 +931,8 @@ export class RunGuard implements RunView, SharedReplica {
   }
 
   /**
-   * @internal Has the run seen this result whole before? Asked before finishCall by the span
-   * processor: a result seen whole needs no items on its span, as it needs none in the log.
+   * @internal Has the run seen this result whole before? Asked before the outcome is applied: a
+   * result seen whole needs no items in the shared log, nor on its span (the span processor).
    */
   hasSeenResult(resultHash: string | undefined): boolean {
     return resultHash !== undefined && this.ledger.fingerprints.has(resultHash);

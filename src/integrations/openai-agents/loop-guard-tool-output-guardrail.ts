@@ -1,15 +1,10 @@
 import type { ToolOutputGuardrailDefinition } from '@openai/agents';
 import type { RunGuard } from '../../core/run-guard.js';
+import { UNEXPLAINED_TOOL_FAILURE } from '../../core/result-fingerprint.js';
 import type { CallOutcome } from '../../core/types.js';
 import { failOpen } from '../fail-open.js';
 import { getOpenAIAgentsRunState } from './openai-agents-run-state.js';
 
-/**
- * The text the SDK's default error function gives the model when a tool throws. The thrown
- * error itself never reaches a guardrail or hook, so this text is how a failure is told apart
- * from a result. A tool with its own `errorFunction` reports failures as results.
- */
-const SDK_DEFAULT_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
 /** The SDK's default timeout text: `Tool 'name' timed out after 1000ms.` */
 const SDK_DEFAULT_TIMEOUT = /^Tool '.*' timed out after \d+ms\.$/;
 
@@ -44,7 +39,10 @@ export function loopGuardToolOutputGuardrail(run: RunGuard): ToolOutputGuardrail
 }
 
 function outcomeOf(output: unknown): CallOutcome {
-  if (output === SDK_DEFAULT_TOOL_ERROR) return { error: new AgentToolError(output) };
+  // The text the SDK's default error function gives the model when a tool throws: the thrown
+  // error itself never reaches a guardrail or hook, so this text is how a failure is told apart
+  // from a result. A tool with its own `errorFunction` reports failures as results.
+  if (output === UNEXPLAINED_TOOL_FAILURE) return { error: new AgentToolError(output) };
   if (typeof output === 'string' && SDK_DEFAULT_TIMEOUT.test(output)) return { error: new AgentToolError(output, 'TimeoutError') };
   return { result: parseJsonText(output) };
 }
