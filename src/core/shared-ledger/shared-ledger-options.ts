@@ -18,7 +18,9 @@ export interface IdempotentWritePolicy {
   /**
    * The business key: argument paths whose values together identify the write (`['to',
    * 'subject']`, `['order.id']`; dots go into nested objects), or a function of the arguments
-   * returning it (undefined: this call has no key and is not deduplicated).
+   * returning it (undefined or null: this call has no key and is not deduplicated; a value that
+   * is not text counts by its canonical JSON). A key function that throws refuses the write
+   * (`store.unavailable`), or runs it unguarded under `storeFailure.idempotentWrites: 'open'`.
    */
   key: readonly string[] | ((args: unknown) => string | undefined);
   /** Unique across every run (`global`) or within one run (`run`). Default `'global'`. */
@@ -189,8 +191,12 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
       let keyOf: (args: unknown) => string | undefined;
       if (typeof key === 'function') {
         keyOf = (args) => {
-          const value = key(args);
-          return value === undefined ? undefined : hashText(String(value));
+          const value: unknown = key(args);
+          // null is no key, as a missing path part is: 'null' would make every such call one write.
+          if (value === undefined || value === null) return undefined;
+          // Text as it is (keys already stored stay valid), anything else by its canonical JSON:
+          // read as text, every object was '[object Object]', and ['a,b', 'c'] was ['a', 'b,c'].
+          return hashText(typeof value === 'string' ? value : canonicalJson(value));
         };
       } else if (Array.isArray(key) && key.length > 0 && key.every((part) => typeof part === 'string' && part.length > 0)) {
         keyOf = keyFromPaths(key);

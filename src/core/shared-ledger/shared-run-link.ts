@@ -348,7 +348,14 @@ export class SharedRunLink {
   refusalOfUnclaimedWrite(call: ToolCall | PrehashedToolCall): { reason: RefusalReason; message: string } | undefined {
     const write = this.shared.idempotentWrites.get(call.tool);
     if (write === undefined) return undefined;
-    if (!isPrehashedCall(call) && safeKey(write, call.args) === undefined) return undefined;
+    if (!isPrehashedCall(call)) {
+      const value = readKey(write, call.args);
+      if (value === undefined) return undefined;
+      if (typeof value === 'object') {
+        const refusal = this.refusalOfUnreadableKey(call.tool, value);
+        return this.shared.idempotentWritesFailOpen ? undefined : refusal;
+      }
+    }
     if (!(this.warnedUnclaimed ??= new Set()).has(call.tool)) {
       this.warnedUnclaimed.add(call.tool);
       // Two ways here: the synchronous door, or a call known only by its hash on either door
@@ -922,6 +929,24 @@ export class SharedRunLink {
   }
 
   /**
+   * A write whose key function threw: refused as one that cannot be checked against the shared
+   * record (`store.unavailable`), with a warning naming the policy field, once per tool and run.
+   */
+  private refusalOfUnreadableKey(tool: string, key: UnreadableKey): { reason: RefusalReason; message: string } {
+    const warned = `key:${tool}`;
+    if (!(this.warnedUnclaimed ??= new Set()).has(warned)) {
+      this.warnedUnclaimed.add(warned);
+      const thrown = key.thrown instanceof Error ? key.thrown.message : String(key.thrown);
+      const fallback = this.shared.idempotentWritesFailOpen ? "run without exactly-once protection (storeFailure.idempotentWrites: 'open')" : 'refused (store.unavailable)';
+      this.reporter.warn(
+        `run ${JSON.stringify(this.replica.id)}: idempotentWrites.${tool}.key threw (${thrown}), so the business key of this ${tool} cannot be read; ` +
+          `such calls are ${fallback}. Make the key function return undefined for arguments that hold no key. Said once per tool and run.`,
+      );
+    }
+    return { reason: 'store.unavailable', message: unclaimedWriteMessage(tool) };
+  }
+
+  /**
    * The business-key step of a write (document 001). Claimed: the write may run. Done: it is
    * refused with when it was done. Running elsewhere: refused as in flight. Lost (its lease
    * ran out): `verify` decides, or it is refused as of unknown outcome — never run blindly.
@@ -930,10 +955,15 @@ export class SharedRunLink {
     call: ToolCall,
     write: ResolvedIdempotentWrite,
   ): Promise<'store_down' | { held: HeldKey | undefined } | { refuse: { reason: RefusalReason; message: string } }> {
-    const value = safeKey(write, call.args);
+    const value = readKey(write, call.args);
     if (value === undefined) {
       this.reporter.warn(`tool ${JSON.stringify(call.tool)}: this call's arguments have no business key (idempotentWrites.${call.tool}.key); it runs without exactly-once protection`);
       return { held: undefined };
+    }
+    if (typeof value === 'object') {
+      const refusal = this.refusalOfUnreadableKey(call.tool, value);
+      // As on a store outage: exactly-once cannot be promised, and the policy says which way to fail.
+      return this.shared.idempotentWritesFailOpen ? { held: undefined } : { refuse: refusal };
     }
     const key: BusinessKey = { tool: call.tool, scope: write.scope, runId: this.replica.id, value };
     const owner = `${this.replica.id}/${this.nextKey()}`;
@@ -1175,11 +1205,21 @@ function doneOf(answer: unknown): boolean | undefined {
   return typeof done === 'boolean' ? done : undefined;
 }
 
-function safeKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined {
+/** A key function that threw: the call's key cannot be read, which is not the same as having none. */
+interface UnreadableKey {
+  readonly thrown: unknown;
+}
+
+/**
+ * The call's business key (hashed), undefined when its arguments hold none, or what the key
+ * function threw. A throw once read as "no key", so the write ran without exactly-once
+ * protection and a second one ran again.
+ */
+function readKey(write: ResolvedIdempotentWrite, args: unknown): string | undefined | UnreadableKey {
   try {
     return write.keyOf(argumentsOf(args));
-  } catch {
-    return undefined;
+  } catch (thrown) {
+    return { thrown };
   }
 }
 

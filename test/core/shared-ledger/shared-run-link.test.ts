@@ -394,6 +394,76 @@ describe('shared run ledger (issue 12)', () => {
       await new Promise((resolve) => setImmediate(resolve));
     });
 
+    // A key the policy cannot read must never become "no key" in silence. A key function that
+    // threw (a field the model left out, a bug in it) read as "no key", so the write ran without
+    // exactly-once protection on both doors, and a second one ran again.
+    describe('a key function that throws or answers something other than a string', () => {
+      const throwing = (args: unknown): string => (args as { to: { address: string } }).to.address.toLowerCase();
+
+      it('a key function that throws: the write is refused on both doors, with a warning naming the field and the error', async () => {
+        const warnings: string[] = [];
+        const store = createMemoryRunStore();
+        const guard = new LoopGuard({ store, logger: { warn: (m: string) => void warnings.push(m) }, idempotentWrites: { send_email: { key: throwing } } });
+        const run = guard.startRun('job');
+        const claimed = await run.claimCall({ tool: 'send_email', args: { subject: 'no recipient' } });
+        expect(reasonOf(claimed.decision)).to.equal('store.unavailable');
+        expect(claimed.decision.action === 'refuse' && claimed.decision.message).to.match(/^Not run: this send_email must be checked/);
+        expect(reasonOf(run.startCall({ tool: 'send_email', args: { subject: 'no recipient' } }).decision), 'the synchronous door').to.equal('store.unavailable');
+        const warning = warnings.find((w) => w.includes('idempotentWrites.send_email.key'));
+        expect(warning).to.match(/threw/).and.to.include("reading 'address'");
+        // Once per tool and run: a model retrying the call does not flood the log.
+        await run.claimCall({ tool: 'send_email', args: { subject: 'still none' } });
+        expect(warnings.filter((w) => w.includes('idempotentWrites.send_email.key'))).to.have.length(1);
+        // A call it can read is claimed as usual.
+        expect((await run.claimCall({ tool: 'send_email', args: { to: { address: 'A@x' } } })).decision.action).to.equal('allow');
+      });
+
+      it("a key function that throws, with storeFailure.idempotentWrites 'open': the write runs unguarded, as on a store outage", async () => {
+        const store = createMemoryRunStore();
+        const guard = new LoopGuard({ store, logger: quiet, storeFailure: { idempotentWrites: 'open' }, idempotentWrites: { send_email: { key: throwing } } });
+        const run = guard.startRun('job');
+        expect((await run.claimCall({ tool: 'send_email', args: {} })).decision.action).to.equal('allow');
+        expect(run.startCall({ tool: 'send_email', args: { body: 'another' } }).decision.action, 'the synchronous door').to.equal('allow');
+      });
+
+      it('a key function answering a list or an object: different values are different writes, equal ones the same write', async () => {
+        const store = createMemoryRunStore();
+        const key = (args: unknown) => {
+          const { to, subject } = args as { to: string; subject: string };
+          return [to, subject] as unknown as string;
+        };
+        const guard = new LoopGuard({ store, logger: quiet, idempotentWrites: { send_email: { key }, notify: { key: (args) => args as string } } });
+        const run = guard.startRun('job');
+        const send = async (tool: string, args: object) => {
+          const claimed = await run.claimCall({ tool, args });
+          if (claimed.decision.action === 'allow') run.finishCall(claimed, { result: { id: JSON.stringify(args) } });
+          await guard.flush();
+          return reasonOf(claimed.decision);
+        };
+        expect(await send('send_email', { to: 'a,b', subject: 'c' })).to.equal('allow');
+        // String(['a', 'b,c']) is 'a,b,c' too: read as text, this was refused as already done.
+        expect(await send('send_email', { to: 'a', subject: 'b,c' })).to.equal('allow');
+        expect(await send('send_email', { to: 'a', subject: 'b,c' })).to.equal('write.already_done');
+        expect(await send('notify', { user: 1 })).to.equal('allow');
+        // Both objects read as '[object Object]': every notification after the first was refused.
+        expect(await send('notify', { user: 2 })).to.equal('allow');
+      });
+
+      it('a key function answering null or undefined: no key, the write runs unprotected with a warning', async () => {
+        const warnings: string[] = [];
+        const store = createMemoryRunStore();
+        const guard = new LoopGuard({ store, logger: { warn: (m: string) => void warnings.push(m) }, idempotentWrites: { send_email: { key: () => null as unknown as string } } });
+        const run = guard.startRun('job');
+        for (const body of ['one', 'two']) {
+          const claimed = await run.claimCall({ tool: 'send_email', args: { body } });
+          expect(claimed.decision.action, 'null is no key: "null" would make every such call one write').to.equal('allow');
+          run.finishCall(claimed, { result: { id: body } });
+          await guard.flush();
+        }
+        expect(warnings.some((w) => w.includes('no business key') && w.includes('idempotentWrites.send_email.key'))).to.equal(true);
+      });
+    });
+
     it('a failed write frees its key for an honest retry; a timed-out one does not', async () => {
       let now = 0;
       const store = createMemoryRunStore({ now: () => now });
