@@ -165,4 +165,21 @@ describe('a reply lost after Redis ran the script (ioredis resends it on reconne
     expect(log.map((entry) => (JSON.parse(entry) as unknown[])[0])).to.deep.equal(['r', 'c', 'f', 'c', 'f']);
     client.disconnect();
   });
+
+  // A batch of entries with no call key (a round, usage) could be another process's, byte for
+  // byte: refused on its resend, it was rebased and appended again. A round counted twice is a
+  // stale round the run never had, on every replica.
+  it('a round whose append reply was lost lands once, not twice', async () => {
+    const { guard, store, client } = await engine();
+    const run = await warmRun(guard, 'lost-round-append');
+    proxy.cutNextReply(/^:4\r\n$/);
+    run.beginRound();
+    await guard.flush();
+    const log = await direct.lrange(store.keysOf('lost-round-append').log, 0, -1);
+    expect(log.map((entry) => (JSON.parse(entry) as unknown[])[0]), `the log:\n${log.join('\n')}`).to.deep.equal(['r', 'c', 'f', 'r']);
+    expect(run.partial().rounds, 'this process').to.equal(2);
+    const other = await new LoopGuard({ store, logger: { warn: () => undefined } }).resumeRun('lost-round-append');
+    expect(other.partial().rounds, 'another process').to.equal(2);
+    client.disconnect();
+  });
 });

@@ -34,12 +34,20 @@ type Encoded = [string, ...unknown[]];
 
 const ALLOW_KINDS = new Set(['new', 'repeat', 'retry', 'poll', 'reread', 'exempt', 'terminal', 'unguarded']);
 
-/** The JSON text stored for an event. */
-export function encodeRunEvent(event: RunEvent): string {
+/**
+ * The JSON text stored for an event. `writer`, for an event without a call key (a round, usage,
+ * a state, a compaction, a stop, an end), is a mark only its writer makes, written last: an
+ * entry read back where it was sent is then known for the writer's own, where a round written
+ * in the same millisecond by another process would be the same text (see SharedRunLink's
+ * isOwnBatch). Decoders read the fields before it and ignore it, older ones included.
+ */
+export function encodeRunEvent(event: RunEvent, writer?: string): string {
   let encoded: Encoded;
   switch (event.type) {
     case 'round':
       encoded = event.usage === undefined ? ['r', event.time] : ['r', event.time, event.usage];
+      // The mark goes after the usage's place: 0 there is no usage.
+      if (writer !== undefined && event.usage === undefined) encoded.push(0);
       break;
     case 'usage':
       encoded = ['u', event.usage];
@@ -124,6 +132,7 @@ export function encodeRunEvent(event: RunEvent): string {
       encoded = ['e', event.time];
       break;
   }
+  if (writer !== undefined && event.type !== 'call' && event.type !== 'finish') encoded.push(writer);
   return JSON.stringify(encoded);
 }
 

@@ -159,6 +159,8 @@ export class SharedRunLink {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private retryDelay = RETRY_FIRST_MS;
   private sequence = 0;
+  /** Numbers the marks of keyless entries apart from call keys (see isOwnBatch). */
+  private markSequence = 0;
   /** Calls started and not finished, by key, from every process (the log's open calls). */
   readonly tickets = new Map<string, CallTicket>();
   private readonly heldKeys = new Map<string, HeldKey>();
@@ -219,7 +221,8 @@ export class SharedRunLink {
 
   /** A change made on the synchronous path: logged in the background, in order. */
   record(event: RunEvent): void {
-    this.push(encodeRunEvent(event));
+    // A keyless entry carries a mark of this link, so a resent append is known for its own.
+    this.push(encodeRunEvent(event, event.type === 'call' || event.type === 'finish' ? undefined : `${this.linkId}.w${(this.markSequence += 1).toString(36)}`));
     this.scheduleFlush();
   }
 
@@ -671,8 +674,11 @@ export class SharedRunLink {
    * Redis runs the script again, refused now that the log is longer). Taken for another
    * process's entries, a claim was rebuilt from a log holding it and refused repeat.in_flight
    * by itself, its entry left in the log as a call that never finishes, and a background batch
-   * was rebased and appended again. Only a batch holding this link's call keys is known for
-   * its own: keyless entries (a round, usage) can be written byte for byte by another process.
+   * was rebased and appended again. A batch is known for its own by this link's mark: a call
+   * key, or the writer mark of a keyless entry (a round, usage). Without that mark a round sent
+   * twice was counted twice by every replica: a round written in the same millisecond by
+   * another process would be the same text. Only a batch of outcomes of other links' calls
+   * has no mark, and an outcome applied twice counts once (the call is finished).
    */
   private isOwnBatch(batch: readonly string[], logged: readonly string[]): boolean {
     if (logged.length < batch.length) return false;
