@@ -67,8 +67,17 @@ export class DecisionApi {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * Claimed calls still waiting for an outcome (the `loopguard_serve_open_tickets` gauge): not
+   * those whose lease ran out (recorded as timed out at the next claim, or counted so already
+   * here), nor those known finished, by an outcome on another replica read from the log. The
+   * tickets kept for a late outcome are not open. A walk of at most maxOpenTickets, once a scrape.
+   */
   get openTickets(): number {
-    return this.tickets.size;
+    const expiredBefore = this.now() - this.ticketLeaseMs;
+    let open = 0;
+    for (const entry of this.leased.values()) if (entry.claimedAt > expiredBefore && !entry.ticket.finished) open += 1;
+    return open;
   }
 
   /** POST /v1/runs/{runId}/calls */

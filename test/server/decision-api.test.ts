@@ -307,6 +307,26 @@ describe('loopguard serve: decision API', function () {
     expect(transfer.body.decision).to.equal('allow');
   });
 
+  // The gauge said "claimed calls whose outcome has not been recorded" and counted every ticket
+  // kept for a late outcome: a call its lease had already recorded as timed out stayed open
+  // on the dashboard until maxOpenTickets (100,000) pushed it out.
+  it('loopguard_serve_open_tickets counts the calls still waiting for an outcome: not one answered, nor one its lease recorded as timed out', async () => {
+    const leased = await startLoopGuardServer({ port: 0, engine: { claimLeaseMs: 200 } });
+    try {
+      const openTickets = async () => Number(/^loopguard_serve_open_tickets (\d+)$/m.exec((await getJson(`${leased.url}/metrics`)).body as unknown as string)![1]);
+      const claim = (q: string) => postJson(`${leased.url}/v1/runs/gauge/calls`, { tool: 'search', arguments: { q } });
+      const answered = await claim('answered');
+      await claim('abandoned');
+      expect(await openTickets()).to.equal(2);
+      await postJson(`${leased.url}/v1/runs/gauge/calls/${encodeURIComponent(answered.body.ticket)}/outcome`, { result: ['doc-1'] });
+      expect(await openTickets()).to.equal(1);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // its lease runs out; no claim comes after it
+      expect(await openTickets()).to.equal(0);
+    } finally {
+      await leased.close();
+    }
+  });
+
   it('runs are kept apart: a stopped run does not touch another run', async () => {
     await playOverHttp(() => server.url, 'apart-a', LOOPING_RUN);
     const other = await postJson(`${server.url}/v1/runs/apart-b/calls`, { tool: 'search', arguments: { q: 'refund policy' } });
