@@ -19,8 +19,9 @@ export interface IdempotentWritePolicy {
    * The business key: argument paths whose values together identify the write (`['to',
    * 'subject']`, `['order.id']`; dots go into nested objects), or a function of the arguments
    * returning it (undefined or null: this call has no key and is not deduplicated; a value that
-   * is not text counts by its canonical JSON). A key function that throws refuses the write
-   * (`store.unavailable`), or runs it unguarded under `storeFailure.idempotentWrites: 'open'`.
+   * is not text counts by its canonical JSON). It must be synchronous: one that throws or answers
+   * a promise refuses the write (`store.unavailable`), or runs it unguarded under
+   * `storeFailure.idempotentWrites: 'open'`.
    */
   key: readonly string[] | ((args: unknown) => string | undefined);
   /** Unique across every run (`global`) or within one run (`run`). Default `'global'`. */
@@ -190,8 +191,16 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
       const key = policy.key;
       let keyOf: (args: unknown) => string | undefined;
       if (typeof key === 'function') {
+        // An async key's promise would be every call's key (canonical JSON '{}'): one write, every
+        // later one refused as already done. The claim needs the key before the tool runs.
+        if (key.constructor?.name === 'AsyncFunction') fail(`${path}.key`, 'must be a synchronous function of the arguments (it returned a promise): compute the key from the arguments alone');
         keyOf = (args) => {
           const value: unknown = key(args);
+          if (typeof (value as PromiseLike<unknown> | null)?.then === 'function') {
+            // Left unread, a promise that rejects would be an unhandled rejection in the host.
+            Promise.resolve(value).catch(() => undefined);
+            throw new TypeError('it returned a promise; a business key must be computed synchronously from the arguments');
+          }
           // null is no key, as a missing path part is: 'null' would make every such call one write.
           if (value === undefined || value === null) return undefined;
           // Text as it is (keys already stored stay valid), anything else by its canonical JSON:

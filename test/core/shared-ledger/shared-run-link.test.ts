@@ -449,6 +449,28 @@ describe('shared run ledger (issue 12)', () => {
         expect(await send('notify', { user: 2 })).to.equal('allow');
       });
 
+      it('a key function answering a promise (not an async function): refused with a warning, not one key for every call', async () => {
+        const warnings: string[] = [];
+        const store = createMemoryRunStore();
+        const key = (args: unknown) => Promise.resolve((args as { to: string }).to) as unknown as string;
+        const guard = new LoopGuard({ store, logger: { warn: (m: string) => void warnings.push(m) }, idempotentWrites: { send_email: { key } } });
+        const claimed = await guard.startRun('job').claimCall({ tool: 'send_email', args: { to: 'a@x' } });
+        expect(reasonOf(claimed.decision)).to.equal('store.unavailable');
+        expect(warnings.find((w) => w.includes('idempotentWrites.send_email.key'))).to.include('synchronous');
+        // One that rejects is read, not left an unhandled rejection (which ends a Node host).
+        const unhandled: unknown[] = [];
+        const record = (reason: unknown) => void unhandled.push(reason);
+        process.on('unhandledRejection', record);
+        try {
+          const rejecting = new LoopGuard({ store, logger: quiet, idempotentWrites: { send_email: { key: () => Promise.reject(new Error('no key')) as unknown as string } } });
+          expect(reasonOf((await rejecting.startRun('job-2').claimCall({ tool: 'send_email', args: {} })).decision)).to.equal('store.unavailable');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } finally {
+          process.off('unhandledRejection', record);
+        }
+        expect(unhandled).to.deep.equal([]);
+      });
+
       it('a key function answering null or undefined: no key, the write runs unprotected with a warning', async () => {
         const warnings: string[] = [];
         const store = createMemoryRunStore();
@@ -659,6 +681,8 @@ describe('shared run ledger (issue 12)', () => {
       expect(field({ idempotentWrites: { send: { key: ['to'] } } })).to.equal('idempotentWrites');
       expect(field({ store: {} })).to.equal('store.appendRunEvents');
       expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: [] } } })).to.equal('idempotentWrites.send.key');
+      // Its promise would be every call's key: one write, every later one refused as done.
+      expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: (async (args: { to: string }) => args.to) as unknown as () => string } } })).to.equal('idempotentWrites.send.key');
       expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], scope: 'tenant' } } })).to.equal('idempotentWrites.send.scope');
       expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], leaseMs: 0 } } })).to.equal('idempotentWrites.send.leaseMs');
       expect(field({ store: createMemoryRunStore(), idempotentWrites: { send: { key: ['to'], verfy: () => ({ done: true }) } } })).to.equal('idempotentWrites.send.verfy');
