@@ -7,6 +7,7 @@ import { DEFAULT_CLAIM_LEASE_MS, positiveMsOption, resolveSharedLedger, type Res
 import type { RunStore } from './shared-ledger/run-store.js';
 import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
 import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
+import { thrownText } from './thrown-text.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
 export interface LoopGuardLogger {
@@ -118,7 +119,7 @@ export class LoopGuard {
         if (this.failingLinks.size === 0) {
           const behaviour = this.shared?.callsFailOpen === false ? 'calls are refused' : 'calls are decided on this process\'s copy of each run';
           this.logger.warn(
-            `the shared store failed (${operation} of run ${JSON.stringify(runId)}${tool === undefined ? '' : `, business key of ${tool}`}: ${error instanceof Error ? error.message : String(error)}); until it is back, ${behaviour}` +
+            `the shared store failed (${operation} of run ${JSON.stringify(runId)}${tool === undefined ? '' : `, business key of ${tool}`}: ${thrownText(error)}); until it is back, ${behaviour}` +
               (this.shared?.idempotentWritesFailOpen === true ? ' and business-key writes run unguarded.' : ' and business-key writes are refused.'),
           );
         }
@@ -378,7 +379,7 @@ export class LoopGuard {
         method.apply(listener, args as unknown[]);
       } catch (error) {
         // A listener can never break the agent loop.
-        this.logger.warn(`listener ${String(event)} threw: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(`listener ${String(event)} threw: ${thrownText(error)}`);
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
 import { ServerRequestError } from './server-request-error.js';
+import { thrownText } from '../core/thrown-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -82,7 +83,7 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
     throw new ServerRequestError({
       status: 503,
       code: 'store_unavailable',
-      message: `the server's run store failed: ${error instanceof Error ? error.message : String(error)}`,
+      message: `the server's run store failed: ${thrownText(error)}`,
       retryAfter: 1,
     });
   }

@@ -13,6 +13,7 @@ import { otlpEncodingOf, otlpError, receiveOtlpTraces, type OtlpEncoding } from 
 import { readRequestBody } from './read-request-body.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRequestError } from './server-request-error.js';
+import { thrownText } from '../core/thrown-text.js';
 
 /** Options of {@link startLoopGuardServer}. Every field is optional. */
 export interface StartLoopGuardServerOptions {
@@ -259,7 +260,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
       if (!(error instanceof ServerRequestError)) {
         // A bug here answers this request with a 500 and goes to the log; the server and every
         // other run carry on.
-        logger.warn(`${method} ${path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        logger.warn(`${method} ${path} failed: ${error instanceof Error && typeof error.stack === 'string' ? error.stack : thrownText(error)}`);
       }
       const failure =
         error instanceof ServerRequestError ? error : new ServerRequestError({ status: 500, code: 'internal', message: 'the server failed on this request (see its log); other runs are not affected' });
@@ -308,7 +309,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
         live.endAll();
         await guard.flush();
       } catch (error) {
-        logger.warn(`shutdown: ${error instanceof Error ? error.message : String(error)}`);
+        logger.warn(`shutdown: ${thrownText(error)}`);
       }
     })());
 

@@ -68,6 +68,7 @@ import {
 } from './names.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } from './logs-api.js';
+import { thrownText } from '../core/thrown-text.js';
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
 export interface ObservableGuard {
@@ -264,7 +265,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       lastStoreErrorEventAt = now;
       const failures = storeErrorsSinceEvent;
       storeErrorsSinceEvent = 0;
-      const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_MESSAGE_CHARS);
+      const message = thrownText(error).slice(0, MAX_ERROR_MESSAGE_CHARS);
       emit(EVENT_STORE_ERROR, SEVERITY.WARN, `the shared store failed (${operation}): ${message}`, {
         [LABEL_STORE_OPERATION]: label,
         [ATTR_RUN_ID]: runId,

@@ -134,6 +134,16 @@ describe('LoopGuard', () => {
     expect(warnings.some((warning) => warning.includes('telemetry exploded'))).to.equal(true);
   });
 
+  // Anything can be thrown. String() of an object without a prototype throws too, and it did
+  // so inside the catch meant to keep the listener's failure out of the agent loop.
+  it('survives a listener that throws something String() cannot read (an object without a prototype)', () => {
+    const { guard, warnings } = quietGuard();
+    guard.addListener({ callDecided: () => { throw Object.create(null); } });
+    const run = guard.startRun('r');
+    expect(() => run.recordCall({ tool: 'search', args: { q: 1 } }, { result: sameDocuments })).not.to.throw();
+    expect(warnings.some((warning) => warning.startsWith('listener callDecided threw'))).to.equal(true);
+  });
+
   it('counts runs at risk (stale or refused streak of 2+) for the early-warning gauge', () => {
     const { guard } = quietGuard();
     const healthy = guard.startRun('healthy');

@@ -7,6 +7,7 @@ import type { CallDecision, CallEffect, PrehashedOutcome, PrehashedToolCall, Ref
 import { decodeRunEvent, encodeRunEvent, RunEventDecodeError, type RunEvent } from './run-event.js';
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary } from './run-store.js';
 import { DEFAULT_BUSINESS_KEY_TTL_MS, MAX_TIMER_MS, type ResolvedIdempotentWrite, type ResolvedSharedLedger } from './shared-ledger-options.js';
+import { thrownText } from '../thrown-text.js';
 
 /** What the link needs of a run (RunGuard implements it; internal). */
 export interface SharedReplica {
@@ -942,10 +943,9 @@ export class SharedRunLink {
     const warned = `key:${tool}`;
     if (!(this.warnedUnclaimed ??= new Set()).has(warned)) {
       this.warnedUnclaimed.add(warned);
-      const thrown = key.thrown instanceof Error ? key.thrown.message : String(key.thrown);
-      const fallback = this.shared.idempotentWritesFailOpen ? "run without exactly-once protection (storeFailure.idempotentWrites: 'open')" : 'refused (store.unavailable)';
+            const fallback = this.shared.idempotentWritesFailOpen ? "run without exactly-once protection (storeFailure.idempotentWrites: 'open')" : 'refused (store.unavailable)';
       this.reporter.warn(
-        `run ${JSON.stringify(this.replica.id)}: idempotentWrites.${tool}.key threw (${thrown}), so the business key of this ${tool} cannot be read; ` +
+        `run ${JSON.stringify(this.replica.id)}: idempotentWrites.${tool}.key threw (${thrownText(key.thrown)}), so the business key of this ${tool} cannot be read; ` +
           `such calls are ${fallback}. Make the key function return undefined for arguments that hold no key. Said once per tool and run.`,
       );
     }
@@ -1035,7 +1035,7 @@ export class SharedRunLink {
           this.reporter.warn(
             error instanceof VerifyTimeoutError
               ? `verify of ${call.tool} did not answer within the write's lease (${write.leaseMs} ms); the write is refused as of unknown outcome`
-              : `verify of ${call.tool} threw (${error instanceof Error ? error.message : String(error)}); the write is refused as of unknown outcome`,
+              : `verify of ${call.tool} threw (${thrownText(error)}); the write is refused as of unknown outcome`,
           );
           return checkFailed;
         }
@@ -1121,7 +1121,7 @@ export class SharedRunLink {
       // run rebuilt on every other claim, and said it 25 times in 50 claims).
       if (!(this.warnedUnreadable ??= new Set()).has(position)) {
         this.warnedUnreadable.add(position);
-        this.reporter.warn(error instanceof RunEventDecodeError ? error.message : String(error));
+        this.reporter.warn(error instanceof RunEventDecodeError ? error.message : thrownText(error));
       }
       return;
     }

@@ -471,6 +471,28 @@ describe('shared run ledger (issue 12)', () => {
         expect(unhandled).to.deep.equal([]);
       });
 
+      // String() of an object without a prototype throws: building the warning threw out of
+      // claimCall, into the host, for a key function, a verify or a store failing that way.
+      it('a key function, a verify or a store throwing something String() cannot read: decided as for any error, nothing thrown', async () => {
+        const odd = () => Object.create(null) as unknown;
+        const warnings: string[] = [];
+        const logger = { warn: (m: string) => void warnings.push(m) };
+        const keyed = new LoopGuard({ store: createMemoryRunStore(), logger, idempotentWrites: { send_email: { key: () => { throw odd(); } } } });
+        expect(reasonOf((await keyed.startRun('key').claimCall({ tool: 'send_email', args: {} })).decision)).to.equal('store.unavailable');
+        let now = 0;
+        const store = createMemoryRunStore({ now: () => now });
+        const verifying = new LoopGuard({ store, now: () => now, logger, idempotentWrites: { send: { key: ['to'], leaseMs: 1000, verify: () => Promise.reject(odd()) } } });
+        expect((await verifying.startRun('crashed').claimCall({ tool: 'send', args: { to: 'x' } })).decision.action).to.equal('allow');
+        now += 2000;
+        expect(reasonOf((await verifying.startRun('next').claimCall({ tool: 'send', args: { to: 'x' } })).decision)).to.equal('write.outcome_unknown');
+        const down = (): Promise<never> => Promise.reject(odd());
+        const failing: RunStore = { appendRunEvents: down, readRunEvents: down, claimBusinessKey: down, takeOverBusinessKey: down, completeBusinessKey: down, releaseBusinessKey: down };
+        const open = new LoopGuard({ store: failing, logger });
+        expect((await open.startRun('down').claimCall({ tool: 'search', args: { q: 1 } })).decision.action).to.equal('allow');
+        await open.flush();
+        expect(warnings.some((w) => w.startsWith('the shared store failed')), warnings.join('\n')).to.equal(true);
+      });
+
       it('a key function answering null or undefined: no key, the write runs unprotected with a warning', async () => {
         const warnings: string[] = [];
         const store = createMemoryRunStore();
