@@ -193,7 +193,7 @@ export function resolveSharedLedger(options: SharedLedgerEngineOptions): Resolve
       if (typeof key === 'function') {
         // An async key's promise would be every call's key (canonical JSON '{}'): one write, every
         // later one refused as already done. The claim needs the key before the tool runs.
-        if (key.constructor?.name === 'AsyncFunction') fail(`${path}.key`, 'must be a synchronous function of the arguments (it returned a promise): compute the key from the arguments alone');
+        if (key.constructor?.name === 'AsyncFunction') fail(`${path}.key`, 'must be a synchronous function of the arguments (an async function answers a promise, not a key): compute the key from the arguments alone');
         keyOf = (args) => {
           const value: unknown = key(args);
           if (typeof (value as PromiseLike<unknown> | null)?.then === 'function') {
