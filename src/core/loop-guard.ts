@@ -108,7 +108,18 @@ export class LoopGuard {
     const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
-    this.logger = logger ?? defaultLogger;
+    // The user's logger is their code, like a listener: one that throws (a closed transport)
+    // made every call that warned throw into the agent. A warning it cannot take is dropped.
+    const sink = logger ?? defaultLogger;
+    this.logger = {
+      warn: (message) => {
+        try {
+          sink.warn(message);
+        } catch {
+          // Nowhere left to say it: the logger itself failed.
+        }
+      },
+    };
     this.maxOpenRuns = maxOpenRuns ?? 10_000;
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;

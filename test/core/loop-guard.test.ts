@@ -169,6 +169,27 @@ describe('LoopGuard', () => {
     expect(general).to.include('still moving').and.include('for up to 5 min; after 10 unchanged answers, one look every 20 s').and.include('`sleep 30 && <command>`');
   });
 
+  // A logger is the user's code, like a listener: a transport that throws once made every call
+  // that warned (a store outage, a run evicted past maxOpenRuns, a business key that cannot
+  // be read) throw into the agent.
+  it('a logger that throws never breaks a call: the warning is dropped, the decision made', async () => {
+    const down = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED'));
+    const store = { appendRunEvents: down, readRunEvents: down, claimBusinessKey: down, takeOverBusinessKey: down, completeBusinessKey: down, releaseBusinessKey: down };
+    let tried = 0;
+    const logger = { warn: () => { tried += 1; throw new Error('log transport closed'); } };
+    const guard = new LoopGuard({ store, logger, maxOpenRuns: 1, idempotentWrites: { send_email: { key: ['to'] } } });
+    for (const id of ['a', 'b']) {
+      const run = guard.startRun(id); // 'b' evicts 'a', with a warning
+      const read = await run.claimCall({ tool: 'search', args: { q: id } });
+      expect(read.decision.action, 'fails open on the store').to.equal('allow');
+      run.finishCall(read, { result: ['doc'] });
+      expect((await run.claimCall({ tool: 'send_email', args: { to: id } })).decision).to.include({ action: 'refuse', reason: 'store.unavailable' });
+      expect((await run.claimCall({ tool: 'send_email', args: {} })).decision.action, 'no key: runs, with a warning').to.equal('allow');
+    }
+    await guard.flush();
+    expect(tried, 'the warnings were attempted').to.be.greaterThan(2);
+  });
+
   it('rejects bad housekeeping options at construction, naming the field (issue 10 #16)', () => {
     expect(() => quietGuard({ maxOpenRuns: -5 })).to.throw(LoopGuardConfigError, /maxOpenRuns: must be a positive whole number, got -5/);
     expect(() => quietGuard({ maxOpenRuns: -5 })).to.throw(LoopGuardConfigError).with.property('field', 'maxOpenRuns');
