@@ -3,6 +3,6 @@
 // (`@types/node` for type-checking), which is why it is not on the core entry. Every symbol by name.
 export { replayInputs, type ReplayInputsOptions, type ReplaySummary } from './replay-inputs.js';
 export { ReplaySession } from './replay-session.js';
-export type { ReplayCall } from './replay-call.js';
+export type { ReplayCall, ReplayModelRound } from './replay-call.js';
 export type { RunReport, ReplayDecision, ReplayStop } from './run-report.js';
 export { ReplayInputError, ReplayFileError } from './replay-input-error.js';

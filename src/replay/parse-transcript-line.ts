@@ -1,14 +1,15 @@
 import type { ModelUsage, ToolErrorInfo } from '../core/types.js';
-import type { ReplayCall } from './replay-call.js';
+import type { ReplayCall, ReplayModelRound } from './replay-call.js';
 import { ReplayInputError } from './replay-input-error.js';
 
 /**
- * Validates one JSONL transcript line and turns it into a ReplayCall. Every complaint names
- * the field, because the person fixing a 1 GB export needs to know which of a dozen fields
- * their exporter got wrong, not just that line 48 213 is bad. Unknown fields are ignored so
- * exporters can carry extra context without breaking replay.
+ * Validates one JSONL transcript line and turns it into a ReplayCall, or a ReplayModelRound for
+ * a line with `run` and `round` and none of `tool`, `result`, `error` (a model call that asked
+ * for no tools). Every complaint names the field, because the person fixing a 1 GB export needs
+ * to know which of a dozen fields their exporter got wrong, not just that line 48 213 is bad.
+ * Unknown fields are ignored so exporters can carry extra context without breaking replay.
  */
-export function parseTranscriptLine(text: string, file: string, line: number): ReplayCall {
+export function parseTranscriptLine(text: string, file: string, line: number): ReplayCall | ReplayModelRound {
   const fail = (problem: string, field?: string): never => {
     throw new ReplayInputError({ file, line, problem, field });
   };
@@ -32,7 +33,15 @@ export function parseTranscriptLine(text: string, file: string, line: number): R
   if (typeof round !== 'number' || !Number.isInteger(round) || round < 1) {
     fail(`"round" must be an integer >= 1, got ${describeJsonValue(round)}`, 'round');
   }
+  const hasResult = Object.prototype.hasOwnProperty.call(record, 'result');
+  const hasError = Object.prototype.hasOwnProperty.call(record, 'error') && record.error !== null;
   const tool = record.tool;
+  if (tool === undefined && !hasResult && !hasError) {
+    const modelRound: { -readonly [K in keyof ReplayModelRound]: ReplayModelRound[K] } = { kind: 'model-round', source: { file, line }, run: run as string, round: round as number };
+    if (record.usage !== undefined && record.usage !== null) modelRound.usage = parseUsageField(record.usage, fail);
+    if (record.ts !== undefined && record.ts !== null) modelRound.startTime = nonNegativeNumber(record.ts, 'ts', 'epoch milliseconds at the model call', fail);
+    return modelRound;
+  }
   if (typeof tool !== 'string' || tool.length === 0) {
     fail(`"tool" must be a non-empty string, got ${describeJsonValue(tool)}`, 'tool');
   }
@@ -50,8 +59,6 @@ export function parseTranscriptLine(text: string, file: string, line: number): R
     fail(`"args" must be an object or a string holding JSON, got ${describeJsonType(args)}`, 'args');
   }
 
-  const hasResult = Object.prototype.hasOwnProperty.call(record, 'result');
-  const hasError = Object.prototype.hasOwnProperty.call(record, 'error') && record.error !== null;
   if (hasResult && hasError) fail('has both "result" and "error"; a call has exactly one of them', 'result');
   if (!hasResult && !hasError) fail('needs exactly one of "result" (any JSON) or "error" ({"type"?, "message"?})', 'result');
 

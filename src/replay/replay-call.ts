@@ -45,6 +45,22 @@ export interface ReplayCall {
   compactedBefore?: boolean;
 }
 
+/**
+ * A model call that asked for no tools (a JSONL line with `run` and `round` and no `tool`): the
+ * run's answer, or a turn of text. It is a round of the run, as the live processor counts it
+ * (a model-call span), so a run's trailing answer rounds are counted in replay too.
+ */
+export interface ReplayModelRound {
+  readonly kind: 'model-round';
+  readonly source: ReplaySourceLocation;
+  readonly run: string;
+  readonly round: number;
+  /** Usage of this model call, when recorded. */
+  readonly usage?: ModelUsage;
+  /** Epoch ms of the model call. */
+  readonly startTime?: number;
+}
+
 export function isPrehashedOutcome(outcome: CallOutcome | PrehashedOutcome): outcome is PrehashedOutcome {
   return 'outcome' in outcome && typeof (outcome as PrehashedOutcome).outcome === 'string';
 }

@@ -6,7 +6,7 @@ import type { LoopGuardOptions, Profile } from '../core/types.js';
 import { OtlpSpanCollector } from './collect-otlp-spans.js';
 import { otlpSpansToReplayRuns } from './otlp-spans-to-replay-calls.js';
 import { parseTranscriptLine } from './parse-transcript-line.js';
-import type { ReplayCall } from './replay-call.js';
+import type { ReplayCall, ReplayModelRound } from './replay-call.js';
 import { detectDocumentFormat } from './formats/detect-document-format.js';
 import { detectInputFormat, READABLE_FORMATS, type ReplayInputFormat } from './formats/detect-input-format.js';
 import { readChatMessages } from './formats/read-chat-messages.js';
@@ -274,7 +274,7 @@ async function replayOneInput(
         const run = trajectoryRunId(file) + (oneLineDocuments > 1 ? `#${oneLineDocuments}` : '');
         feedTrajectory(parseJsonLine(text, file, lineNumber), { file, line: lineNumber, run }, reportProblem, feed);
       } else {
-        let call: ReplayCall;
+        let call: ReplayCall | ReplayModelRound;
         try {
           call = parseTranscriptLine(text, file, lineNumber);
         } catch (error) {
@@ -282,7 +282,12 @@ async function replayOneInput(
           throw error;
         }
         lineRun = call.run;
-        feedOne(call);
+        if ('kind' in call) {
+          const problem = session.feedModelRound(call);
+          if (problem) reportProblem(problem);
+        } else {
+          feedOne(call);
+        }
       }
     } catch (error) {
       if (!(error instanceof ReplayInputError)) throw error;

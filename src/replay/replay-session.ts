@@ -12,7 +12,7 @@ import type {
   RunView,
   ToolCall,
 } from '../core/types.js';
-import { isPrehashedOutcome, type ReplayCall } from './replay-call.js';
+import { isPrehashedOutcome, type ReplayCall, type ReplayModelRound } from './replay-call.js';
 import { ReplayInputError } from './replay-input-error.js';
 import { RunDecisionLog, type ReplayStop, type RunReport } from './run-report.js';
 
@@ -102,33 +102,8 @@ export class ReplaySession {
    * contradicts its run's earlier lines, e.g. a round number going backwards.
    */
   feed(call: ReplayCall): ReplayInputError | undefined {
-    let state = this.runs.get(call.run);
-    if (state && call.round < state.inputRound) {
-      return new ReplayInputError({
-        file: call.source.file,
-        line: call.source.line,
-        field: 'round',
-        problem: `"round" ${call.round} comes after round ${state.inputRound} of run ${JSON.stringify(call.run)}; lines of one run must be in order`,
-      });
-    }
-    const previousRound = state?.inputRound ?? 0;
-    if (call.round - previousRound > MAX_ROUND_JUMP) {
-      return new ReplayInputError({
-        file: call.source.file,
-        line: call.source.line,
-        field: 'round',
-        problem: `"round" jumps from ${previousRound} to ${call.round} in run ${JSON.stringify(call.run)}; rounds may skip at most ${MAX_ROUND_JUMP} at a time (is this a timestamp?)`,
-      });
-    }
-    if (!state) {
-      state = this.startRunState(call.run);
-    }
-    if (call.startTime !== undefined) state.clock = call.startTime;
-    this.clock = state.clock;
-
-    if (!state.stop && call.round > state.engineRound) this.advanceToRound(state, call.round, call.usage);
-    this.noteUsage(state, call);
-    state.inputRound = Math.max(state.inputRound, call.round);
+    const state = this.enterRound(call);
+    if (state instanceof ReplayInputError) return state;
 
     if (state.stop) {
       state.skipped++;
@@ -176,6 +151,56 @@ export class ReplaySession {
     this.guard.endRun(runId);
     this.runs.delete(runId);
     return this.buildReport(state);
+  }
+
+  /**
+   * Feeds a model call that asked for no tools (the run's answer, a turn of text): a round of
+   * the run with no call, as the live processor counts a model-call span. Same order rules as
+   * `feed`.
+   */
+  feedModelRound(modelRound: ReplayModelRound): ReplayInputError | undefined {
+    const state = this.enterRound(modelRound);
+    if (state instanceof ReplayInputError) return state;
+    if (!state.stop && modelRound.usage && !state.usageRecordedForRound) {
+      state.guard.recordUsage(modelRound.usage);
+      state.usageRecordedForRound = true;
+    }
+    return undefined;
+  }
+
+  /**
+   * The run of a line, moved on to its round (rounds opened up to it, its clock and usage
+   * noted), or the problem when the line contradicts its run's earlier lines.
+   */
+  private enterRound(line: ReplayCall | ReplayModelRound): RunReplayState | ReplayInputError {
+    let state = this.runs.get(line.run);
+    if (state && line.round < state.inputRound) {
+      return new ReplayInputError({
+        file: line.source.file,
+        line: line.source.line,
+        field: 'round',
+        problem: `"round" ${line.round} comes after round ${state.inputRound} of run ${JSON.stringify(line.run)}; lines of one run must be in order`,
+      });
+    }
+    const previousRound = state?.inputRound ?? 0;
+    if (line.round - previousRound > MAX_ROUND_JUMP) {
+      return new ReplayInputError({
+        file: line.source.file,
+        line: line.source.line,
+        field: 'round',
+        problem: `"round" jumps from ${previousRound} to ${line.round} in run ${JSON.stringify(line.run)}; rounds may skip at most ${MAX_ROUND_JUMP} at a time (is this a timestamp?)`,
+      });
+    }
+    if (!state) {
+      state = this.startRunState(line.run);
+    }
+    if (line.startTime !== undefined) state.clock = line.startTime;
+    this.clock = state.clock;
+
+    if (!state.stop && line.round > state.engineRound) this.advanceToRound(state, line.round, line.usage);
+    this.noteUsage(state, line);
+    state.inputRound = Math.max(state.inputRound, line.round);
+    return state;
   }
 
   /** Ends every run still open (the file is done), in the order the runs first appeared. */
@@ -237,7 +262,7 @@ export class ReplaySession {
   }
 
   /** Totals usage per round (first usage seen in a round wins) and what skipped rounds saved. */
-  private noteUsage(state: RunReplayState, call: ReplayCall): void {
+  private noteUsage(state: RunReplayState, call: ReplayCall | ReplayModelRound): void {
     if (!call.usage || call.round <= state.lastUsageRound) return;
     state.lastUsageRound = call.round;
     const inputTokens = call.usage.inputTokens ?? 0;

@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import { parseTranscriptLine } from '../../src/replay/parse-transcript-line.js';
+import type { ReplayCall } from '../../src/replay/replay-call.js';
 import { ReplayInputError } from '../../src/replay/replay-input-error.js';
 
 const good = { run: 'r1', round: 1, tool: 'search', args: { q: 'x' }, result: { hits: 1 } };
+
+/** The line as a call (a line with no tool, result or error is a model round instead). */
+function callOf(text: string, file: string, line: number): ReplayCall {
+  const parsed = parseTranscriptLine(text, file, line);
+  if ('kind' in parsed) throw new Error(`expected a call, got a model round: ${text}`);
+  return parsed;
+}
 
 function problemFor(line: unknown): ReplayInputError {
   const text = typeof line === 'string' ? line : JSON.stringify(line);
@@ -17,7 +25,7 @@ function problemFor(line: unknown): ReplayInputError {
 
 describe('parseTranscriptLine', () => {
   it('turns a valid line into a call with its source location', () => {
-    const call = parseTranscriptLine(
+    const call = callOf(
       JSON.stringify({ ...good, callId: 'c1', ts: 1000, durationMs: 20, usage: { inputTokens: 10, outputTokens: 2 } }),
       'runs.jsonl',
       3,
@@ -29,7 +37,7 @@ describe('parseTranscriptLine', () => {
   });
 
   it('keeps args given as JSON text and errors as {type, message}', () => {
-    const call = parseTranscriptLine(
+    const call = callOf(
       JSON.stringify({ run: 'r', round: 2, tool: 't', args: '{"b":1,"a":2}', error: { type: 'overloaded', message: '429' } }),
       'f',
       1,
@@ -39,13 +47,28 @@ describe('parseTranscriptLine', () => {
   });
 
   it('reads "compactedBefore": true (the model\'s context was compacted before this call); false and absent are the same', () => {
-    expect(parseTranscriptLine(JSON.stringify({ ...good, compactedBefore: true }), 'f', 1).compactedBefore).to.equal(true);
-    expect(parseTranscriptLine(JSON.stringify({ ...good, compactedBefore: false }), 'f', 1)).to.not.have.property('compactedBefore');
-    expect(parseTranscriptLine(JSON.stringify(good), 'f', 1)).to.not.have.property('compactedBefore');
+    expect(callOf(JSON.stringify({ ...good, compactedBefore: true }), 'f', 1).compactedBefore).to.equal(true);
+    expect(callOf(JSON.stringify({ ...good, compactedBefore: false }), 'f', 1)).to.not.have.property('compactedBefore');
+    expect(callOf(JSON.stringify(good), 'f', 1)).to.not.have.property('compactedBefore');
+  });
+
+  it('reads a line with run and round and no tool, result or error as a model call that asked for no tools', () => {
+    expect(parseTranscriptLine(JSON.stringify({ run: 'r1', round: 4, usage: { inputTokens: 900, outputTokens: 120 }, ts: 5000, text: 'The answer is 42.' }), 'runs.jsonl', 9)).to.deep.equal({
+      kind: 'model-round',
+      source: { file: 'runs.jsonl', line: 9 },
+      run: 'r1',
+      round: 4,
+      usage: { inputTokens: 900, outputTokens: 120 },
+      startTime: 5000,
+    });
+    // A result or an error without a tool is a call missing its tool, not a model round.
+    expect(problemFor({ run: 'r1', round: 4, result: 'x' })).to.include({ field: 'tool' });
+    expect(problemFor({ run: 'r1', round: 4, error: { message: 'x' } })).to.include({ field: 'tool' });
+    expect(problemFor({ run: 'r1', round: 4, usage: { inputTokens: -1 } })).to.include({ field: 'usage.inputTokens' });
   });
 
   it('accepts a null result (a recorded null is a result)', () => {
-    expect(parseTranscriptLine(JSON.stringify({ ...good, result: null }), 'f', 1).outcome).to.deep.equal({ result: null });
+    expect(callOf(JSON.stringify({ ...good, result: null }), 'f', 1).outcome).to.deep.equal({ result: null });
   });
 
   const cases: Array<[string, unknown, string | undefined, RegExp]> = [

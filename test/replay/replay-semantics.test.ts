@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { LoopGuard } from '../../src/core/loop-guard.js';
 import { replayFiles, runNamed, writeTempLines } from './replay-test-helpers.js';
 
 describe('replay semantics', () => {
@@ -86,6 +87,32 @@ describe('replay semantics', () => {
     const run = runNamed((await replayFiles([file])).runs, 'g');
     expect(run.rounds).to.equal(4);
     expect(run.roundVerdicts).to.deep.equal(['new', 'empty', 'empty', 'new']);
+  });
+
+  // JSONL could not say a run made model calls after its last tool call, so replay counted a
+  // run's rounds from its calls while the live processor and OTLP replay count every model call:
+  // a chat answering on past maxRounds stopped live and not in replay.
+  it('counts a line with no tool (a model call that asked for no tools) as a round, as live does', async () => {
+    const calls = [
+      { run: 'm', round: 1, tool: 'search', args: { q: 'a' }, result: ['doc-1'] },
+      { run: 'm', round: 2, tool: 'search', args: { q: 'b' }, result: ['doc-2'] },
+    ];
+    const answers = [{ run: 'm', round: 3, usage: { inputTokens: 100, outputTokens: 20 } }, { run: 'm', round: 4 }, { run: 'm', round: 5 }];
+    const policy = { maxRounds: 4 };
+    // The engine as the span processor drives it: a round per model call.
+    const live = new LoopGuard(policy).startRun('m');
+    for (let round = 1; round <= 5; round++) {
+      live.beginRound();
+      const call = calls[round - 1];
+      if (call !== undefined) live.recordCall({ tool: call.tool, args: call.args }, { result: call.result });
+    }
+    const liveStop = live.shouldStop();
+    expect(liveStop).to.include({ action: 'stop', reason: 'max_rounds' });
+    const replayed = runNamed((await replayFiles([writeTempLines('answers.jsonl', [...calls, ...answers])], policy)).runs, 'm');
+    expect(replayed.stop?.reason).to.equal('max_rounds');
+    expect(replayed).to.include({ rounds: 5, calls: 2, executed: 2 });
+    const callsOnly = runNamed((await replayFiles([writeTempLines('calls-only.jsonl', calls)], policy)).runs, 'm');
+    expect(callsOnly.stop, 'without the answer lines the run has 2 rounds').to.equal(null);
   });
 
   it('uses recorded times: a poll past its deadline is refused, one inside it is allowed', async () => {
