@@ -1,4 +1,4 @@
-import { diag } from '@opentelemetry/api';
+import { reportToDiag } from '../otel/report-to-diag.js';
 
 /**
  * Runs one loopguard bookkeeping step inside a framework hook. A bug in the guard must never
@@ -10,7 +10,7 @@ export function failOpen<T>(where: string, step: () => T, fallback: T): T {
   try {
     return step();
   } catch (error) {
-    diag.warn(`loopguard: ${where} failed; continuing without the guard for this step`, error);
+    reportToDiag('warn', `loopguard: ${where} failed; continuing without the guard for this step`, error);
     return fallback;
   }
 }
@@ -24,7 +24,7 @@ export async function failOpenAsync<T>(where: string, step: () => Promise<T> | T
   try {
     return await step();
   } catch (error) {
-    diag.warn(`loopguard: ${where} failed; continuing without the guard for this step`, error);
+    reportToDiag('warn', `loopguard: ${where} failed; continuing without the guard for this step`, error);
     return fallback;
   }
 }

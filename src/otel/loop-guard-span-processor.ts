@@ -1,4 +1,4 @@
-import { context as contextApi, diag, isSpanContextValid, isValidTraceId, trace, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
+import { context as contextApi, isSpanContextValid, isValidTraceId, trace, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
@@ -23,6 +23,7 @@ import {
   ATTR_STOP_REASON,
   DECISION_WOULD_REFUSE,
 } from './attributes.js';
+import { reportToDiag } from './report-to-diag.js';
 import type { ProcessedReadableSpan, ProcessedSpan, SdkSpanProcessor } from './sdk-span-types.js';
 import { interpretGenAiSpan, interpretSpan, isTruncatedJson, readCallOutcome, readUsage, type SpanInterpreter } from './span-roles.js';
 
@@ -122,7 +123,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
   constructor(options: LoopGuardSpanProcessorOptions = {}) {
     validateProcessorOptions(options);
     const { guard, interpreters, implicitRuns, maxTrackedSpans, ...engineOptions } = options;
-    this.guard = guard ?? new LoopGuard({ logger: { warn: (message) => diag.warn(`loopguard: ${message}`) }, ...engineOptions });
+    this.guard = guard ?? new LoopGuard({ logger: { warn: (message) => reportToDiag('warn', `loopguard: ${message}`) }, ...engineOptions });
     this.interpreters = [...(interpreters ?? []), interpretGenAiSpan];
     this.implicitRuns = implicitRuns ?? true;
     this.maxTrackedSpans = maxTrackedSpans !== undefined ? Math.floor(maxTrackedSpans) : 100_000;
@@ -141,7 +142,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     try {
       this.handleStart(span, parentContext);
     } catch (error) {
-      diag.error('loopguard: span processor onStart failed; the span is not guarded', error);
+      reportToDiag('error', 'loopguard: span processor onStart failed; the span is not guarded', error);
     }
   }
 
@@ -153,7 +154,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
     try {
       this.handleEnding(span);
     } catch (error) {
-      diag.error('loopguard: span processor onEnding failed', error);
+      reportToDiag('error', 'loopguard: span processor onEnding failed', error);
     }
   }
 
@@ -167,14 +168,14 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       this.handleEnding(span);
       this.handleEnd(span);
     } catch (error) {
-      diag.error('loopguard: span processor onEnd failed', error);
+      reportToDiag('error', 'loopguard: span processor onEnd failed', error);
     }
   }
 
   /** With a shared store: resolves once this process's changes are in it (a serverless hand-off). */
   forceFlush(): Promise<void> {
     // Never rejects into the SDK: store failures are reported by the engine.
-    return this.guard.flush().catch((error: unknown) => diag.error('loopguard: flushing the shared store failed', error));
+    return this.guard.flush().catch((error: unknown) => reportToDiag('error', 'loopguard: flushing the shared store failed', error));
   }
 
   /** Idempotent. Ends every open run so listeners see them end. */
@@ -196,7 +197,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       this.runsByTrace.clear();
       this.rootSpans.clear();
     } catch (error) {
-      diag.error('loopguard: span processor shutdown failed', error);
+      reportToDiag('error', 'loopguard: span processor shutdown failed', error);
     }
     return this.forceFlush();
   }
@@ -527,7 +528,8 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       // call, and one per call would pile up open runs until they idle out.
       if (tool !== undefined && !this.warnedAboutRootToolSpan) {
         this.warnedAboutRootToolSpan = true;
-        diag.warn(
+        reportToDiag(
+          'warn',
           `loopguard: tool call "${tool}" has no parent span, so it belongs to no run and is not guarded. ` +
             'Call tools inside a run: startAgentRun(...).tool(...), an invoke_agent span, or instrumentTool(..., { run }).',
         );
@@ -573,7 +575,7 @@ export class LoopGuardSpanProcessor implements SdkSpanProcessor {
       }
       if (!this.warnedAboutSpanCap) {
         this.warnedAboutSpanCap = true;
-        diag.warn(`loopguard: more than ${this.maxTrackedSpans} guarded spans are open; forgetting the oldest. Are spans being ended?`);
+        reportToDiag('warn', `loopguard: more than ${this.maxTrackedSpans} guarded spans are open; forgetting the oldest. Are spans being ended?`);
       }
     }
     this.spans.set(spanId, tracked);
@@ -638,3 +640,4 @@ function reportCompaction(run: RunGuard, attributes: Attributes): boolean {
   run.contextCompacted();
   return true;
 }
+

@@ -8,12 +8,12 @@ import type {
   PostToolUseHookInput,
   PreToolUseHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
-import { diag } from '@opentelemetry/api';
 import { describeConfigValue } from '../../core/describe-config-value.js';
 import { LoopGuardConfigError } from '../../core/errors.js';
 import type { LoopGuard } from '../../core/loop-guard.js';
 import type { CallTicket, RunGuard } from '../../core/run-guard.js';
 import type { CallOutcome, RunDecision } from '../../core/types.js';
+import { reportToDiag } from '../../otel/report-to-diag.js';
 import { recordDeliveredRefusal } from '../delivered-refusals.js';
 import { failOpen, failOpenAsync } from '../fail-open.js';
 import { getLoopGuardOutcome, type LoopGuardOutcome } from '../get-loop-guard-outcome.js';
@@ -175,7 +175,7 @@ export function createLoopGuardHooks(options: CreateLoopGuardHooksOptions): Loop
       try {
         return await handle(input, toolUseId, context);
       } catch (error) {
-        diag.warn(`loopguard: ${where} failed; continuing without the guard for this step`, error);
+        reportToDiag('warn', `loopguard: ${where} failed; continuing without the guard for this step`, error);
         return {};
       }
     };
