@@ -1,5 +1,5 @@
-import { diag } from '@opentelemetry/api';
 import type { RunGuard } from '../core/run-guard.js';
+import { reportToDiag } from '../otel/report-to-diag.js';
 
 /**
  * Per-run settings kept past `end()` (an agent built once and called again, say) belong to a
@@ -16,6 +16,6 @@ export function warnOnReuseAfterEnd(run: RunGuard, what: string, consequence: st
   return () => {
     if (warned || !run.isEnded || run.isUnguarded) return;
     warned = true;
-    diag.warn(`loopguard: the ${what} of run ${JSON.stringify(run.id)} were used after end(). That run is over, so ${consequence}. ${howToFix}`);
+    reportToDiag('warn', `loopguard: the ${what} of run ${JSON.stringify(run.id)} were used after end(). That run is over, so ${consequence}. ${howToFix}`);
   };
 }

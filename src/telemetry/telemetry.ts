@@ -2,7 +2,7 @@
 // decision the engine makes, whichever front (span processor, replay, framework adapter) drove
 // it, so the numbers on the dashboard are the numbers the guard acted on.
 
-import { context, diag, metrics } from '@opentelemetry/api';
+import { context, metrics } from '@opentelemetry/api';
 import type {
   BatchObservableResult,
   Counter,
@@ -67,8 +67,9 @@ import {
   STORE_OPERATIONS,
 } from './names.js';
 import { LoopGuardConfigError } from '../core/errors.js';
-import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } from './logs-api.js';
 import { thrownText } from '../core/thrown-text.js';
+import { reportToDiag } from '../otel/report-to-diag.js';
+import { logs, SEVERITY, type LogAttributes, type Logger, type LoggerProvider } from './logs-api.js';
 
 /** What the telemetry needs from the engine: `LoopGuard` satisfies it. */
 export interface ObservableGuard {
@@ -211,7 +212,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
     }
     if (!warnedToolCap) {
       warnedToolCap = true;
-      diag.warn(`loopguard telemetry: more than ${maxToolNames} tool names; recording further ones as "${OTHER_TOOL}" (maxToolNames)`);
+      reportToDiag('warn', `loopguard telemetry: more than ${maxToolNames} tool names; recording further ones as "${OTHER_TOOL}" (maxToolNames)`);
     }
     return OTHER_TOOL;
   };
@@ -237,7 +238,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       try {
         fn(...args);
       } catch (error) {
-        diag.warn(`loopguard telemetry: ${what} failed`, error);
+        reportToDiag('warn', `loopguard telemetry: ${what} failed`, error);
       }
     };
 
@@ -363,7 +364,7 @@ export function createLoopGuardTelemetry(options: LoopGuardTelemetryOptions = {}
       try {
         unsubscribe?.();
       } catch (error) {
-        diag.warn('loopguard telemetry: removing the engine listener failed', error);
+        reportToDiag('warn', 'loopguard telemetry: removing the engine listener failed', error);
       }
       detachGauges(current);
       current = undefined;
@@ -484,7 +485,7 @@ function attachGauges(inst: Instruments, guard: ObservableGuard): void {
             open += stats.openRuns;
             atRisk += stats.runsAtRisk;
           } catch (error) {
-            diag.warn('loopguard telemetry: reading guard.stats() failed', error);
+            reportToDiag('warn', 'loopguard telemetry: reading guard.stats() failed', error);
           }
         }
         result.observe(created.runsOpen, open);
@@ -516,7 +517,7 @@ function detachGauges(inst: Instruments | undefined): void {
   try {
     set.meter.removeBatchObservableCallback(set.callback, [set.runsOpen, set.runsAtRisk] as Observable[]);
   } catch (error) {
-    diag.warn('loopguard telemetry: removing the gauge callback failed', error);
+    reportToDiag('warn', 'loopguard telemetry: removing the gauge callback failed', error);
   }
   gaugeSets.delete(inst.provider);
 }
