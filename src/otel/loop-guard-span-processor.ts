@@ -640,4 +640,3 @@ function reportCompaction(run: RunGuard, attributes: Attributes): boolean {
   run.contextCompacted();
   return true;
 }
-
