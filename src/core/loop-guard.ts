@@ -7,6 +7,7 @@ import { DEFAULT_CLAIM_LEASE_MS, positiveMsOption, resolveSharedLedger, type Res
 import type { RunStore } from './shared-ledger/run-store.js';
 import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
 import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
+import { neverThrowingLogger } from './never-throwing-logger.js';
 import { thrownText } from './thrown-text.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
@@ -108,18 +109,7 @@ export class LoopGuard {
     const { listeners, maxOpenRuns, endedRunTtlMs, maxIdleMs, logger, store, idempotentWrites, storeFailure, claimLeaseMs, ownedRuns, ...policy } = options;
     this.options = resolveOptions(policy);
     this.listeners = [...(listeners ?? [])];
-    // The user's logger is their code, like a listener: one that throws (a closed transport)
-    // made every call that warned throw into the agent. A warning it cannot take is dropped.
-    const sink = logger ?? defaultLogger;
-    this.logger = {
-      warn: (message) => {
-        try {
-          sink.warn(message);
-        } catch {
-          // Nowhere left to say it: the logger itself failed.
-        }
-      },
-    };
+    this.logger = neverThrowingLogger(logger ?? defaultLogger);
     this.maxOpenRuns = maxOpenRuns ?? 10_000;
     this.endedRunTtlMs = endedRunTtlMs ?? 60_000;
     this.maxIdleMs = maxIdleMs ?? 30 * 60_000;

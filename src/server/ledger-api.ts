@@ -25,7 +25,9 @@ const MAX_ID_CHARS = 512;
  * 503 `store_unavailable`, and the client's engine follows its `storeFailure` policy.
  */
 export async function handleLedgerRequest(store: RunStore, operation: string, body: Json): Promise<Json> {
-  let answer: Promise<Json>;
+  // A thunk: a store method that throws instead of rejecting (a custom RunStore) is the store's
+  // failure as a rejection is, a 503, not a 500 from the request handler's last net.
+  let answer: () => Promise<Json>;
   switch (operation) {
     case 'append-run-events': {
       const runId = idField(body, 'runId');
@@ -33,13 +35,13 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
       const entries = entriesField(body);
       const summary = summaryField(body);
       const expectedLast = expectedLastField(body);
-      answer = store.appendRunEvents(runId, expectedLength, entries, summary, expectedLast).then(appendAnswer);
+      answer = () => store.appendRunEvents(runId, expectedLength, entries, summary, expectedLast).then(appendAnswer);
       break;
     }
     case 'read-run-events': {
       const runId = idField(body, 'runId');
       const from = countField(body, 'from');
-      answer = store.readRunEvents(runId, from).then((entries) => ({ entries }));
+      answer = () => store.readRunEvents(runId, from).then((entries) => ({ entries }));
       break;
     }
     case 'claim-business-key': {
@@ -47,7 +49,7 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
       const owner = idField(body, 'owner');
       const leaseMs = msField(body, 'leaseMs');
       const ttlMs = msField(body, 'ttlMs');
-      answer = store.claimBusinessKey(key, owner, leaseMs, ttlMs).then(stateAnswer);
+      answer = () => store.claimBusinessKey(key, owner, leaseMs, ttlMs).then(stateAnswer);
       break;
     }
     case 'take-over-business-key': {
@@ -55,7 +57,7 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
       const previousOwner = idField(body, 'previousOwner');
       const owner = idField(body, 'owner');
       const leaseMs = msField(body, 'leaseMs');
-      answer = store.takeOverBusinessKey(key, previousOwner, owner, leaseMs).then((changed) => ({ changed }));
+      answer = () => store.takeOverBusinessKey(key, previousOwner, owner, leaseMs).then((changed) => ({ changed }));
       break;
     }
     case 'complete-business-key': {
@@ -64,20 +66,20 @@ export async function handleLedgerRequest(store: RunStore, operation: string, bo
       const owner = body.owner === undefined || body.owner === null ? undefined : idField(body, 'owner');
       const resultHash = body.resultHash === undefined || body.resultHash === null ? undefined : idField(body, 'resultHash');
       const ttlMs = msField(body, 'ttlMs');
-      answer = store.completeBusinessKey(key, owner, resultHash, ttlMs).then((changed) => ({ changed }));
+      answer = () => store.completeBusinessKey(key, owner, resultHash, ttlMs).then((changed) => ({ changed }));
       break;
     }
     case 'release-business-key': {
       const key = keyField(body);
       const owner = idField(body, 'owner');
-      answer = store.releaseBusinessKey(key, owner).then((changed) => ({ changed }));
+      answer = () => store.releaseBusinessKey(key, owner).then((changed) => ({ changed }));
       break;
     }
     default:
       throw new ServerRequestError({ status: 404, code: 'not_found', message: `no ledger operation ${JSON.stringify(operation)}; known: ${[...LEDGER_OPERATIONS].join(', ')}` });
   }
   try {
-    return await answer;
+    return await answer();
   } catch (error) {
     // The store's trouble, not the request's: the client may retry (or its engine fails open).
     throw new ServerRequestError({

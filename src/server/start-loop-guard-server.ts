@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { LoopGuardConfigError } from '../core/errors.js';
 import { describeConfigValue } from '../core/describe-config-value.js';
 import { LoopGuard, type LoopGuardEngineOptions } from '../core/loop-guard.js';
+import { neverThrowingLogger } from '../core/never-throwing-logger.js';
+import { thrownText } from '../core/thrown-text.js';
 import { constantTimeEqual } from './constant-time-equal.js';
 import { createMemoryRunStore } from '../core/shared-ledger/create-memory-run-store.js';
 import type { RunStore } from '../core/shared-ledger/run-store.js';
@@ -13,7 +15,6 @@ import { otlpEncodingOf, otlpError, receiveOtlpTraces, type OtlpEncoding } from 
 import { readRequestBody } from './read-request-body.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRequestError } from './server-request-error.js';
-import { thrownText } from '../core/thrown-text.js';
 
 /** Options of {@link startLoopGuardServer}. Every field is optional. */
 export interface StartLoopGuardServerOptions {
@@ -106,7 +107,7 @@ export async function startLoopGuardServer(options: StartLoopGuardServerOptions 
   const retryAfter = options.retryAfterSeconds ?? 1;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const authToken = options.authToken;
-  const logger = options.logger ?? { warn: (message: string) => console.warn(`loopguard serve: ${message}`) };
+  const logger = neverThrowingLogger(options.logger ?? { warn: (message: string) => console.warn(`loopguard serve: ${message}`) });
   if (typeof host !== 'string' || host.length === 0) throw configError('host', 'must be a host name or address', host);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw configError('port', 'must be a whole number from 0 to 65535', port);
   for (const [field, value] of Object.entries({ maxBodyBytes, maxSpansPerRequest: maxSpans, maxConcurrentRequests: maxConcurrent, ...(options.maxHeldSpanBytes !== undefined ? { maxHeldSpanBytes: options.maxHeldSpanBytes } : {}) })) {

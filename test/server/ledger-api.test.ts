@@ -98,4 +98,45 @@ describe('loopguard serve: /v1/ledger bad input', function () {
     );
     expect(error?.field).to.equal('ledgerStore.readRunEvents');
   });
+
+  // A store method that threw instead of rejecting (a custom RunStore's bug) was a 500 through
+  // the request handler's last net, whose report went to the server's logger; a logger that
+  // throws there made it an unhandled rejection: the request never answered, and Node ends a
+  // process on one. Now the store's throw is its failure (503, as a rejection is), and the
+  // logger's is dropped.
+  it('a store method that throws is a 503 store_unavailable, and a logger that throws never takes the server down', async () => {
+    const answered = async () => ({ accepted: true as const, length: 0 });
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    const hostile = await startLoopGuardServer({
+      port: 0,
+      logger: { warn: () => { throw new Error('log transport closed'); } },
+      ledgerStore: {
+        appendRunEvents: answered,
+        readRunEvents: () => { throw new Error('custom store bug'); },
+        claimBusinessKey: async () => ({ state: 'claimed' as const }),
+        takeOverBusinessKey: async () => true,
+        completeBusinessKey: async () => true,
+        releaseBusinessKey: async () => true,
+      },
+    });
+    try {
+      const read = await postJson(`${hostile.url}/v1/ledger/read-run-events`, { runId: 'r', from: 0 });
+      expect([read.status, read.body.error.code]).to.deep.equal([503, 'store_unavailable']);
+      expect(read.body.error.message).to.include('custom store bug');
+      // A failure inside the server itself is a 500 reported to that logger: dropped, answered.
+      hostile.guard.getRun = () => {
+        throw new Error('engine bug');
+      };
+      const claim = await postJson(`${hostile.url}/v1/runs/r/calls`, { tool: 'search', arguments: { q: 1 } });
+      expect([claim.status, claim.body.error.code]).to.deep.equal([500, 'internal']);
+      expect((await getJson(`${hostile.url}/healthz`)).status).to.equal(200);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', record);
+      await hostile.close();
+    }
+  });
 });
