@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { callSignature } from './call-signature.js';
 import { describePolicyText } from './messages.js';
+import { neverThrowingLogger } from './never-throwing-logger.js';
 import { resolveOptions, validateOptions, type ResolvedOptions } from './policy.js';
 import { RunGuard, safeFingerprint, type RunHooks } from './run-guard.js';
 import { DEFAULT_CLAIM_LEASE_MS, positiveMsOption, resolveSharedLedger, type ResolvedSharedLedger, type SharedLedgerEngineOptions } from './shared-ledger/shared-ledger-options.js';
 import type { RunStore } from './shared-ledger/run-store.js';
 import { SharedRunLink, type SharedLedgerReporter } from './shared-ledger/shared-run-link.js';
-import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
-import { neverThrowingLogger } from './never-throwing-logger.js';
 import { thrownText } from './thrown-text.js';
+import type { CallOutcome, EvictionCause, LoopGuardListener, LoopGuardOptions, PrehashedOutcome, RunView } from './types.js';
 
 /** Where the engine reports its own trouble (the OTel front passes `diag`). */
 export interface LoopGuardLogger {

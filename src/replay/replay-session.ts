@@ -111,10 +111,6 @@ export class ReplaySession {
       return undefined;
     }
 
-    if (call.usage && !state.usageRecordedForRound) {
-      state.guard.recordUsage(call.usage);
-      state.usageRecordedForRound = true;
-    }
     if (call.compactedBefore === true) state.guard.contextCompacted();
 
     const ticket = state.guard.startCall(toEngineCall(call));
@@ -160,17 +156,13 @@ export class ReplaySession {
    */
   feedModelRound(modelRound: ReplayModelRound): ReplayInputError | undefined {
     const state = this.enterRound(modelRound);
-    if (state instanceof ReplayInputError) return state;
-    if (!state.stop && modelRound.usage && !state.usageRecordedForRound) {
-      state.guard.recordUsage(modelRound.usage);
-      state.usageRecordedForRound = true;
-    }
-    return undefined;
+    return state instanceof ReplayInputError ? state : undefined;
   }
 
   /**
    * The run of a line, moved on to its round (rounds opened up to it, its clock and usage
-   * noted), or the problem when the line contradicts its run's earlier lines.
+   * noted, the usage recorded once per round while the run goes on), or the problem when the
+   * line contradicts its run's earlier lines.
    */
   private enterRound(line: ReplayCall | ReplayModelRound): RunReplayState | ReplayInputError {
     let state = this.runs.get(line.run);
@@ -200,6 +192,10 @@ export class ReplaySession {
     if (!state.stop && line.round > state.engineRound) this.advanceToRound(state, line.round, line.usage);
     this.noteUsage(state, line);
     state.inputRound = Math.max(state.inputRound, line.round);
+    if (!state.stop && line.usage && !state.usageRecordedForRound) {
+      state.guard.recordUsage(line.usage);
+      state.usageRecordedForRound = true;
+    }
     return state;
   }
 

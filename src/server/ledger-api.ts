@@ -1,6 +1,6 @@
 import type { AppendResult, BusinessKey, BusinessKeyState, RunLogSummary, RunStore } from '../core/shared-ledger/run-store.js';
-import { ServerRequestError } from './server-request-error.js';
 import { thrownText } from '../core/thrown-text.js';
+import { ServerRequestError } from './server-request-error.js';
 
 type Json = Record<string, unknown>;
 
