@@ -13,7 +13,9 @@
  * episode of gpt-4; every WorkBench run with a tool call (its checker runs in Python with pandas:
  * WORKBENCH_PYTHON, scripts/workbench-extract.py); every InterCode-SQL episode of the seven models, the ReAct SQL
  * and Bash runs of gpt-3.5, and every InterCode-Python episode of gpt-3.5 and gpt-4; and browser-use + Gemini on
- * WebArena-Infinity's app clones (scripts/src-webarena-infinity.mjs), answered as browser-use answers and with the page. Not part of
+ * WebArena-Infinity's app clones (scripts/src-webarena-infinity.mjs), answered as browser-use answers and with the page; and
+ * Claude Opus 4.6 through Agent Browser Protocol's MCP server on Online-Mind2Web (scripts/src-abp-online-mind2web.mjs),
+ * answered with screenshots. Not part of
  * `npm test` (CI has no copy of the sources); run it before changing a rule that judges results:
  *
  *   npm run eval:wide -- [--mirrors DIR] [--only NAME]   (DIR holds <owner>+<name>/repo; default /work/.mirror;
@@ -54,6 +56,8 @@ import * as intercodeSql from './corpus/scripts/src-intercode-sql.mjs';
 import * as intercodePython from './corpus/scripts/src-intercode-python.mjs';
 // @ts-expect-error: no declaration file
 import * as webarenaInfinity from './corpus/scripts/src-webarena-infinity.mjs';
+// @ts-expect-error: no declaration file
+import * as abpOnlineMind2web from './corpus/scripts/src-abp-online-mind2web.mjs';
 
 /** The InterCode paper's bash models (data/results/bash/<model>/); the corpus takes gpt-4's runs. */
 const INTERCODE_BASH_MODELS = ['gpt-4', 'gpt-3.5', 'text-davinci-003', 'text-bison-001', 'chat-bison-001', 'starchat', 'vicuna'];
@@ -123,6 +127,16 @@ const SOURCES: Source[] = [
     repo: webarenaInfinity.SOURCE.repo,
     commit: '1ca77813bf8d8e4011aa3fb1f740f70d78bd522d',
     build: (options) => webarenaInfinity.build({ ...(options as object), withPage: true }),
+  },
+  // Not a corpus source: Claude Opus 4.6 through Agent Browser Protocol's MCP server on live sites (Online-Mind2Web),
+  // each action answered with a screenshot, named by its sha256 (MIT; SOURCES.md, "Wide-check sources": labels are the
+  // agent's own finish, the human verdicts are not committed).
+  {
+    name: 'ABP (MCP) + Claude Opus 4.6, Online-Mind2Web (live sites, screenshots as answers)',
+    kind: 'browser',
+    repo: abpOnlineMind2web.SOURCE.repo,
+    commit: abpOnlineMind2web.COMMIT,
+    build: abpOnlineMind2web.build,
   },
   // The corpus samples two models' runs (and the others' loops); here every benign banking and travel run of every
   // undefended model. ethz-spylab/agentdojo's commit, read from the sequrity-ai fork that keeps its history (MIT).

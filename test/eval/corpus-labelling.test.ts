@@ -14,6 +14,8 @@ import { parseAction } from '../../eval/corpus/scripts/src-browsergym-workarena.
 import { actionOf, parseLog, stepsOf } from '../../eval/corpus/scripts/src-browsergym-fork-logs.mjs';
 // @ts-expect-error untyped .mjs
 import { callsOf as callsOfBrowserUse, pageOf as pageOfBrowserUse } from '../../eval/corpus/scripts/src-webarena-infinity.mjs';
+// @ts-expect-error untyped .mjs
+import { callsOf as callsOfAbp, parseAction as parseAbpAction } from '../../eval/corpus/scripts/src-abp-online-mind2web.mjs';
 
 /** The mechanical labelling rules of eval/corpus/SOURCES.md, on small hand-made step lists. */
 const steps = (pairs: Array<[string, string]>) => pairs.map(([action, observation]) => ({ action, observation }));
@@ -222,5 +224,36 @@ describe('browser-use history reading (wide check, WebArena-Infinity)', () => {
     expect(calls[1]!.observation).to.equal('Clicked button id=settingsBtn aria-label=Settings\n\nSettings page');
     expect(calls[3]!.observation).to.equal('Done.\n\n');
     expect(pageOfBrowserUse({ state_message: 'no state here' })).to.equal('');
+  });
+});
+
+describe('ABP recording-proxy reading (wide check, Online-Mind2Web)', () => {
+  it('parses the proxy\'s action descriptions back into the MCP tools\' arguments, and keeps what it cannot read as the type', () => {
+    expect(parseAbpAction('Navigate to https://www.bbb.org/')).to.deep.equal({ tool: 'browser_navigate', args: { url: 'https://www.bbb.org/' } });
+    expect(parseAbpAction('Navigate back')).to.deep.equal({ tool: 'browser_navigate', args: { action: 'back' } });
+    expect(parseAbpAction('Scroll (delta_x=0, delta_y=-600)')).to.deep.equal({ tool: 'browser_scroll', args: { delta_x: 0, delta_y: -600 } });
+    expect(parseAbpAction('Click at (973, 761)')).to.deep.equal({ tool: 'browser_action', action: { type: 'mouse_click', x: 973, y: 761 } });
+    expect(parseAbpAction('Type "New York, NY"')).to.deep.equal({ tool: 'browser_action', action: { type: 'keyboard_type', text: 'New York, NY' } });
+    expect(parseAbpAction('Press Control+a')).to.deep.equal({ tool: 'browser_action', action: { type: 'keyboard_press', key: 'Control+a' } });
+    expect(parseAbpAction('Slider (horizontal) set to 40 [range 0-100]')).to.deep.equal({ tool: 'browser_slider', args: { orientation: 'horizontal', target_value: 40, min: 0, max: 100 } });
+    expect(parseAbpAction('wheel_zoom')).to.deep.equal({ tool: 'browser_action', action: { type: 'wheel_zoom' } });
+  });
+
+  it('reads sub-actions of one browser_action call back as one call only when they share the screenshot and a non-empty thought', () => {
+    const result = {
+      action_history: ['Navigate to https://a.example/', 'Click at (300, 148)', 'Type "used cars"', 'Click at (973, 761)', 'Click at (973, 761)', 'Scroll (delta_x=0, delta_y=500)'],
+      thoughts: ['', 'Search for used cars.', 'Search for used cars.', '', '', 'Scroll down.'],
+    };
+    // The proxy saves the call's one screenshot for each of its sub-actions; the two bare clicks got the same image too.
+    const shots = new Map([[1, 'a'], [2, 'b'], [3, 'b'], [4, 'c'], [5, 'c'], [6, 'd']]);
+    const calls = callsOfAbp(result, shots) as Array<{ tool: string; args: unknown; shot?: string }>;
+    expect(calls.map((call) => [call.tool, call.args, call.shot])).to.deep.equal([
+      ['browser_navigate', { url: 'https://a.example/' }, 'a'],
+      ['browser_action', { actions: [{ type: 'mouse_click', x: 300, y: 148 }, { type: 'keyboard_type', text: 'used cars' }] }, 'b'],
+      // No thought: two calls or one, the recording cannot tell; kept apart, so a repeat is never hidden.
+      ['browser_action', { actions: [{ type: 'mouse_click', x: 973, y: 761 }] }, 'c'],
+      ['browser_action', { actions: [{ type: 'mouse_click', x: 973, y: 761 }] }, 'c'],
+      ['browser_scroll', { delta_x: 0, delta_y: 500 }, 'd'],
+    ]);
   });
 });
