@@ -636,7 +636,7 @@ export class RunGuard implements RunView, SharedReplica {
       // nor an action answered with nothing of the page: the same actions judgeNovelty keeps
       // neutral. A page read (an extraction) finding nothing confirms as any read does.
       const unconfirmable =
-        facts.page && ((prehashed.describesAction === true && isBackToBack(ledger, argsHash)) || (prehashed.outcome === 'empty' && facts.effect !== 'read'));
+        facts.page && ((prehashed.describesAction === true && (isBackToBack(ledger, argsHash) || pageNewsSince(ledger, record))) || (prehashed.outcome === 'empty' && facts.effect !== 'read'));
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.inProgress = !failed && prehashed.inProgress === true;
@@ -672,8 +672,12 @@ export class RunGuard implements RunView, SharedReplica {
           if (ledger.fileEnds !== undefined && prehashed.window === undefined) ledger.fileEnds = undefined;
         }
         ledger.pageEpoch += 1;
-        if (facts.page && novelty === 'new') ledger.pageNewsEpoch = ledger.pageEpoch;
+        if (facts.page && novelty === 'new') ledger.pageNewsMark = 2 * ledger.pageEpoch;
       }
+    } else if (facts.page && novelty === 'new' && !failed) {
+      // A page read finding something new (the next page's items extracted): the page the last
+      // action led to was somewhere new, so that action run again acts on another page.
+      ledger.pageNewsMark = 2 * ledger.pageEpoch + 1;
     }
     if (record !== undefined) record.epoch = facts.page ? ledger.pageEpoch : ledger.writeEpoch;
     // The command this shell tool started may still be running: an empty command to it waits (factsOf).
@@ -1250,7 +1254,7 @@ export class RunGuard implements RunView, SharedReplica {
     // it is judged as any answer, and the cycle is the loop it is.
     if (outcome.describesAction === true && policy.page && !failed) {
       const answeredSoBefore = record !== undefined && record.outcomeTag === tag;
-      if (isBackToBack(this.ledger, argsHash) || (answeredSoBefore && this.ledger.pageNewsEpoch > record.epoch)) return 'neutral';
+      if (isBackToBack(this.ledger, argsHash) || (answeredSoBefore && pageNewsSince(this.ledger, record))) return 'neutral';
       // The line another action got (browser-use answers "Clicked button" for any button, "Sent
       // keys: Enter" on any page): it says nothing of where this action went, as an
       // acknowledgement says nothing (below). Judged seen, a healthy Gmail run that ticks one
@@ -1421,6 +1425,11 @@ export class RunGuard implements RunView, SharedReplica {
 /** Is the call being finished the same call as the one started just before it (the back-to-back streak)? */
 function isBackToBack(ledger: RunLedger, argsHash: string): boolean {
   return ledger.lastArgsHash === argsHash && ledger.sameCallStreak >= 2;
+}
+
+/** Has the run learned that the page went somewhere new since this page call last ran (RunLedger.pageNewsMark)? */
+function pageNewsSince(ledger: RunLedger, record: SignatureRecord | undefined): boolean {
+  return record !== undefined && ledger.pageNewsMark > 2 * record.epoch;
 }
 
 /**

@@ -167,12 +167,16 @@ export class RunLedger {
    */
   pageEpoch = 0;
   /**
-   * The {@link pageEpoch} a browser action last moved the page to with an answer the run had not
-   * seen (a click that went somewhere new). An action answered by a line about itself ("Scrolled
-   * down the page by one page") says nothing of the page it acted on: run again since such a
-   * move, it acted on another page, and its old line is no repeat (run-guard.ts judgeNovelty).
+   * When the run last learned that the page went somewhere new, in half page epochs: 2 × the
+   * {@link pageEpoch} a browser action moved the page to with an answer the run had not seen (a
+   * click that went somewhere new), or 2 × the epoch + 1 when a page read found something new on
+   * the page there (an extraction of the next page's items), which is after whatever moved it.
+   * An action answered by a line about itself ("Scrolled down the page by one page", Stagehand's
+   * "Action performed successfully: click the Next page button") says nothing of the page it acted
+   * on: run again since such news, it acted on another page, and its old line is no repeat
+   * (run-guard.ts judgeNovelty, pageNewsSince).
    */
-  pageNewsEpoch = 0;
+  pageNewsMark = 0;
   /**
    * Bumped each time a call known to write changed the world in a way not seen before: its
    * first run, or another answer than its last (not a tool of unknown effect, not a browser

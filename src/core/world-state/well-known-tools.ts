@@ -41,6 +41,7 @@ const PAGE_READ_TOOLS = [
   // browser-use 0.7+: text and elements found on the current page
   'search_page', 'find_elements', 'find_text',
   'stagehand_extract', 'stagehand_observe', 'browserbase_stagehand_extract', 'browserbase_stagehand_observe',
+  'multi_browserbase_stagehand_extract_session', 'multi_browserbase_stagehand_observe_session', 'browserbase_stagehand_get_url',
 ];
 
 /** Tools that read and cannot write. */
@@ -228,6 +229,15 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   // browser-use 0.7 and later renamed its actions (`click`, `scroll`, `go_back` and `send_keys` are above). Its `search`,
   // `extract`, `evaluate`, `switch` and `close` are left out: names that other agents' tools carry too.
   ...['navigate', 'input', 'select_dropdown', 'dropdown_options'].map((name): [string, undefined] => [name, undefined]),
+  // Browserbase's MCP server (Stagehand): `act` answers one line about the action ("Action performed successfully: …"),
+  // so paging by the same "click the Next page button" was read as one call repeated and stopped on page 3. Its
+  // first releases' names, and Stagehand's own MCP server's.
+  ...['browserbase_stagehand_navigate', 'browserbase_stagehand_act', 'browserbase_screenshot', 'multi_browserbase_stagehand_navigate_session',
+    'multi_browserbase_stagehand_act_session', 'browserbase_navigate', 'browserbase_click', 'browserbase_fill', 'browserbase_hover',
+    'browserbase_select', 'stagehand_navigate', 'stagehand_act']
+    .map((name): [string, undefined] => [name, undefined]),
+  // Agent Browser Protocol's MCP server, beside its `browser_action`, `browser_navigate` and `browser_scroll`
+  ...['browser_select_picker', 'browser_slider'].map((name): [string, undefined] => [name, undefined]),
   // page reads (browser-use, Stagehand): also in WELL_KNOWN_READ_TOOLS
   ...PAGE_READ_TOOLS.map((name): [string, undefined] => [name, undefined]),
   ['browser_action', 'action'],

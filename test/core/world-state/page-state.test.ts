@@ -281,6 +281,41 @@ describe('browser actions answered by a line about themselves, not the page (bro
     expect(kinds(playRounds(newRun(), [[stagehand()], [stagehand()]]).flatMap((round) => round.decisions))[1]).to.match(/^refuse:/);
   });
 
+  // Browserbase's MCP server: Stagehand's `act` answers one line about the action, whatever page it led to.
+  describe('a Stagehand agent paging through the Browserbase MCP server', () => {
+    const mcp = (text: string) => ({ content: [{ type: 'text', text }] });
+    const next = (): ScriptedCall => ({ tool: 'mcp__browserbase__browserbase_stagehand_act', args: { action: 'click the Next page button' }, outcome: { result: mcp('Action performed successfully: click the Next page button') } });
+    const extract = (page: number): ScriptedCall => ({
+      tool: 'mcp__browserbase__browserbase_stagehand_extract',
+      args: { instruction: 'list the product names and prices on this page' },
+      outcome: { result: mcp(`Extracted content:\n${JSON.stringify({ products: [1, 2, 3].map((item) => ({ name: `Product ${page * 10 + item}`, price: `$${page * 10 + item}` })) })}`) },
+    });
+    const open: ScriptedCall = { tool: 'browserbase_stagehand_navigate', args: { url: 'https://shop.example/list' }, outcome: { result: mcp('Navigated to: https://shop.example/list') } };
+
+    it('the same "click Next" between extractions that find new products is never refused (it was, the third time, and the run stopped on page 3)', () => {
+      const rounds: ScriptedCall[][] = [[open]];
+      for (let page = 1; page <= 8; page++) rounds.push([extract(page)], [next()]);
+      const log = playRounds(newRun(), rounds);
+      expect(kinds(log.flatMap((round) => round.decisions)).every((kind) => kind.startsWith('allow'))).to.equal(true);
+      expect(log.map((round) => round.after.action).every((action) => action === 'continue')).to.equal(true);
+    });
+
+    it('two engines sharing the run through a store, taking turns, agree: nothing refused', async () => {
+      const steps: ScriptedCall[] = [open];
+      for (let page = 1; page <= 6; page++) steps.push(extract(page), next());
+      expect(await playTakingTurns('stagehand-paging', steps)).to.deep.equal(Array(steps.length).fill('allow/continue'));
+    });
+
+    it('a Next button that does nothing (the same products every time) is a loop, stopped within 5 stale calls', () => {
+      const rounds: ScriptedCall[][] = [[open]];
+      for (let page = 1; page <= 8; page++) rounds.push([extract(1)], [next()]);
+      const log = playRounds(newRun(), rounds);
+      const stoppedAt = log.findIndex((round) => round.after.action === 'stop');
+      // Rounds 1–3 learn something (the page, its products, the first click); every later one is stale.
+      expect(stoppedAt).to.be.within(3, 3 + 5);
+    });
+  });
+
   it('two engines sharing the run through a store, taking turns on the same paging, agree: nothing refused', async () => {
     expect(await playTakingTurns('paging', Array.from({ length: 8 }, more))).to.deep.equal(Array(8).fill('allow/continue'));
   });
