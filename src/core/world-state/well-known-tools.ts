@@ -26,6 +26,8 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
   ['run_in_terminal', 'command'],
   ['exec_command', 'cmd'],
   ['local_shell', 'command'],
+  // Desktop Commander's MCP server (its output read with read_process_output, WELL_KNOWN_POLL_TOOLS)
+  ['start_process', 'command'],
 ]);
 
 /**
@@ -80,7 +82,8 @@ export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'slee
  * started with `run_in_background`) and `TaskOutput`, its later name (a background task;
  * `block: true` waits up to its `timeout`), Codex CLI's `write_stdin` (`chars: ""` waits on a
  * session `exec_command` left running), Windsurf's `command_status` and VS Code's
- * `get_terminal_output` read the output of a command still running; a
+ * `get_terminal_output`, and Desktop Commander's `read_process_output` (`read_output` in its
+ * first releases; "No new output available" while a build runs) read the output of a command still running; a
  * browser agent's wait gives a page time to change (Playwright MCP's `browser_wait_for`,
  * BrowserGym's `noop(wait_ms)`, browser-use's `wait`; computer use's `wait` action is one by
  * its action, resolve-call-effect.ts). Waiting on a build that prints nothing, or a CI page
@@ -88,7 +91,10 @@ export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'slee
  * (`shellPollDeadlineMs`, 10 minutes): the same answer is neutral until then, refused after.
  * A policy wins.
  */
-export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set(['BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'browser_wait_for', 'noop', ...WELL_KNOWN_WAIT_TOOLS]);
+export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set([
+  'BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'read_process_output', 'read_output',
+  'browser_wait_for', 'noop', ...WELL_KNOWN_WAIT_TOOLS,
+]);
 
 /**
  * Code interpreters: a cell runs in a kernel that keeps its state (`df = df.dropna()`), so each

@@ -325,6 +325,18 @@ describe('checks/polling: waiting on a running command, the harness\'s way', () 
     expect(decisions.some((decision) => decision.action === 'refuse' && decision.reason === 'poll.deadline_passed')).to.equal(true);
   });
 
+  // Desktop Commander's MCP server starts a command with start_process and reads it with read_process_output,
+  // which answers "No new output available" while a quiet build runs: refused the third time, stopped at round 6.
+  it('Desktop Commander: read_process_output waiting on a quiet build is a poll; the build finishing is news', () => {
+    const mcp = (text: string) => ({ content: [{ type: 'text', text }] });
+    const rounds: ScriptedCall[][] = [[{ tool: 'start_process', args: { command: 'npm run build', timeout_ms: 5000 }, at: 0, outcome: { result: mcp('Process started with PID 4242 (shell: /bin/bash)\nInitial output:\n> tsc && vite build\n\n⏳ Process is running. Use read_process_output to get more output.') } }]];
+    for (let i = 1; i <= 7; i++) rounds.push([{ tool: 'mcp__desktop-commander__read_process_output', args: { pid: 4242, timeout_ms: 5000 }, at: i * 6_000, outcome: { result: mcp('No new output available') } }]);
+    rounds.push([{ tool: 'read_process_output', args: { pid: 4242, timeout_ms: 5000 }, at: 48_000, outcome: { result: mcp('✓ built in 41.2s\nProcess completed with exit code 0') } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(log.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(9).fill('allow'));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(9).fill('continue'));
+  });
+
   it('Windsurf: command_status waiting on a background command is a poll', () => {
     const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [
       { tool: 'command_status', args: { CommandId: 'c-12', OutputCharacterCount: 500, WaitDurationSeconds: 30 }, at: i * 31_000, outcome: { result: 'Status: RUNNING\nOutput:\nCompiling...' } },
