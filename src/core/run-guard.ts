@@ -636,7 +636,9 @@ export class RunGuard implements RunView, SharedReplica {
       // nor an action answered with nothing of the page: the same actions judgeNovelty keeps
       // neutral. A page read (an extraction) finding nothing confirms as any read does.
       const unconfirmable =
-        facts.page && ((prehashed.describesAction === true && (isBackToBack(ledger, argsHash) || pageNewsSince(ledger, record))) || (prehashed.outcome === 'empty' && facts.effect !== 'read'));
+        facts.page &&
+        ((prehashed.describesAction === true && (isBackToBack(ledger, argsHash) || (record.outcomeTag !== 0 && pageNewsSince(ledger, record)))) ||
+          (prehashed.outcome === 'empty' && facts.effect !== 'read'));
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.inProgress = !failed && prehashed.inProgress === true;

@@ -306,6 +306,17 @@ describe('browser actions answered by a line about themselves, not the page (bro
       expect(await playTakingTurns('stagehand-paging', steps)).to.deep.equal(Array(steps.length).fill('allow/continue'));
     });
 
+    // The page news mark must not make a line-answered action's first run after news count as "not seen yet":
+    // WebShop's option click cycling with a rejected one (react-webshop-fixed_24) ran one stale click more.
+    it('leaves WebShop\'s option-click cycle as it was: the third "You have clicked red." with nothing new between is refused', () => {
+      const page = (text: string): ScriptedCall => ({ tool: 'click', args: { element: 'B0855PG5LJ' }, outcome: { result: `\n[Back to Search] \n[< Prev] \ncolor [blue][red][black]\n${text}` } });
+      const red = (): ScriptedCall => ({ tool: 'click', args: { element: 'red' }, outcome: { result: 'You have clicked red.' } });
+      const foot = (): ScriptedCall => ({ tool: 'click', args: { element: '3 foot' }, outcome: { error: { type: 'InvalidAction', message: 'Invalid action!' } } });
+      const search: ScriptedCall = { tool: 'search', args: { query: 'high speed 3 foot red usb cable' }, outcome: { result: '\n[Back to Search] \nPage 1 (Total results: 50) \n[B0855PG5LJ] \nUSB Type C Cable 5Pack' } };
+      const log = playRounds(newRun(), [[search], [page('USB Type C Cable 5Pack (3/3/6/6/10 FT)')], [red()], [foot()], [red()], [foot()], [red()]]);
+      expect(kinds(log.flatMap((round) => round.decisions)).at(-1)).to.equal('refuse:repeat.unchanged');
+    });
+
     it('a Next button that does nothing (the same products every time) is a loop, stopped within 5 stale calls', () => {
       const rounds: ScriptedCall[][] = [[open]];
       for (let page = 1; page <= 8; page++) rounds.push([extract(1)], [next()]);
