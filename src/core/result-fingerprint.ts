@@ -433,9 +433,13 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   let list = findItems(value);
   // An envelope around zero items carries no facts: `{"status":"ok","results":[]}` is the
   // same "nothing found" as `[]` (document 000's zero results). A record with an empty list
-  // among its fields (a new GitHub issue's `"labels": []`) is a record, not an empty answer.
+  // among its fields (a new GitHub issue's `"labels": []`) is a record, not an empty answer;
+  // nor is a job still moving with nothing to show yet (a Firecrawl crawl `scraping`, `data: []`):
+  // a status, polled below. Read as "nothing found", its third identical look was refused.
+  let moving: boolean | undefined;
   if (list !== undefined && list.items.length === 0) {
-    if (text.length <= MAX_EMPTY_ENVELOPE_TEXT || !isRecordAround(value, list.path)) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
+    moving = !policy.page && objectSaysInProgress(value);
+    if (!moving && (text.length <= MAX_EMPTY_ENVELOPE_TEXT || !isRecordAround(value, list.path))) return saysNoMorePages(value) ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
     list = undefined;
   }
   // Prefix and text hashed as two updates when large (hash.ts): a 2 MB result no longer
@@ -452,7 +456,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     if (!policy.page && list.path.length === 1 && (list.items.length === 1 || isPartListKey(list.path[0]!)) && objectSaysInProgress(value)) listed.inProgress = true;
     return listed;
   }
-  if (!policy.page && objectSaysInProgress(value)) prehashed.inProgress = true;
+  if (moving ?? (!policy.page && objectSaysInProgress(value))) prehashed.inProgress = true;
   return prehashed;
 }
 
@@ -603,6 +607,7 @@ function fingerprintJsonText(text: string, policy: ResolvedToolPolicy, volatileK
   // An envelope around zero items: decided before the noise filter, whose output it does not read.
   // A record with an empty list among its fields is judged whole (MAX_EMPTY_ENVELOPE_TEXT).
   if (itemCount === 0) {
+    if (mayReportProgress) return undefined; // a job still moving with nothing to show yet: read from the value
     if (text.length <= MAX_EMPTY_ENVELOPE_TEXT) return noMorePages ? { outcome: 'empty', lastPage: true } : { outcome: 'empty' };
     return undefined; // longer: record or paging envelope, told from the parsed value (isRecordAround)
   }

@@ -31,9 +31,14 @@ export const MAX_STATUS_TEXT = 1024;
 
 // AWS writes what is moving before `IN_PROGRESS` (CloudFormation's `UPDATE_ROLLBACK_IN_PROGRESS`);
 // RDS and the batch APIs use the verbs (`modifying`, `backing-up`, `validating`, `finalizing`).
+// Job queues and crawlers: fal's and RunPod's `IN_QUEUE`, Firecrawl's crawl `scraping`, and the
+// work such jobs report (`indexing`, `training`, `transcoding`, …); before, the third identical
+// look at a crawl still `scraping` 10 of 50 pages was refused and the run stopped.
 const MOVING =
   'queued|pending|running|(?:[a-z]+_)*in[_ -]?progress|processing|starting|started|creating|provisioning|initiali[sz]ing|waiting|scheduled|building|deploying|updating|submitted' +
-  '|modifying|deleting|stopping|rebooting|restarting|upgrading|validating|finalizing|cancell?ing|backing[_ -]up';
+  '|modifying|deleting|stopping|rebooting|restarting|upgrading|validating|finalizing|cancell?ing|backing[_ -]up' +
+  '|in[_ -]?queue|enqueued|scraping|crawling|indexing|training|generating|rendering|transcoding|encoding|uploading|downloading' +
+  '|importing|exporting|syncing|migrating|compiling|executing|analy[sz]ing|aborting';
 // Azure's `provisioningState` (`Updating`), Vercel's deployment `readyState` (`BUILDING`).
 const STATUS_KEYS: ReadonlySet<string> = new Set(['status', 'state', 'phase', 'job_status', 'jobStatus', 'run_status', 'runStatus', 'provisioningState', 'readyState']);
 /**

@@ -337,6 +337,22 @@ describe('checks/polling: waiting on a running command, the harness\'s way', () 
     expect(log.map((round) => round.after.action)).to.deep.equal(Array(9).fill('continue'));
   });
 
+  it('Firecrawl: a crawl polled while it is still scraping, 10 of 50 pages for a minute, is waited on until the deadline', () => {
+    const status = (completed: number, state = 'scraping') => ({ content: [{ type: 'text', text: JSON.stringify({ success: true, status: state, completed, total: 50, creditsUsed: completed, expiresAt: '2026-12-08T12:00:00.000Z', data: [] }) }] });
+    const rounds: ScriptedCall[][] = [[{ tool: 'firecrawl_crawl', args: { url: 'https://docs.example.com', limit: 50 }, at: 0, outcome: { result: { content: [{ type: 'text', text: '{"success":true,"id":"crawl-123"}' }] } } }]];
+    for (let i = 1; i <= 6; i++) rounds.push([{ tool: 'firecrawl_check_crawl_status', args: { id: 'crawl-123' }, at: i * 10_000, outcome: { result: status(10) } }]);
+    rounds.push([{ tool: 'firecrawl_check_crawl_status', args: { id: 'crawl-123' }, at: 70_000, outcome: { result: status(50, 'completed') } }]);
+    const healthy = playRounds(newRun(), rounds);
+    expect(healthy.map((round) => round.decisions[0]!.action)).to.deep.equal(Array(8).fill('allow'));
+    expect(healthy.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+    // Stuck at 10 of 50: past the poll deadline (10 minutes) the same look is refused.
+    const stuck: ScriptedCall[][] = [rounds[0]!];
+    for (let i = 1; i <= 25; i++) stuck.push([{ tool: 'firecrawl_check_crawl_status', args: { id: 'crawl-123' }, at: i * 31_000, outcome: { result: status(10) } }]);
+    const decisions = playRounds(newRun(), stuck).map((round) => round.decisions[0]!);
+    expect(decisions.slice(0, 20).every((decision) => decision.action === 'allow')).to.equal(true);
+    expect(decisions.some((decision) => decision.action === 'refuse' && decision.reason === 'poll.deadline_passed')).to.equal(true);
+  });
+
   it('Windsurf: command_status waiting on a background command is a poll', () => {
     const rounds: ScriptedCall[][] = Array.from({ length: 6 }, (_, i) => [
       { tool: 'command_status', args: { CommandId: 'c-12', OutputCharacterCount: 500, WaitDurationSeconds: 30 }, at: i * 31_000, outcome: { result: 'Status: RUNNING\nOutput:\nCompiling...' } },

@@ -118,6 +118,23 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     }
   });
 
+  // Before, fal's `IN_QUEUE` was no moving state, and a crawl still scraping with `data: []` was an envelope around
+  // zero items, "nothing found": either answered alike three times was refused, and the run stopped.
+  it("reads job queues and crawlers: fal's and RunPod's IN_QUEUE, a Firecrawl crawl still scraping with nothing to show yet", () => {
+    const crawling = { status: 'scraping', completed: 10, total: 50, creditsUsed: 10, expiresAt: '2026-12-08T12:00:00.000Z', data: [] };
+    for (const answer of [{ status: 'IN_QUEUE', queue_position: 3 }, { id: 'sync-7f3a', status: 'IN_QUEUE', delayTime: 1200 }, crawling, { status: 'indexing', files: [] }]) {
+      expect(saysInProgress(answer), JSON.stringify(answer)).to.equal(true);
+      expect(saysInProgress(JSON.stringify(answer)), `text ${JSON.stringify(answer)}`).to.equal(true);
+      expect(saysInProgress({ content: [{ type: 'text', text: JSON.stringify(answer) }] }), `MCP ${JSON.stringify(answer)}`).to.equal(true);
+    }
+    // Finished, an envelope around nothing found is still empty, as before.
+    const policy = resolveOptions().defaultTool;
+    for (const answer of [{ ...crawling, status: 'completed' }, { status: 'ok', results: [] }]) {
+      expect(fingerprintResult(answer, policy, 1 << 20), JSON.stringify(answer)).to.deep.equal({ outcome: 'empty' });
+      expect(fingerprintResult(JSON.stringify(answer), policy, 1 << 20), `text ${JSON.stringify(answer)}`).to.deep.equal({ outcome: 'empty' });
+    }
+  });
+
   it('reads a status line in plain text only while the text is short: a long log that mentions one is no status answer', () => {
     const policy = resolveOptions().defaultTool;
     const log = `Status: running\n${'2026-12-06T03:00:00Z step ok\n'.repeat(60)}`;
