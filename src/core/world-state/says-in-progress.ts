@@ -71,7 +71,13 @@ export function isPartListKey(key: string): boolean {
   return PART_LIST_KEYS.has(key);
 }
 export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
-export const MOVING_VALUE = new RegExp(`^(?:${MOVING})$`, 'i');
+/**
+ * A status value that says so, whole: also behind the enum's own prefix, as Google Cloud writes
+ * its states (Vertex AI's and Dataflow's `JOB_STATE_RUNNING`, `PIPELINE_STATE_PENDING`; before,
+ * a training job polled every minute answered the same state and the third look was refused),
+ * but never `NOT_RUNNING`.
+ */
+export const MOVING_VALUE = new RegExp(`^(?!not[_ -])(?:[a-z]+_)*(?:${MOVING})$`, 'i');
 /** What an envelope says of the request, not of the thing (JSend's `"status": "success"`): read past at the top. */
 const ENVELOPE_VALUE = /^(?:ok|success)$/i;
 /** A line of its own in text: `Status: Running`, `state = pending`. */

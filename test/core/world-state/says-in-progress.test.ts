@@ -135,6 +135,18 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     }
   });
 
+  it("reads Google Cloud's prefixed states: Vertex AI's JOB_STATE_RUNNING, Dataflow's currentState, a pipeline's PIPELINE_STATE_PENDING", () => {
+    for (const answer of [
+      { name: 'projects/p/locations/us-central1/customJobs/123', displayName: 'train-resnet', state: 'JOB_STATE_RUNNING', createTime: '2026-12-07T12:00:00Z' },
+      { id: '2026-12-07_04_00_00-1234567890', name: 'wordcount', currentState: 'JOB_STATE_PENDING', type: 'JOB_TYPE_BATCH' },
+      { name: 'projects/p/locations/us-central1/pipelineJobs/pl-1', state: 'PIPELINE_STATE_RUNNING' },
+    ]) {
+      expect(saysInProgress(answer), JSON.stringify(answer)).to.equal(true);
+      expect(saysInProgress(JSON.stringify(answer)), `text ${JSON.stringify(answer)}`).to.equal(true);
+    }
+    for (const state of ['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'NOT_RUNNING', 'not-pending']) expect(saysInProgress({ name: 'projects/p/jobs/1', state }), state).to.equal(false);
+  });
+
   it('reads a status line in plain text only while the text is short: a long log that mentions one is no status answer', () => {
     const policy = resolveOptions().defaultTool;
     const log = `Status: running\n${'2026-12-06T03:00:00Z step ok\n'.repeat(60)}`;
