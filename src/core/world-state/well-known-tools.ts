@@ -93,7 +93,7 @@ export const WELL_KNOWN_WAIT_TOOLS: ReadonlySet<string> = new Set(['wait', 'slee
  */
 export const WELL_KNOWN_POLL_TOOLS: ReadonlySet<string> = new Set([
   'BashOutput', 'TaskOutput', 'write_stdin', 'command_status', 'get_terminal_output', 'read_process_output', 'read_output',
-  'browser_wait_for', 'noop', ...WELL_KNOWN_WAIT_TOOLS,
+  'browser_wait_for', 'noop', 'do_nothing_tool', ...WELL_KNOWN_WAIT_TOOLS,
 ]);
 
 /**
@@ -205,6 +205,8 @@ export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
   'ExitPlanMode', 'plan_mode_respond',
   // WebArena's own action space ends a task with `stop [answer]`
   'stop',
+  // Notte's agent ends with `completion(success, answer)`; Convergence's proxy-lite with `return_value(value)`
+  'completion', 'return_value',
 ]);
 
 /**
@@ -231,6 +233,15 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
   // browser-use
   ...['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
     'open_tab', 'get_dropdown_options', 'select_dropdown_option']
+    .map((name): [string, undefined] => [name, undefined]),
+  // browser-use before 0.2 (the release most published WebVoyager runs used): `click_element` answers
+  // "🖱️  Clicked button with index 40: Next" on every page, so paging by it was one call repeated and
+  // stopped on page 4; `search_google` opens Google's results for a query in the current tab.
+  ...['click_element', 'search_google'].map((name): [string, undefined] => [name, undefined]),
+  // Notte's agent (notte_core actions) beside its `goto`, `click`, `fill`, `go_back`, `scroll_down`, `switch_tab`;
+  // Convergence's proxy-lite (tools/browser_tool.py) beside its `goto`, `click`, `type`, `scroll`, `wait`.
+  // Neither's `scrape` / `google_search`: names that fetching and search-API tools carry too.
+  ...['goto_new_tab', 'press_key', 'reload', 'fallback_fill', 'multi_factor_fill', 'back', 'do_nothing_tool']
     .map((name): [string, undefined] => [name, undefined]),
   // browser-use 0.7 and later renamed its actions (`click`, `scroll`, `go_back` and `send_keys` are above). Its `search`,
   // `extract`, `evaluate`, `switch` and `close` are left out: names that other agents' tools carry too.

@@ -605,3 +605,52 @@ describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)"
     expect(decided('READ')).to.deep.equal(['allow:new', 'allow:repeat', 'refuse:repeat.unchanged']);
   });
 });
+
+// The agents of the published open web-agent comparisons on WebVoyager: browser-use before 0.2,
+// Notte's agent and Convergence's proxy-lite, each in its own action names (browser-use's
+// controller/service.py, notte_core's actions, proxy-lite's tools/browser_tool.py at a4389c5).
+describe('browser-use before 0.2, Notte and proxy-lite, in their own action names (issue 18 item 2)', () => {
+  const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
+  const recipes = (page: number) => JSON.stringify({ recipes: [1, 2, 3].map((item) => ({ name: `Lasagna ${page}-${item}`, reviews: 100 * page + item })) });
+  const paging = (tool: string, click: ScriptedCall, read: (page: number) => ScriptedCall, pages: number): ScriptedCall[][] => {
+    const rounds: ScriptedCall[][] = [[act(tool, { url: 'https://www.allrecipes.com' }, 'Navigated to https://www.allrecipes.com')]];
+    for (let page = 1; page <= pages; page++) rounds.push([read(page)], [click]);
+    return rounds;
+  };
+  // browser-use 0.1 answers every click on "Next" with the same line, on whichever page it lands.
+  const next = act('click_element', { index: 40 }, '🖱️  Clicked button with index 40: Next');
+  const extract = (page: number) => act('extract_content', { goal: 'list the recipe names and review counts' }, `📄  Extracted from page\n: ${recipes(page)}\n`);
+
+  it('browser-use 0.1: the same `click_element` on "Next" between extractions that find new recipes is never refused (the third was, and the run stopped on page 4)', () => {
+    const log = playRounds(newRun(), paging('go_to_url', next, extract, 7));
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
+    expect(WELL_KNOWN_BROWSER_TOOLS.has('search_google')).to.equal(true);
+  });
+
+  it('browser-use 0.1: a "Next" that does nothing (the same recipes every time) is a loop, stopped within 5 stale calls', () => {
+    const log = playRounds(newRun(), paging('go_to_url', next, () => extract(1), 8));
+    const stoppedAt = log.findIndex((round) => round.after.action === 'stop');
+    // Rounds 1–3 learn something (the page, its recipes, the first click); every later one is stale.
+    expect(stoppedAt).to.be.within(3, 3 + 5);
+  });
+
+  it('Notte: the same Enter pressed after each search typed is an input, its answer no repeat; `completion` delivers the answer', () => {
+    const rounds: ScriptedCall[][] = [[act('goto', { url: 'https://huggingface.co/models' }, "Navigated to 'https://huggingface.co/models' in current tab")]];
+    for (const query of ['cc-by-sa-4.0', 'license:cc-by-sa-4.0', 'cc-by-sa', 'cc by sa']) {
+      rounds.push([act('fill', { id: 'I1', value: query }, `Filled the input field 'Filter by name' with the value: '${query}'`)]);
+      rounds.push([act('press_key', { key: 'Enter' }, 'Pressed the keyboard key: Enter')]);
+    }
+    const log = playRounds(newRun(), rounds);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => kind === 'allow:seen' || kind.startsWith('refuse'))).to.deep.equal([]);
+    expectAnswerTool('completion', { success: true, answer: 'bert-base, 1.2k likes' });
+  });
+
+  it('proxy-lite: leaving each result page with `back`, answered with nothing, is never refused; `return_value` delivers the answer', () => {
+    const rounds: ScriptedCall[][] = [[act('goto', { url: 'https://www.google.com' }, '')]];
+    for (const mark of [3, 5, 7, 9]) rounds.push([act('click', { mark_id: mark }, '')], [act('scroll', { direction: 'down', mark_id: 0 }, '')], [act('back', {}, '')]);
+    const log = playRounds(newRun(), rounds);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    expectAnswerTool('return_value', { value: 'Spinach Lasagna, 4.7 stars' });
+  });
+});
