@@ -138,7 +138,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       approval: policy.approval ?? false,
       poll: policy.poll
         ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 }
-        : general && own !== undefined && policy.exempt !== true && WELL_KNOWN_POLL_TOOLS.has(own)
+        : general && own !== undefined && policy.exempt !== true && (WELL_KNOWN_POLL_TOOLS.has(own) || isWaitToolName(own))
           ? { deadlineMs: shellPollDeadlineMs, minIntervalMs: 0 }
           : undefined,
       cursorArg: policy.cursorArg,
@@ -165,7 +165,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
               : defaultNoiseFilter
             : createNoiseFilter({ extraPatterns: policy.resultNoisePatterns, recordIdentities: writes }),
       thought: thoughtArguments !== undefined,
-      waits: general && own !== undefined && WELL_KNOWN_WAIT_TOOLS.has(own),
+      waits: general && own !== undefined && isWaitToolName(own),
     };
   };
   const defaultTool = build({}, undefined);
@@ -243,11 +243,12 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
 }
 
 /**
- * A tool name as the browser and answer tables are also looked up by: lower case, without `_`
- * and `-`. Agents write the same action in their own case: WebVoyager answers `Click [5]`,
- * `GoBack`, `ANSWER; [text]` for BrowserGym's `click`, `go_back` and an answer. Left unknown,
- * its pages were judged as text (a list page with its items in another order was new) and
- * its answer could be refused. Only these two tables fold: a coding agent's `Read` and a
+ * A tool name as the browser, answer and wait tables are also looked up by: lower case, without
+ * `_` and `-`. Agents write the same action in their own case: WebVoyager answers `Click [5]`,
+ * `GoBack`, `Wait`, `ANSWER; [text]` for BrowserGym's `click`, `go_back`, a wait and an answer.
+ * Left unknown, its pages were judged as text (a list page with its items in another order was
+ * new), its answer could be refused, and the third `Wait` on a page still loading was refused.
+ * Only these tables fold, each in the direction that refuses less: a coding agent's `Read` and a
  * `READ` of some other tool are not the same tool, and a wrong "read" refuses a re-run.
  */
 function foldToolName(name: string): string {
@@ -280,6 +281,13 @@ const HANDOFF_NAME = /^(?:transfer(?:back)?to|handoffto)[a-z0-9]*(?:agents?|assi
 function isAnswerToolName(name: string): boolean {
   const folded = foldToolName(name);
   return FOLDED_ANSWER_TOOLS.has(folded) || FINAL_ANSWER_NAME.test(folded) || HANDOFF_NAME.test(folded);
+}
+
+const FOLDED_WAIT_TOOLS: ReadonlySet<string> = new Set([...WELL_KNOWN_WAIT_TOOLS].map(foldToolName));
+
+/** `wait`, `sleep` in any case (WebVoyager's `Wait`, Open Operator's `WAIT`): a poll, and the look after it one too. */
+function isWaitToolName(name: string): boolean {
+  return FOLDED_WAIT_TOOLS.has(foldToolName(name));
 }
 
 // Folded as foldToolName does, and without spaces (CrewAI's tool names are words).
@@ -325,6 +333,7 @@ function isWellKnownTool(name: string): boolean {
     isBrowserToolName(name) ||
     WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
     WELL_KNOWN_POLL_TOOLS.has(name) ||
+    isWaitToolName(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }

@@ -590,12 +590,22 @@ describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)"
 
   it('`ANSWER` delivers the answer: never refused, never disabled', () => expectAnswerTool('ANSWER', { content: '$25' }));
 
+  it('`Wait` is a wait: on a page still loading, the third and fourth are not refused (they were, withholding the loaded page)', () => {
+    const loading = axtree('Flights', 'https://flights.example/search', [`[40] link 'Home'`, `StaticText 'Loading results…'`]);
+    const loaded = axtree('Flights', 'https://flights.example/search', [`[40] link 'Home'`, `[60] link 'Flight 1, $200'`, `[61] link 'Flight 2, $250'`]);
+    const wait = (page: string): ScriptedCall => ({ tool: 'Wait', args: {}, outcome: { result: page } });
+    const log = playRounds(newRun(), [[{ tool: 'Click', args: { element: 5 }, outcome: { result: loading } }], [wait(loading)], [wait(loading)], [wait(loading)], [wait(loaded)]]);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse'))).to.deep.equal([]);
+    // Open Operator writes it `WAIT`.
+    expect(kinds(playRounds(newRun(), [1, 2, 3, 4].map(() => [{ tool: 'WAIT', args: {}, outcome: { result: 'Waited' } }])).flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse'))).to.deep.equal([]);
+  });
+
   it('no two browser tools fold to one name (policy.ts looks them up folded only)', () => {
     const folded = [...WELL_KNOWN_BROWSER_TOOLS.keys()].map((name) => name.toLowerCase().replace(/[_-]/g, ''));
     expect(new Set(folded).size).to.equal(folded.length);
   });
 
-  it('only the browser and answer tables fold case: `Read` is Claude Code\'s read, `READ` is a tool of unknown effect', () => {
+  it('only the browser, answer and wait tables fold case: `Read` is Claude Code\'s read, `READ` is a tool of unknown effect', () => {
     const decided = (tool: string) => {
       const call: ScriptedCall = { tool, args: { file_path: 'a.md' }, outcome: { result: '# a' } };
       return kinds(playRounds(newRun(), [[call], [call], [call]]).flatMap((round) => round.decisions));
