@@ -168,8 +168,8 @@ const INPUT_ACTIONS: ReadonlySet<string> = new Set([
   'fill', 'clear', 'select_option', 'press', 'keyboard_type', 'keyboard_press', 'upload_file',
   'browser_type', 'browser_fill_form', 'browser_select_option', 'browser_press_key', 'browser_file_upload',
   'input_text', 'send_keys', 'select_dropdown_option', 'input', 'select_dropdown',
-  // Notte's
-  'press_key', 'fallback_fill', 'multi_factor_fill',
+  // Notte's; UI-TARS's
+  'press_key', 'fallback_fill', 'multi_factor_fill', 'hotkey',
   // `browser_action` / `computer` actions (the call's family)
   'type', 'key',
 ]);

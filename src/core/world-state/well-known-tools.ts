@@ -205,8 +205,9 @@ export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
   'ExitPlanMode', 'plan_mode_respond',
   // WebArena's own action space ends a task with `stop [answer]`
   'stop',
-  // Notte's agent ends with `completion(success, answer)`; Convergence's proxy-lite with `return_value(value)`
-  'completion', 'return_value',
+  // Notte's agent ends with `completion(success, answer)`; Convergence's proxy-lite with `return_value(value)`;
+  // UI-TARS with `finished(content)`, or hands the task to the user with `call_user()`
+  'completion', 'return_value', 'finished', 'call_user',
 ]);
 
 /**
@@ -253,6 +254,8 @@ export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> =
     'multi_browserbase_stagehand_act_session', 'browserbase_navigate', 'browserbase_click', 'browserbase_fill', 'browserbase_hover',
     'browserbase_select', 'stagehand_navigate', 'stagehand_act']
     .map((name): [string, undefined] => [name, undefined]),
+  // UI-TARS's GUI actions beside its `click`, `type`, `scroll`, `wait` (a desktop's screen is its page)
+  ...['left_double', 'right_single', 'drag', 'hotkey'].map((name): [string, undefined] => [name, undefined]),
   // Agent Browser Protocol's MCP server, beside its `browser_action`, `browser_navigate` and `browser_scroll`
   ...['browser_select_picker', 'browser_slider'].map((name): [string, undefined] => [name, undefined]),
   // page reads (browser-use, Stagehand): also in WELL_KNOWN_READ_TOOLS

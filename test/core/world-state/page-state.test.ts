@@ -656,6 +656,16 @@ describe('browser-use before 0.2, Notte and proxy-lite, in their own action name
     expectAnswerTool('completion', { success: true, answer: 'bert-base, 1.2k likes' });
   });
 
+  it('UI-TARS: paging a document with the same `hotkey`, answered the same line on every screen, is never refused; `finished` and `call_user` deliver', () => {
+    const rounds: ScriptedCall[][] = [[act('click', { start_box: '[412, 230]' }, 'Clicked at (412, 230)')]];
+    for (let page = 0; page < 6; page++) rounds.push([act('hotkey', { key: 'pagedown' }, 'Pressed pagedown')]);
+    const log = playRounds(newRun(), rounds);
+    expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => !kind.startsWith('allow'))).to.deep.equal([]);
+    for (const name of ['left_double', 'right_single', 'drag']) expect(WELL_KNOWN_BROWSER_TOOLS.has(name), name).to.equal(true);
+    expectAnswerTool('finished', { content: 'The invoice total is $1,240' });
+    expectAnswerTool('call_user', {});
+  });
+
   it('proxy-lite: leaving each result page with `back`, answered with nothing, is never refused; `return_value` delivers the answer', () => {
     const rounds: ScriptedCall[][] = [[act('goto', { url: 'https://www.google.com' }, '')]];
     for (const mark of [3, 5, 7, 9]) rounds.push([act('click', { mark_id: mark }, '')], [act('scroll', { direction: 'down', mark_id: 0 }, '')], [act('back', {}, '')]);
