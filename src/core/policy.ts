@@ -138,7 +138,7 @@ export function resolveOptions(options: LoopGuardOptions = {}): ResolvedOptions 
       approval: policy.approval ?? false,
       poll: policy.poll
         ? { deadlineMs: policy.poll.deadlineMs, minIntervalMs: policy.poll.minIntervalMs ?? 0 }
-        : general && own !== undefined && policy.exempt !== true && (WELL_KNOWN_POLL_TOOLS.has(own) || isWaitToolName(own))
+        : general && own !== undefined && policy.exempt !== true && isPollToolName(own)
           ? { deadlineMs: shellPollDeadlineMs, minIntervalMs: 0 }
           : undefined,
       cursorArg: policy.cursorArg,
@@ -290,6 +290,11 @@ function isWaitToolName(name: string): boolean {
   return FOLDED_WAIT_TOOLS.has(foldToolName(name));
 }
 
+/** A poll by name (well-known-tools.ts WELL_KNOWN_POLL_TOOLS), the waits in any case. */
+function isPollToolName(name: string): boolean {
+  return WELL_KNOWN_POLL_TOOLS.has(name) || isWaitToolName(name);
+}
+
 // Folded as foldToolName does, and without spaces (CrewAI's tool names are words).
 const FOLDED_CODE_INTERPRETERS: ReadonlySet<string> = new Set(CODE_INTERPRETER_TOOLS.map((name) => foldToolName(name)));
 
@@ -332,8 +337,7 @@ function isWellKnownTool(name: string): boolean {
     isAnswerToolName(name) ||
     isBrowserToolName(name) ||
     WELL_KNOWN_THOUGHT_TOOLS.has(name) ||
-    WELL_KNOWN_POLL_TOOLS.has(name) ||
-    isWaitToolName(name) ||
+    isPollToolName(name) ||
     WELL_KNOWN_LABEL_ARGUMENTS.has(name)
   );
 }

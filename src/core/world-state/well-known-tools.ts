@@ -210,6 +210,11 @@ export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
   'completion', 'return_value', 'finished', 'call_user',
 ]);
 
+/** Browser tools whose own name is the action: no argument names it (WELL_KNOWN_BROWSER_TOOLS' value undefined). */
+function namedActions(names: readonly string[]): [string, undefined][] {
+  return names.map((name) => [name, undefined]);
+}
+
 /**
  * Browser and GUI tools (world-state/page-state.ts): each action's result is the page it
  * leads to, and what they change is the page, never the workspace — a click cannot make a
@@ -220,46 +225,41 @@ export const WELL_KNOWN_ANSWER_TOOLS: ReadonlySet<string> = new Set([
  */
 export const WELL_KNOWN_BROWSER_TOOLS: ReadonlyMap<string, string | undefined> = new Map<string, string | undefined>([
   // BrowserGym (WebArena, WorkArena, MiniWoB) high-level actions
-  ...['click', 'dblclick', 'hover', 'fill', 'clear', 'select_option', 'press', 'focus', 'scroll', 'goto', 'go_back', 'go_forward',
-    'new_tab', 'tab_close', 'tab_focus', 'upload_file', 'drag_and_drop', 'mouse_click', 'mouse_move', 'keyboard_type', 'keyboard_press', 'noop']
-    .map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['click', 'dblclick', 'hover', 'fill', 'clear', 'select_option', 'press', 'focus', 'scroll', 'goto', 'go_back', 'go_forward',
+    'new_tab', 'tab_close', 'tab_focus', 'upload_file', 'drag_and_drop', 'mouse_click', 'mouse_move', 'keyboard_type', 'keyboard_press', 'noop']),
   // WebArena's own action space (browser_env/actions.py), where it differs from BrowserGym's
-  ...['type', 'close_tab'].map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['type', 'close_tab']),
   // Playwright MCP
-  ...['browser_navigate', 'browser_navigate_back', 'browser_navigate_forward', 'browser_click', 'browser_type', 'browser_fill_form',
+  ...namedActions(['browser_navigate', 'browser_navigate_back', 'browser_navigate_forward', 'browser_click', 'browser_type', 'browser_fill_form',
     'browser_select_option', 'browser_press_key', 'browser_hover', 'browser_drag', 'browser_snapshot', 'browser_take_screenshot',
     'browser_wait_for', 'browser_tabs', 'browser_tab_new', 'browser_tab_select', 'browser_tab_close', 'browser_handle_dialog',
-    'browser_file_upload', 'browser_mouse_click_xy', 'browser_mouse_move_xy', 'browser_mouse_drag_xy', 'browser_scroll']
-    .map((name): [string, undefined] => [name, undefined]),
+    'browser_file_upload', 'browser_mouse_click_xy', 'browser_mouse_move_xy', 'browser_mouse_drag_xy', 'browser_scroll']),
   // browser-use
-  ...['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
-    'open_tab', 'get_dropdown_options', 'select_dropdown_option']
-    .map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['go_to_url', 'click_element_by_index', 'input_text', 'scroll_down', 'scroll_up', 'scroll_to_text', 'send_keys', 'switch_tab',
+    'open_tab', 'get_dropdown_options', 'select_dropdown_option']),
   // browser-use before 0.2 (the release most published WebVoyager runs used): `click_element` answers
   // "🖱️  Clicked button with index 40: Next" on every page, so paging by it was one call repeated and
   // stopped on page 4; `search_google` opens Google's results for a query in the current tab.
-  ...['click_element', 'search_google'].map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['click_element', 'search_google']),
   // Notte's agent (notte_core actions) beside its `goto`, `click`, `fill`, `go_back`, `scroll_down`, `switch_tab`;
   // Convergence's proxy-lite (tools/browser_tool.py) beside its `goto`, `click`, `type`, `scroll`, `wait`.
   // Neither's `scrape` / `google_search`: names that fetching and search-API tools carry too.
-  ...['goto_new_tab', 'press_key', 'reload', 'fallback_fill', 'multi_factor_fill', 'back', 'do_nothing_tool']
-    .map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['goto_new_tab', 'press_key', 'reload', 'fallback_fill', 'multi_factor_fill', 'back', 'do_nothing_tool']),
   // browser-use 0.7 and later renamed its actions (`click`, `scroll`, `go_back` and `send_keys` are above). Its `search`,
   // `extract`, `evaluate`, `switch` and `close` are left out: names that other agents' tools carry too.
-  ...['navigate', 'input', 'select_dropdown', 'dropdown_options'].map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['navigate', 'input', 'select_dropdown', 'dropdown_options']),
   // Browserbase's MCP server (Stagehand): `act` answers one line about the action ("Action performed successfully: …"),
   // so paging by the same "click the Next page button" was read as one call repeated and stopped on page 3. Its
   // first releases' names, and Stagehand's own MCP server's.
-  ...['browserbase_stagehand_navigate', 'browserbase_stagehand_act', 'browserbase_screenshot', 'multi_browserbase_stagehand_navigate_session',
+  ...namedActions(['browserbase_stagehand_navigate', 'browserbase_stagehand_act', 'browserbase_screenshot', 'multi_browserbase_stagehand_navigate_session',
     'multi_browserbase_stagehand_act_session', 'browserbase_navigate', 'browserbase_click', 'browserbase_fill', 'browserbase_hover',
-    'browserbase_select', 'stagehand_navigate', 'stagehand_act']
-    .map((name): [string, undefined] => [name, undefined]),
+    'browserbase_select', 'stagehand_navigate', 'stagehand_act']),
   // UI-TARS's GUI actions beside its `click`, `type`, `scroll`, `wait` (a desktop's screen is its page)
-  ...['left_double', 'right_single', 'drag', 'hotkey'].map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['left_double', 'right_single', 'drag', 'hotkey']),
   // Agent Browser Protocol's MCP server, beside its `browser_action`, `browser_navigate` and `browser_scroll`
-  ...['browser_select_picker', 'browser_slider'].map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(['browser_select_picker', 'browser_slider']),
   // page reads (browser-use, Stagehand): also in WELL_KNOWN_READ_TOOLS
-  ...PAGE_READ_TOOLS.map((name): [string, undefined] => [name, undefined]),
+  ...namedActions(PAGE_READ_TOOLS),
   ['browser_action', 'action'],
   ['computer', 'action'],
   // OpenAI's computer tool (Responses API; the Agents SDK's ComputerTool): `{action: {type: "click", …}}`

@@ -232,6 +232,11 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
   });
 });
 
+/** A call answered with `result`. */
+function act(tool: string, args: Record<string, unknown>, result: string): ScriptedCall {
+  return { tool, args, outcome: { result } };
+}
+
 /** The same answer three rounds in a row: an answer tool, allowed every time. */
 function expectAnswerTool(tool: string, args: Record<string, unknown>): void {
   const run = newRun();
@@ -247,7 +252,6 @@ function expectAnswerTool(tool: string, args: Record<string, unknown>): void {
 describe('browser actions answered by a line about themselves, not the page (browser-use)', () => {
   const more = (): ScriptedCall => ({ tool: 'click_element_by_index', args: { index: 31 }, outcome: { result: '🖱️  Clicked button with index 31: More' } });
   const scrollDown = (): ScriptedCall => ({ tool: 'scroll_down', args: { amount: null }, outcome: { result: '🔍  Scrolled down the page by one page' } });
-  const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
 
   it('paging through a list with the same "More" click, eight times in a row, is never refused nor stopped', () => {
     const start: ScriptedCall = { tool: 'go_to_url', args: { url: 'https://news.ycombinator.com' }, outcome: { result: '🔗  Navigated to https://news.ycombinator.com' } };
@@ -620,7 +624,6 @@ describe("WebVoyager's action names, as its agent writes them (issue 18 item 2)"
 // Notte's agent and Convergence's proxy-lite, each in its own action names (browser-use's
 // controller/service.py, notte_core's actions, proxy-lite's tools/browser_tool.py at a4389c5).
 describe('browser-use before 0.2, Notte and proxy-lite, in their own action names (issue 18 item 2)', () => {
-  const act = (tool: string, args: Record<string, unknown>, result: string): ScriptedCall => ({ tool, args, outcome: { result } });
   const recipes = (page: number) => JSON.stringify({ recipes: [1, 2, 3].map((item) => ({ name: `Lasagna ${page}-${item}`, reviews: 100 * page + item })) });
   const paging = (tool: string, click: ScriptedCall, read: (page: number) => ScriptedCall, pages: number): ScriptedCall[][] => {
     const rounds: ScriptedCall[][] = [[act(tool, { url: 'https://www.allrecipes.com' }, 'Navigated to https://www.allrecipes.com')]];
