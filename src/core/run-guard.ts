@@ -713,6 +713,7 @@ export class RunGuard implements RunView, SharedReplica {
       // retry (503 four times, success on the fifth) before it got there.
       if (novelty !== 'neutral' && !failed) {
         round.toolProgress.set(facts.ladderKey, (round.toolProgress.get(facts.ladderKey) ?? false) || novelty === 'new');
+        if (facts.page && novelty === 'new' && prehashed.outcome === 'success' && prehashed.describesAction !== true) round.pageNews = true;
       }
     }
     if (novelty === 'new') {

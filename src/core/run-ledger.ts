@@ -71,6 +71,11 @@ export class RoundAccumulator {
   usage: ModelUsage | undefined;
   /** Per tool: did it bring anything new this round (true) or only seen results (false)? */
   readonly toolProgress = new Map<string, boolean>();
+  /**
+   * A browser action reached a page the run had not seen this round: a new page, not a new line
+   * about the action ("Scrolled down 10 pages") nor an empty answer (checks/round-verdict.ts).
+   */
+  pageNews = false;
 }
 
 /**

@@ -14,7 +14,7 @@ export interface RoundProjection {
   repeatingTools: string[];
   /** Tools disabled after this round (escalation ladder step 2). */
   disabledTools: string[];
-  /** Per-tool stale streaks after this round, only for tools called this round. */
+  /** Per-tool stale streaks after this round: the tools called this round, and page actions whose count a new page reset. */
   toolStreaks: Array<[string, number]>;
 }
 
@@ -90,8 +90,16 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
 
   const disabled = projection.verdict === 'new' ? new Set<string>() : new Set(ledger.disabledTools);
   const ladder = options.escalation;
+  // Page actions share one world, the page. One that reached a page the run had not seen moved
+  // the agent on, so every page action's count of seen pages starts again: the list an agent
+  // returns to by its URL between detail pages is how it collects, not a loop. Counted per tool
+  // across those detail pages, the eighth return to the list switched the navigation off and
+  // refused the next one, to a search never made (test/core/world-state/page-state.test.ts).
+  // Where no page action reaches a new page (the same pages in a cycle, seen pages between
+  // another tool's answers, actions answered only by a line about themselves), counts build.
+  const pageMoved = round.pageNews;
   for (const [key, progressed] of round.toolProgress) {
-    const streak = progressed ? 0 : (ledger.staleStreakByTool.get(key) ?? 0) + 1;
+    const streak = progressed || (pageMoved && isPageAction(ledger, options, key)) ? 0 : (ledger.staleStreakByTool.get(key) ?? 0) + 1;
     projection.toolStreaks.push([key, streak]);
     if (progressed) continue;
     projection.repeatingTools.push(key);
@@ -102,8 +110,18 @@ export function projectRound(ledger: RunLedger, options: ResolvedOptions, includ
     if (family === undefined && isLastToolStanding(ledger, options, key, disabled)) continue;
     disabled.add(key);
   }
+  if (pageMoved) {
+    for (const [key, streak] of ledger.staleStreakByTool) {
+      if (streak !== 0 && !round.toolProgress.has(key) && isPageAction(ledger, options, key)) projection.toolStreaks.push([key, 0]);
+    }
+  }
   projection.disabledTools = [...disabled];
   return projection;
+}
+
+/** Is this ladder key a browser action's (world-state/page-state.ts)? */
+function isPageAction(ledger: RunLedger, options: ResolvedOptions, key: string): boolean {
+  return options.tool(ledger.ladderFamilies.get(key) ?? key).page;
 }
 
 /**

@@ -71,6 +71,46 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
   });
 
+  // The ladder counted a page tool's seen pages across the detail pages between them: the
+  // eighth return to the list by its URL switched the navigation off, and the next navigation,
+  // to a search never made, was refused (ABP's runs on Online-Mind2Web, eval/WIDE.md).
+  const collectByUrl = (navigate: string): ScriptedCall[] => {
+    const steps: ScriptedCall[] = [{ tool: navigate, args: { url: 'https://shop.example/orders' }, outcome: { result: listPage } }];
+    ORDERS.forEach((_item, index) => {
+      steps.push({ tool: 'click', args: { bid: String(60 + index) }, outcome: { result: detailPage(index) } });
+      steps.push({ tool: navigate, args: { url: 'https://shop.example/orders' }, outcome: { result: listPage } });
+    });
+    const archived = axtree('Orders | Shop', 'https://shop.example/orders?archived=1', [`[50] table 'Orders'`, `\t[60] link 'Printer', url='https://shop.example/orders/90'`]);
+    steps.push({ tool: navigate, args: { url: 'https://shop.example/orders?archived=1' }, outcome: { result: archived } });
+    steps.push({ tool: 'send_msg_to_user', args: { text: 'The Laptop order is the most expensive.' }, outcome: { result: 'sent' } });
+    return steps;
+  };
+  for (const [agent, navigate] of [['BrowserGym', 'goto'], ['Playwright MCP', 'browser_navigate']] as const) {
+    it(`collecting items by returning to the list by its URL, then a new search, is never refused (${agent} \`${navigate}\`)`, () => {
+      const rounds = collectByUrl(navigate).map((step) => [step]);
+      const log = playRounds(newRun(), rounds);
+      expect(kinds(log.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse'))).to.deep.equal([]);
+      expect(log.map((round) => round.after.action)).to.deep.equal(Array(rounds.length).fill('continue'));
+    });
+  }
+
+  it('the same through two engines sharing the run through a store, taking turns: nothing refused', async () => {
+    const steps = collectByUrl('browser_navigate');
+    expect(await playTakingTurns('collect-by-url', steps)).to.deep.equal(Array(steps.length).fill('allow/continue'));
+  });
+
+  it('a page tool returning seen pages is still switched off when only other tools find anything new in between', () => {
+    // The same list by ever-new URLs, a lookup with a new answer between each: no page action finds anything.
+    const rounds: ScriptedCall[][] = [[{ tool: 'goto', args: { url: 'https://shop.example/orders' }, outcome: { result: listPage } }]];
+    for (let step = 0; step < 3; step++) {
+      rounds.push([{ tool: 'lookup_price', args: { sku: `sku-${step}` }, outcome: { result: { sku: `sku-${step}`, price: 10 + step } } }]);
+      rounds.push([{ tool: 'goto', args: { url: `https://shop.example/orders?from=${step}` }, outcome: { result: listPage } }]);
+    }
+    rounds.push([{ tool: 'goto', args: { url: 'https://shop.example/orders?archived=1' }, outcome: { result: listPage } }]);
+    const log = playRounds(newRun(), rounds);
+    expect(kinds(log.at(-1)!.decisions)).to.deep.equal(['refuse:tool.disabled']);
+  });
+
   it('filling a form whose page does not show the values is not a loop: each new field is neither new nor seen', () => {
     const form = axtree('New incident | ServiceNow', 'https://sn.example/incident.do', [
       `[224] textbox 'Caller'`,
