@@ -338,7 +338,7 @@ function fingerprintBrowserResult(result: unknown, policy: ResolvedToolPolicy, m
   const failure = failureReportedBy(value);
   if (failure !== undefined) return fingerprintError({ type: 'tool_error', message: failure });
   if (showsNoPage(value)) return { outcome: 'empty' };
-  const page = fingerprintPage(value, maxBytes);
+  const page = fingerprintPage(value, maxBytes, policy.noiseFilter);
   if (page !== undefined) return page;
   const prehashed = fingerprintResultValue(result, policy, maxBytes);
   if (prehashed.outcome === 'success' && describesAction(value) && prehashed.items === undefined) prehashed.describesAction = true;

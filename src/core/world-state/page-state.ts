@@ -1,4 +1,5 @@
 import { hashItemRanges, hashPrefixed } from '../hash.js';
+import type { NoiseFilter } from '../noise/create-noise-filter.js';
 import type { PrehashedOutcome } from '../types.js';
 
 /**
@@ -47,11 +48,15 @@ function isNodeLine(line: string): boolean {
 
 /**
  * Fingerprint of a browser tool's result as a page: undefined when it carries no
- * accessibility tree (then the ordinary fingerprint applies).
+ * accessibility tree (then the ordinary fingerprint applies). `noiseFilter` is the tool's
+ * (policy.ts; undefined with `resultNoise: false`): what ticks on a page between two looks (`3
+ * minutes ago`, `Last checked: 16:10:07`) is noise there as in any result. Read as a node, each
+ * tick made the same page new, and the same click answered by it ran until a budget.
  */
-export function fingerprintPage(result: unknown, maxBytes: number): PrehashedOutcome | undefined {
-  const text = pageText(result);
-  if (text === undefined || text.length > maxBytes) return undefined;
+export function fingerprintPage(result: unknown, maxBytes: number, noiseFilter?: NoiseFilter): PrehashedOutcome | undefined {
+  const raw = pageText(result);
+  if (raw === undefined || raw.length > maxBytes) return undefined;
+  const text = noiseFilter === undefined ? raw : noiseFilter(raw);
   const lines = text.split('\n');
   // Only a result that holds a tree is a page; then every line is one of its nodes (BrowserGym's
   // `StaticText '…'` lines carry the content and have no id of their own).

@@ -8,7 +8,7 @@ import { fingerprintPage } from '../../../src/core/world-state/page-state.js';
 import { WELL_KNOWN_BROWSER_TOOLS } from '../../../src/core/world-state/well-known-tools.js';
 import { resolveOptions } from '../../../src/core/policy.js';
 import { prehashCall } from '../../../src/core/prehash-call.js';
-import { kinds, newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
+import { judgeEachCall, kinds, newRun, playRounds, playTakingTurns, type ScriptedCall } from '../play.js';
 
 /** A BrowserGym observation: tab header plus the flattened AXTree. */
 function axtree(title: string, url: string, nodes: string[]): string {
@@ -239,6 +239,26 @@ describe('page-state model: browser and GUI agents (issue 18 item 2)', () => {
     expect(ticket.call.family).to.equal('scroll_down');
     const computer = run.startCall({ tool: 'computer', args: { action: 'left_click', coordinate: [100, 200] } });
     expect(computer.call.family).to.equal('left_click');
+  });
+
+  // A page is a result: what ticks on it between two looks (an age, a clock) is noise there as
+  // anywhere (noise-and-identity.md). Read as a node, each tick made the same page new, and the
+  // same click answered by it ran until a budget.
+  it('the same click answering the same page, whose only change is an age or a clock, is a loop (BrowserGym, Playwright MCP)', () => {
+    const issues = (minutes: number) => axtree('Issues', 'https://gh.example/issues', [
+      `[12] link 'Fix login bug'`, `StaticText 'opened ${minutes} minutes ago by bob'`, `[13] link 'Crash on save'`, `StaticText 'updated ${minutes + 2} minutes ago'`, `[14] button 'Next'`,
+    ]);
+    const status = (second: number) => playwrightResult(`await page.getByRole('button', { name: 'Refresh' }).click();`, 'https://status.example/', 'Status',
+      ['- heading "All systems operational" [level=1] [ref=e1]', `- text: "Last checked: 2026-12-07 16:10:${String(second).padStart(2, '0')}"`, '- button "Refresh" [ref=e2]']);
+    const clickNext = playRounds(newRun(), Array.from({ length: 8 }, (_, index) => [{ tool: 'click', args: { bid: '14' }, outcome: { result: issues(3 + index) } }]));
+    const refresh = playRounds(newRun(), Array.from({ length: 8 }, (_, index) => [{ tool: 'browser_click', args: { element: 'Refresh', ref: 'e2' }, outcome: { result: status(index * 7) } }]));
+    for (const log of [clickNext, refresh]) expect(kinds(log.flatMap((round) => round.decisions))).to.include('refuse:repeat.unchanged');
+  });
+
+  it('a page whose ages and clocks are data that differ is still new: the next issue, opened at another time', () => {
+    const issue = (number: number) => axtree(`Issue #${number}`, `https://gh.example/issues/${number}`, [`[12] heading 'Issue #${number}'`, `StaticText 'opened ${number} minutes ago by bob'`]);
+    const steps = Array.from({ length: 6 }, (_, index) => ({ tool: 'click', args: { bid: String(20 + index) }, outcome: { result: issue(100 + index) } }));
+    expect(judgeEachCall(steps).judged).to.deep.equal(Array(6).fill('new'));
   });
 
   it('fingerprints a page by its nodes: ids and the echoed code do not count, the text of each node does', () => {
