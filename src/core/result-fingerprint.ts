@@ -12,7 +12,7 @@ import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, failureReportedBy, fingerprintPage, showsNoPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
-import { withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
+import { codexShellOutput, isSilentCommandAnswer, withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
@@ -365,9 +365,12 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     // Codex's and gemini-cli's per-call ids around a shell answer (world-state/shell-answer-envelope.ts),
     // also on a poll of a running command (Codex's write_stdin answers with the same header).
     if (policy.shellArg !== undefined || policy.poll !== undefined) {
+      const output = codexShellOutput(result);
+      if (output === 'empty') return { outcome: 'empty' };
+      if (output !== undefined) return fingerprintResultValue(output, policy, maxBytes);
       const unwrapped = withoutShellEnvelopeNoise(result);
       if (unwrapped === 'empty') return { outcome: 'empty' };
-      if (unwrapped !== result) return textOutcome(hashPrefixed('s:', withoutNoise(unwrapped, policy)), result, policy);
+      if (unwrapped !== result) return textOutcome(hashPrefixed('s:', withoutNoise(unwrapped, policy)), unwrapped, policy);
     }
     const trimmed = result.trimStart();
     if (trimmed === '' || isZeroText(trimmed) || isEmptyResultNotice(result)) return { outcome: 'empty' };
@@ -397,7 +400,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
   if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
     return { outcome: 'success', unfingerprintable: true };
   }
-  if (isEmptyResult(value)) return { outcome: 'empty' };
+  if (isEmptyResult(value) || (policy.shellArg !== undefined && isSilentCommandAnswer(value))) return { outcome: 'empty' };
   const unwrapped = unwrapToolResultEnvelope(value);
   if (unwrapped !== value) {
     if (isToolErrorEnvelope(value)) return fingerprintError({ type: 'tool_error', message: readableText(unwrapped, 'an error result that cannot be read') });

@@ -92,6 +92,11 @@ const CONVENTIONS: Record<string, (line: Line) => Line> = {
   "mini-swe-agent's steps in Claude Code's tools (Read, Write, Grep, Bash)": asClaudeCode,
   "shell output in mini-swe-agent's template": (line) =>
     line.tool !== 'bash' || typeof line.result !== 'string' ? line : { ...line, result: `<returncode>0</returncode>\n<output>\n${line.result}</output>` },
+  // Codex's `shell` answers a command in one of two shapes (codex-rs format_exec_output_for_model*):
+  // text with its exit code and wall time, or JSON with both as metadata. A grep finding nothing is
+  // exit code 1 and no output there, and was read as one answer seen again for every such grep.
+  "shell output in Codex's JSON answer, with its exit code": (line) => codexShell(line, (output, exit, seconds) => JSON.stringify({ output, metadata: { exit_code: exit, duration_seconds: seconds } })),
+  "shell output in Codex's text answer, with its exit code": (line) => codexShell(line, (output, exit, seconds) => `Exit code: ${exit}\nWall time: ${seconds} seconds\nOutput:\n${output}`),
   "shell output in OpenHands' trailer": (line) =>
     line.tool !== 'bash' || typeof line.result !== 'string'
       ? line
@@ -156,6 +161,17 @@ function asClaudeCode(line: Line): Line {
   return returncode === 0
     ? { ...bash, result: output === '' ? 'Tool ran without output or errors' : output }
     : { ...bash, error: { type: 'tool_error', message: output === '' ? `Error: Exit code ${returncode}` : `Error: Exit code ${returncode}\n${output}` } };
+}
+
+/** A shell call (a bare output, or mini-swe-agent's `{returncode, output}`) as Codex's `shell` tool records it. */
+function codexShell(line: Line, answer: (output: string, exit: number, seconds: number) => string): Line {
+  const command = shellCommandOf(line);
+  if (command === undefined) return line;
+  const step = miniSweAgentStepOf(line);
+  const output = step?.output ?? (typeof line.result === 'string' ? line.result : undefined);
+  const call = { ...line, tool: 'shell', args: { command: ['bash', '-lc', command] } };
+  if (output === undefined) return call;
+  return { ...call, result: answer(output, step?.returncode ?? 0, Number((0.1 + (line.round % 7) / 10).toFixed(1))) };
 }
 
 function shellCommandOf(line: Line): string | undefined {

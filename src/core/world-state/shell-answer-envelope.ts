@@ -18,25 +18,30 @@
  *   one every call (`Output: …` / `Process Group PGID: 42546`; its longer form also names the
  *   `Command`, `Directory`, `Error`, `Exit Code`, `Signal` and `Background PIDs`).
  *
- * A command that succeeded and printed nothing is an empty result, as an empty output is: Codex's
- * `Process exited with code 0` with nothing after `Output:`, gemini-cli's `Output: (empty)` with
- * no error and no failing exit code. Two more harnesses wrap the output in labels with no ids,
- * read here only for that: mini-swe-agent's `<returncode>0</returncode>` with an empty `<output>`
- * (the same answer its replay reader turns into `{"returncode": 0, "output": ""}`), and OpenHands'
- * trailer with nothing before it (`[The command completed with exit code 0.]`, then the working
- * directory, the Python interpreter and `[Command finished with exit code 0]`). Left as text, the
- * same envelope around nothing was one answer seen again for every silent command: five different
- * greps that found nothing were a stale streak, where the bare empty output is five new facts
- * (document 000).
+ * A command that printed nothing is an empty result, as an empty output is, whatever its exit
+ * code: a grep that finds nothing exits 1 and prints nothing, and a bare harness records only the
+ * empty output. Codex's `Process exited with code N` with nothing after `Output:`, gemini-cli's
+ * `Output: (empty)` with no error. Codex's `shell` tool answers in two more shapes with no ids,
+ * read here for that and for what its output says: the text `Exit code: N` / `Wall time: …` /
+ * `Output:` and the JSON `{"output": …, "metadata": {"exit_code": N, "duration_seconds": …}}`
+ * (codexShellOutput: read as its output, so a status in the output is read as one). Two more
+ * harnesses wrap the output in labels with no ids, read here only for the empty answer:
+ * mini-swe-agent's `<returncode>N</returncode>` with an empty `<output>` (the same answer its
+ * replay reader turns into `{"returncode": N, "output": ""}`, isSilentCommandAnswer), and
+ * OpenHands' trailer with nothing before it (`[The command completed with exit code N.]`, then
+ * the working directory, the Python interpreter and `[Command finished with exit code N]`). Left
+ * as text, the same envelope around nothing was one answer seen again for every silent command:
+ * five different greps that found nothing were a stale streak and stopped the run, where the bare
+ * empty output is five new facts (document 000).
  */
 
 /** The header is five short lines, gemini-cli's trailer two: marks are looked for this near the edge only. */
 const MAX_ENVELOPE_LENGTH = 512;
 const CODEX_OUTPUT = '\nOutput:\n';
-/** mini-swe-agent's default observation template, exit code 0 and only whitespace in the output. */
-const MINI_SWE_AGENT_SILENT = /^<returncode>\s*0\s*<\/returncode>\s*<output>\s*<\/output>\s*$/;
-/** OpenHands' trailer (runtime/utils/bash.py, CmdOutputObservation) with nothing before it, exit code 0. */
-const OPENHANDS_SILENT = /^\s*\[The command completed with exit code 0\.\](?:\n\[(?:Current working directory|Python interpreter): [^\n\]]*\])*(?:\n\[Command finished with exit code 0\])?\s*$/;
+/** mini-swe-agent's default observation template, only whitespace in the output. */
+const MINI_SWE_AGENT_SILENT = /^<returncode>\s*-?\d+\s*<\/returncode>\s*<output>\s*<\/output>\s*$/;
+/** OpenHands' trailer (runtime/utils/bash.py, CmdOutputObservation) with nothing before it. */
+const OPENHANDS_SILENT = /^\s*\[The command completed with exit code -?\d+\.\](?:\n\[(?:Current working directory|Python interpreter): [^\n\]]*\])*(?:\n\[Command finished with exit code -?\d+\])?\s*$/;
 const GEMINI_PGID = '\nProcess Group PGID: ';
 
 /** The answer without its per-call ids; 'empty' when the command succeeded and printed nothing; the text itself otherwise. */
@@ -48,6 +53,7 @@ export function withoutShellEnvelopeNoise(text: string): string | 'empty' {
     const codex = withoutCodexChunkId(text);
     if (codex !== text) return codex;
   }
+  if (first === 69 /* E */) return CODEX_SILENT.test(text) ? 'empty' : text;
   if (first !== 67 /* C */ && first !== 79 /* O */) return text;
   // The trailer is the last line: only the text's last 40 characters are searched.
   const pgidAt = text.indexOf(GEMINI_PGID, Math.max(0, text.length - 40));
@@ -61,7 +67,7 @@ function withoutCodexChunkId(text: string): string | 'empty' {
   const outputAt = text.indexOf(CODEX_OUTPUT);
   if (outputAt < 0 || outputAt > MAX_ENVELOPE_LENGTH) return text;
   const bodyAt = outputAt + CODEX_OUTPUT.length;
-  if (text.slice(bodyAt).trim() === '' && text.lastIndexOf('\nProcess exited with code 0\n', outputAt) >= 0) return 'empty';
+  if (text.slice(bodyAt).trim() === '' && text.lastIndexOf('\nProcess exited with code ', outputAt) >= 0) return 'empty';
   return hasChunk ? `Chunk ID: #${text.slice(text.indexOf('\n'))}` : text;
 }
 
@@ -72,7 +78,57 @@ function withoutGeminiProcessIds(text: string, pgidAt: number): string | 'empty'
     head = `${head.slice(0, backgroundAt)}\nBackground PIDs: #`;
   }
   const emptyOutput = head.startsWith('Output: (empty)') || head.includes('\nOutput: (empty)\n');
-  const failed = /\nError: (?!\(none\))|\nExit Code: (?!0\n|\(none\))/.test(head);
-  if (emptyOutput && !failed) return 'empty';
+  // An error is gemini-cli's own (the command could not run), not the command's exit code.
+  if (emptyOutput && !/\nError: (?!\(none\))/.test(head)) return 'empty';
   return `${head}${GEMINI_PGID}#`;
+}
+
+/** Codex's `shell` answer as text (codex-rs tools/mod.rs, format_exec_output_for_model) with nothing after `Output:`. */
+const CODEX_SILENT = /^Exit code: -?\d+\nWall time: [\d.]+ seconds\n(?:Total output lines: \d+\n)?Output:\s*$/;
+/** Codex's `shell` answer as JSON (format_exec_output_for_model_structured): its one shape, read without parsing anything else. */
+const CODEX_STRUCTURED = /^\{"output":"/;
+
+/**
+ * Codex's JSON answer, `{"output": …, "metadata": {"exit_code": N, "duration_seconds": …}}`: the
+ * output as a bare harness records it when the command succeeded (so a status it prints is read
+ * as one), with its exit code otherwise, never the duration; 'empty' when the output is blank;
+ * undefined for any other text.
+ */
+export function codexShellOutput(text: string): string | 'empty' | undefined {
+  if (text.charCodeAt(0) !== 123 /* { */ || !CODEX_STRUCTURED.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const answer = codexAnswerOf(value);
+  if (answer === undefined) return undefined;
+  if (answer.output.trim() === '') return 'empty';
+  return answer.exitCode === 0 ? answer.output : `Exit code: ${answer.exitCode}\nOutput:\n${answer.output}`;
+}
+
+function codexAnswerOf(value: unknown): { output: string; exitCode: number } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  const metadata = record.metadata as Record<string, unknown> | null | undefined;
+  if (typeof record.output !== 'string' || typeof metadata !== 'object' || metadata === null || typeof metadata.exit_code !== 'number') return undefined;
+  for (const key in record) if (key !== 'output' && key !== 'metadata' && key !== 'executed_command' && key !== 'hint') return undefined;
+  return { output: record.output, exitCode: metadata.exit_code };
+}
+
+/**
+ * A shell's answer as an object that holds an exit code and nothing printed: mini-swe-agent's
+ * `{"returncode": N, "output": ""}` (its trajectory reader's and its JSON template's), Codex's
+ * `{"output": "", "metadata": {"exit_code": N, …}}`. An empty result, as the same answer as text is.
+ */
+export function isSilentCommandAnswer(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.returncode === 'number' && typeof record.output === 'string') {
+    for (const key in record) if (key !== 'returncode' && key !== 'output') return false;
+    return record.output.trim() === '';
+  }
+  const codex = codexAnswerOf(value);
+  return codex !== undefined && codex.output.trim() === '';
 }

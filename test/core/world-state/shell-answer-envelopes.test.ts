@@ -29,10 +29,47 @@ describe('world-state: Codex CLI shell tools', () => {
     expect(fingerprintResult(execOutput('src/a.py:10:def parse(x):\n', 1), execPolicy, options.maxFingerprintBytes).resultHash).to.not.equal(a.resultHash);
   });
 
-  it('exit code 0 and no output is an empty result, like an empty output; a failure with no output is not', () => {
+  it('no output is an empty result, like an empty output, whatever the exit code (a grep finding nothing exits 1); a command still running is not', () => {
     expect(fingerprintResult(execOutput(''), execPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
-    expect(fingerprintResult(execOutput('', 1), execPolicy, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(execOutput('', 1), execPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult(execOutput('', 'running'), execPolicy, options.maxFingerprintBytes).outcome).to.equal('success');
+  });
+
+  // The `shell` tool answers as text (`Exit code`, `Wall time`, `Output:`) or as JSON
+  // (`{"output", "metadata": {"exit_code", "duration_seconds"}}`), codex-rs format_exec_output_for_model*.
+  const shellPolicy = options.tool('shell');
+  const asText = (output: string, exit = 0, seconds = 0.2) => `Exit code: ${exit}\nWall time: ${seconds} seconds\nOutput:\n${output}`;
+  const asJson = (output: string, exit = 0, seconds = 0.2) => JSON.stringify({ output, metadata: { exit_code: exit, duration_seconds: seconds } });
+
+  it('the `shell` tool\'s text and JSON answers: no output is empty whatever the exit code; the same output in another time is alike, another exit code is not', () => {
+    for (const shape of [asText, asJson]) {
+      expect(fingerprintResult(shape('', 1), shellPolicy, options.maxFingerprintBytes), shape.name).to.deep.equal({ outcome: 'empty' });
+      expect(fingerprintResult(shape('\n', 0), shellPolicy, options.maxFingerprintBytes), shape.name).to.deep.equal({ outcome: 'empty' });
+      const a = fingerprintResult(shape('src/a.py:10:def parse(x):\n', 0, 0.1), shellPolicy, options.maxFingerprintBytes);
+      expect(a.resultHash, shape.name).to.be.a('string').and.equal(fingerprintResult(shape('src/a.py:10:def parse(x):\n', 0, 1.4), shellPolicy, options.maxFingerprintBytes).resultHash);
+      expect(fingerprintResult(shape('src/a.py:10:def parse(x):\n', 2), shellPolicy, options.maxFingerprintBytes).resultHash, shape.name).to.not.equal(a.resultHash);
+    }
+  });
+
+  it('six different greps that find nothing (exit code 1), in each of its three shapes, are six new facts: the run goes on', () => {
+    const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
+    const shapes: Array<[string, (query: string) => ScriptedCall]> = [
+      ['exec_command', (query) => ({ tool: 'exec_command', args: { cmd: `rg -n "${query}" src/` }, outcome: { result: execOutput('', 1) } })],
+      ['shell, text', (query) => ({ tool: 'shell', args: { command: ['bash', '-lc', `rg -n "${query}" src/`] }, outcome: { result: asText('', 1) } })],
+      ['shell, JSON', (query) => ({ tool: 'shell', args: { command: ['bash', '-lc', `rg -n "${query}" src/`] }, outcome: { result: asJson('', 1) } })],
+    ];
+    for (const [shape, grep] of shapes) {
+      const log = playRounds(newRun(), queries.map((query) => [grep(query)]));
+      expect(log.flatMap((round) => round.decisions).map((decision) => decision.action), shape).to.deep.equal(Array(6).fill('allow'));
+      expect(log.at(-1)!.after.action, shape).to.equal('continue');
+    }
+  });
+
+  it('a status the command prints inside the JSON answer is read as one: the CI run polled after a sleep is a poll, and so is one looked at again at once', () => {
+    const look = (status: string): ScriptedCall => ({ tool: 'shell', args: { command: ['bash', '-lc', 'gh run view 123 --json status'] }, outcome: { result: asJson(`{"status":"${status}"}\n`, 0, 0.4) } });
+    const log = playRounds(newRun(), [...Array.from({ length: 6 }, () => [look('in_progress')]), [look('completed')]]);
+    expect(log.flatMap((round) => round.decisions).every((decision) => decision.action === 'allow')).to.equal(true);
+    expect(log.at(-1)!.after.action).to.equal('continue');
   });
 
   it('reworded searches answering the same, each under its own chunk id, stop on stale rounds', () => {
@@ -78,10 +115,12 @@ describe('world-state: gemini-cli shell answers', () => {
     expect(fingerprintResult(long('rg parse', 'x', 1), shellPolicy, options.maxFingerprintBytes).resultHash).to.not.equal(b.resultHash);
   });
 
-  it('"Output: (empty)" with no error is an empty result; with a failing exit code it is not', () => {
+  it('"Output: (empty)" is an empty result whatever the exit code; with gemini-cli\'s own error (the command did not run) it is not', () => {
     expect(fingerprintResult(short(''), shellPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult(long('mkdir -p out', ''), shellPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
-    expect(fingerprintResult(long('grep zzz f', '', 1), shellPolicy, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(long('grep zzz f', '', 1), shellPolicy, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    const spawnFailed = long('grep zzz f', '', 1).replace('Error: (none)', 'Error: spawn /bin/bash ENOENT');
+    expect(fingerprintResult(spawnFailed, shellPolicy, options.maxFingerprintBytes).outcome).to.equal('success');
   });
 
   it('reworded searches answering the same stop on stale rounds', () => {
@@ -100,21 +139,28 @@ describe('world-state: mini-swe-agent and OpenHands shell envelopes', () => {
   const bash = options.tool('bash');
   const executeBash = options.tool('execute_bash');
 
-  it('exit code 0 and no output is an empty result, like an empty output; a failure or an output is not', () => {
+  it('no output is an empty result, like an empty output, whatever the exit code; an output is not', () => {
     expect(fingerprintResult(miniSweAgent(''), bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
-    expect(fingerprintResult(miniSweAgent('', 1), bash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(miniSweAgent('', 1), bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult({ returncode: 1, output: '' }, bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult({ returncode: 1, output: 'grep: src/: No such file or directory\n' }, bash, options.maxFingerprintBytes).outcome).to.equal('success');
     expect(fingerprintResult(miniSweAgent('tests/test_a.py\n'), bash, options.maxFingerprintBytes).outcome).to.equal('success');
     expect(fingerprintResult(openHands(''), executeBash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
-    expect(fingerprintResult(openHands('', 1), executeBash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(openHands('', 1), executeBash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
     expect(fingerprintResult(openHands('tests/test_a.py'), executeBash, options.maxFingerprintBytes).outcome).to.equal('success');
+    // An object that is no shell's answer, or another tool's, is judged as any.
+    expect(fingerprintResult({ returncode: 1, output: '', cwd: '/testbed' }, bash, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult({ returncode: 1, output: '' }, options.tool('search_docs'), options.maxFingerprintBytes).outcome).to.equal('success');
     // Another tool's text that happens to look alike is not read as a shell's.
     expect(fingerprintResult(miniSweAgent(''), options.tool('search_docs'), options.maxFingerprintBytes).outcome).to.equal('success');
   });
 
-  it('six different greps that find nothing are six new facts, as bare empty outputs are; the same match six times still stops', () => {
+  // A grep that finds nothing exits 1: with exit code 0 only, six of them in an envelope were a
+  // stale streak, the grep family switched off and the run stopped (Codex's three shapes too).
+  it('six different greps that find nothing (exit code 1) are six new facts, as bare empty outputs are; the same match six times still stops', () => {
     for (const [tool, envelope] of [['bash', miniSweAgent], ['execute_bash', openHands]] as const) {
       const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
-      const silent = playRounds(newRun(), queries.map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('') } }]));
+      const silent = playRounds(newRun(), queries.map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('', 1) } }]));
       expect(silent.at(-1)!.after, tool).to.include({ action: 'continue' });
       const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('src/cli.py:12:    args = parse(argv)\n') } }]));
       expect(same.at(-1)!.after, tool).to.include({ action: 'stop', reason: 'stale_rounds' });
