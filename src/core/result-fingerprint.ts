@@ -12,7 +12,7 @@ import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, failureReportedBy, fingerprintPage, showsNoPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
-import { codexShellOutput, isSilentCommandAnswer, withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
+import { codexShellOutput, isSilentCommandAnswer, isSilentExitError, withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
@@ -981,8 +981,9 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
 
 /** Fingerprints a raw outcome: exactly one of `result` or `error`. */
 export function fingerprintOutcome(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
-  const prehashed = 'error' in outcome && outcome.error !== undefined
-    ? fingerprintError(outcome.error)
+  const failed = 'error' in outcome && outcome.error !== undefined;
+  const prehashed = failed
+    ? policy.shellArg !== undefined && isSilentExitError(outcome.error) ? { outcome: 'empty' as const } : fingerprintError(outcome.error)
     : fingerprintResult(outcome.result, policy, maxBytes);
   if (outcome.endTime !== undefined) prehashed.endTime = outcome.endTime;
   return prehashed;

@@ -132,3 +132,17 @@ export function isSilentCommandAnswer(value: unknown): boolean {
   const codex = codexAnswerOf(value);
   return codex !== undefined && codex.output.trim() === '';
 }
+
+/** Claude Code's Bash failure when the command printed nothing: only its exit code. */
+const CLAUDE_CODE_SILENT_EXIT = /^(?:Error: )?Exit code -?\d+\s*$/;
+
+/**
+ * Claude Code answers a command that exited non-zero as an error (`is_error: true`, and the
+ * `PostToolUseFailure` hook's text): `Exit code 1` (or `Error: Exit code 1`), then what it printed. With nothing printed
+ * it is the grep that found nothing, an empty answer as in any other harness, not a failure:
+ * read as one, five greps for five names were five failures in a row and stopped the run.
+ */
+export function isSilentExitError(error: unknown): boolean {
+  const message = typeof error === 'string' ? error : typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && message.length <= 32 && CLAUDE_CODE_SILENT_EXIT.test(message);
+}

@@ -4,10 +4,10 @@
 // `shell {command: ["bash", "-lc", "<script>"]}`. The same answer with another chunk id is the
 // same answer; a `bash -lc` script is judged by what it runs.
 import { expect } from 'chai';
-import { fingerprintResult } from '../../../src/core/result-fingerprint.js';
+import { fingerprintOutcome, fingerprintResult } from '../../../src/core/result-fingerprint.js';
 import { resolveOptions } from '../../../src/core/policy.js';
 import { classifyShellCommand } from '../../../src/core/world-state/classify-shell-command.js';
-import { newRun, playRounds, type ScriptedCall } from '../play.js';
+import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const options = resolveOptions();
 const execPolicy = options.tool('exec_command');
@@ -165,5 +165,32 @@ describe('world-state: mini-swe-agent and OpenHands shell envelopes', () => {
       const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('src/cli.py:12:    args = parse(argv)\n') } }]));
       expect(same.at(-1)!.after, tool).to.include({ action: 'stop', reason: 'stale_rounds' });
     }
+  });
+});
+
+// Claude Code answers a command that exited non-zero as an error (`is_error: true`; the
+// PostToolUseFailure hook's `error`): `Exit code 1`, then what it printed.
+describe("world-state: Claude Code's Bash failing with nothing printed", () => {
+  const bash = options.tool('Bash');
+  const grep = (query: string, message: string): ScriptedCall => ({ tool: 'Bash', args: { command: `grep -rn "${query}" src/`, description: `Find ${query}` }, outcome: { error: { type: 'tool_error', message } } });
+  const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command', 'typer'];
+
+  it('`Exit code 1` alone is an empty answer; with output it is the failure it reports', () => {
+    expect(fingerprintOutcome({ error: { type: 'tool_error', message: 'Exit code 1' } }, bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintOutcome({ error: { type: 'tool_error', message: 'Error: Exit code 2' } }, bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintOutcome({ error: { type: 'tool_error', message: 'Exit code 1\nnpm ERR! missing script: lint' } }, bash, options.maxFingerprintBytes).outcome).to.not.equal('empty');
+    // Another tool's error that reads alike is judged as any error.
+    expect(fingerprintOutcome({ error: { type: 'tool_error', message: 'Exit code 1' } }, options.tool('search_docs'), options.maxFingerprintBytes).outcome).to.not.equal('empty');
+  });
+
+  it('seven greps for seven names, none found (`Exit code 1`), are seven empty answers: the run goes on (it stopped on consecutive failures at the fifth)', () => {
+    const log = playRounds(newRun(), queries.map((query) => [grep(query, 'Exit code 1')]));
+    expect(log.flatMap((round) => round.decisions).map((decision) => decision.action)).to.deep.equal(Array(queries.length).fill('allow'));
+    expect(log.at(-1)!.after.action).to.equal('continue');
+  });
+
+  it('the same grep finding nothing again and again is still a repeat: refused', () => {
+    const log = playRounds(newRun(), Array.from({ length: 4 }, () => [grep('parse_args', 'Exit code 1')]));
+    expect(kinds(log.flatMap((round) => round.decisions)).slice(0, 2)).to.deep.equal(['allow:new', 'refuse:repeat.run_wide']);
   });
 });
