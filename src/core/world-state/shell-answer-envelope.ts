@@ -21,7 +21,8 @@
  * A command that printed nothing is an empty result, as an empty output is, whatever its exit
  * code: a grep that finds nothing exits 1 and prints nothing, and a bare harness records only the
  * empty output. Codex's `Process exited with code N` with nothing after `Output:`, gemini-cli's
- * `Output: (empty)` with no error. Codex's `shell` tool answers in two more shapes with no ids,
+ * `Output: (empty)` with no error, Cline's bare `Command executed.`, Roo Code's `Command executed in
+ * terminal within working directory '…'. Exit code: N` with nothing after `Output:`. Codex's `shell` tool answers in two more shapes with no ids,
  * read here for that and for what its output says: the text `Exit code: N` / `Wall time: …` /
  * `Output:` and the JSON `{"output": …, "metadata": {"exit_code": N, "duration_seconds": …}}`
  * (codexShellOutput: read as its output, so a status in the output is read as one). Two more
@@ -49,6 +50,7 @@ export function withoutShellEnvelopeNoise(text: string): string | 'empty' {
   const first = text.charCodeAt(0);
   if (first === 60 /* < */) return MINI_SWE_AGENT_SILENT.test(text) ? 'empty' : text;
   if (first === 10 /* \n */ || first === 91 /* [ */) return OPENHANDS_SILENT.test(text) ? 'empty' : text;
+  if (first === 67 /* C */ && text.startsWith('Command executed')) return CLINE_SILENT.test(text) || ROO_SILENT.test(text) ? 'empty' : text;
   if (first === 67 /* C */ || first === 87 /* W */) {
     const codex = withoutCodexChunkId(text);
     if (codex !== text) return codex;
@@ -83,6 +85,10 @@ function withoutGeminiProcessIds(text: string, pgidAt: number): string | 'empty'
   return `${head}${GEMINI_PGID}#`;
 }
 
+/** Cline's `execute_command` answer when the command printed nothing (its output follows `\nOutput:\n` otherwise). */
+const CLINE_SILENT = /^Command executed\.\s*$/;
+/** Roo Code's `execute_command` answer (its working directory, a failure's notice, the exit code) with nothing after `Output:`. */
+const ROO_SILENT = /^Command executed in terminal\s+within working directory '[^'\n]*'\. (?:Command execution was not successful, inspect the cause and adjust as needed\.\n)?Exit code: -?\d+\nOutput:\s*$/;
 /** Codex's `shell` answer as text (codex-rs tools/mod.rs, format_exec_output_for_model) with nothing after `Output:`. */
 const CODEX_SILENT = /^Exit code: -?\d+\nWall time: [\d.]+ seconds\n(?:Total output lines: \d+\n)?Output:\s*$/;
 /** Codex's `shell` answer as JSON (format_exec_output_for_model_structured): its one shape, read without parsing anything else. */

@@ -194,3 +194,31 @@ describe("world-state: Claude Code's Bash failing with nothing printed", () => {
     expect(kinds(log.flatMap((round) => round.decisions)).slice(0, 2)).to.deep.equal(['allow:new', 'refuse:repeat.run_wide']);
   });
 });
+
+// Cline answers `execute_command` with `Command executed.` and its output after `\nOutput:\n`;
+// Roo Code with its working directory, a failure's notice and the exit code before `Output:`.
+describe("world-state: Cline's and Roo Code's execute_command answers", () => {
+  const executeCommand = options.tool('execute_command');
+  const cline = (output: string) => `Command executed.${output.length > 0 ? `\nOutput:\n${output}` : ''}`;
+  const roo = (output: string, exit = 0) =>
+    `Command executed in terminal  within working directory '/repo'. ${exit === 0 ? '' : 'Command execution was not successful, inspect the cause and adjust as needed.\n'}Exit code: ${exit}\nOutput:\n${output}`;
+  const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
+
+  it('nothing printed is an empty answer, whatever the exit code; an output is not', () => {
+    expect(fingerprintResult(cline(''), executeCommand, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(roo('', 1), executeCommand, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(roo('', 0), executeCommand, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
+    expect(fingerprintResult(cline('src/cli.py:12:    args = parse(argv)'), executeCommand, options.maxFingerprintBytes).outcome).to.equal('success');
+    expect(fingerprintResult(roo('ls: x: No such file or directory', 1), executeCommand, options.maxFingerprintBytes).outcome).to.equal('success');
+  });
+
+  it('six greps that find nothing go on (they stopped on stale rounds); the same match six times still stops', () => {
+    for (const [name, answer] of [['Cline', () => cline('')], ['Roo Code', () => roo('', 1)]] as const) {
+      const silent = playRounds(newRun(), queries.map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: answer() } }]));
+      expect(silent.at(-1)!.after.action, name).to.equal('continue');
+      expect(kinds(silent.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse')), name).to.deep.equal([]);
+    }
+    const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: roo('src/cli.py:12:    args = parse(argv)\n') } }]));
+    expect(same.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+});
