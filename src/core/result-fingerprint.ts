@@ -979,11 +979,15 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   return prehashed;
 }
 
+/** A shell's failure that printed nothing, only its exit code (Claude Code's `Exit code 1`), is an empty answer (isSilentExitError). */
+function fingerprintFailure(error: unknown, policy: ResolvedToolPolicy): PrehashedOutcome {
+  return policy.shellArg !== undefined && isSilentExitError(error) ? { outcome: 'empty' } : fingerprintError(error);
+}
+
 /** Fingerprints a raw outcome: exactly one of `result` or `error`. */
 export function fingerprintOutcome(outcome: CallOutcome, policy: ResolvedToolPolicy, maxBytes: number): PrehashedOutcome {
-  const failed = 'error' in outcome && outcome.error !== undefined;
-  const prehashed = failed
-    ? policy.shellArg !== undefined && isSilentExitError(outcome.error) ? { outcome: 'empty' as const } : fingerprintError(outcome.error)
+  const prehashed = 'error' in outcome && outcome.error !== undefined
+    ? fingerprintFailure(outcome.error, policy)
     : fingerprintResult(outcome.result, policy, maxBytes);
   if (outcome.endTime !== undefined) prehashed.endTime = outcome.endTime;
   return prehashed;

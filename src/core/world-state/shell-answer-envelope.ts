@@ -21,12 +21,14 @@
  * A command that printed nothing is an empty result, as an empty output is, whatever its exit
  * code: a grep that finds nothing exits 1 and prints nothing, and a bare harness records only the
  * empty output. Codex's `Process exited with code N` with nothing after `Output:`, gemini-cli's
- * `Output: (empty)` with no error, Cline's bare `Command executed.`, Roo Code's `Command executed in
- * terminal within working directory '…'. Exit code: N` with nothing after `Output:`. Codex's `shell` tool answers in two more shapes with no ids,
+ * `Output: (empty)` with no error. Codex's `shell` tool answers in two more shapes with no ids,
  * read here for that and for what its output says: the text `Exit code: N` / `Wall time: …` /
  * `Output:` and the JSON `{"output": …, "metadata": {"exit_code": N, "duration_seconds": …}}`
- * (codexShellOutput: read as its output, so a status in the output is read as one). Two more
- * harnesses wrap the output in labels with no ids, read here only for the empty answer:
+ * (codexShellOutput: read as its output, so a status in the output is read as one). Cline's and
+ * Roo Code's `execute_command` answer without ids too: Cline's bare `Command executed.`, Roo Code's
+ * `Command executed in terminal within working directory '…'. Exit code: N` with nothing after
+ * `Output:` are a silent command's. Two more harnesses wrap the output in labels with no ids,
+ * read here only for the empty answer:
  * mini-swe-agent's `<returncode>N</returncode>` with an empty `<output>` (the same answer its
  * replay reader turns into `{"returncode": N, "output": ""}`, isSilentCommandAnswer), and
  * OpenHands' trailer with nothing before it (`[The command completed with exit code N.]`, then
@@ -45,7 +47,7 @@ const MINI_SWE_AGENT_SILENT = /^<returncode>\s*-?\d+\s*<\/returncode>\s*<output>
 const OPENHANDS_SILENT = /^\s*\[The command completed with exit code -?\d+\.\](?:\n\[(?:Current working directory|Python interpreter): [^\n\]]*\])*(?:\n\[Command finished with exit code -?\d+\])?\s*$/;
 const GEMINI_PGID = '\nProcess Group PGID: ';
 
-/** The answer without its per-call ids; 'empty' when the command succeeded and printed nothing; the text itself otherwise. */
+/** The answer without its per-call ids; 'empty' when the command printed nothing; the text itself otherwise. */
 export function withoutShellEnvelopeNoise(text: string): string | 'empty' {
   const first = text.charCodeAt(0);
   if (first === 60 /* < */) return MINI_SWE_AGENT_SILENT.test(text) ? 'empty' : text;
