@@ -160,6 +160,13 @@ function httpHead(status: number, ts: number): string {
   return `HTTP/2 ${status}\ndate: ${new Date(ts).toUTCString()}\ncontent-type: application/json\ncontent-length: ${status === 200 ? 61 : 19}\n${status === 200 ? '' : 'retry-after: 30\n'}`;
 }
 
+/** The same head through Cloudflare in front of CloudFront: per-response ids, a cache age, a server timing, the rate limit left. */
+function httpHeadBehindCdn(status: number, ts: number, look: number): string {
+  const ray = (0x8f2a1c3b4d5e6f70n + BigInt(look) * 0x1d3b5n).toString(16);
+  return `${httpHead(status, ts)}cf-ray: ${ray}-IAD\nx-amz-cf-id: ${Buffer.from(ray).toString('base64')}==\nage: ${(look * 7) % 60}\n` +
+    `server-timing: app;dur=${(12.5 + look * 3.1).toFixed(1)}\nx-ratelimit-remaining: ${4999 - look}\ntraceparent: 00-${ray}${ray}-00f067aa0ba902b7-01\n`;
+}
+
 /** jest's output under Node 21+, behind Node's punycode deprecation warning and its process id. */
 function jestWithNodeWarning(pid: number, failed: number, seconds: number): string {
   const warning = `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)`;
@@ -743,6 +750,24 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     calls: [1, 2, 3].flatMap((attempt) => [
       bash(`kubectl set image deployment/api api=registry.example/api:1.4.${attempt}`, 'deployment.apps/api image updated', T0 + attempt * 60_000),
       bash('curl -sI https://api.internal.example/v1/status', httpHead(attempt < 3 ? 503 : 200, T0 + attempt * 60_000 + 30_000), T0 + attempt * 60_000 + 30_000),
+    ]),
+  },
+  // The same behind a CDN: each response also names itself (cf-ray, x-amz-cf-id, traceparent) and
+  // times itself (age, server-timing), and counts down the rate limit.
+  {
+    name: 'http-head-behind-a-cdn-rerun-at-once',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('curl -sI https://api.example.com/v1/status', httpHeadBehindCdn(503, T0 + i * 4_000, i), T0 + i * 4_000)),
+  },
+  {
+    name: 'http-head-behind-a-cdn-after-each-deploy',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'healthy',
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`kubectl set image deployment/api api=registry.example/api:1.4.${attempt}`, 'deployment.apps/api image updated', T0 + attempt * 60_000),
+      bash('curl -sI https://api.example.com/v1/status', httpHeadBehindCdn(attempt < 3 ? 503 : 200, T0 + attempt * 60_000 + 30_000, attempt), T0 + attempt * 60_000 + 30_000),
     ]),
   },
   // An evaluation script re-run with no edit: tqdm's clock and rate move, the accuracy does not.

@@ -39,8 +39,8 @@ export const SCORE_FIELD_PATTERN = '(?:_?score|max_?score|maxScore|relevance(?:_
 export const CLOCK_FIELD_PATTERN =
   '(?:timestamp|ts|now|date|server_?time|serverTime|current_?time|currentTime|response_?time|responded_?at|served_?at|generated_?at|generatedAt|fetched_?at|fetchedAt|retrieved_?at|retrievedAt|checked_?at|checkedAt|as_of|asOf|last_?checked)';
 
-/** JSON member names whose value identifies the response, not the data. */
-export const RESPONSE_ID_FIELD_PATTERN = '(?:request_?id|requestI[dD]|req_?id|x-request-id|x-amzn-requestid|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|etag|ETag)';
+/** JSON member names whose value identifies the response, not the data (W3C trace context, a CDN's or cloud's own request ids among them). */
+export const RESPONSE_ID_FIELD_PATTERN = '(?:request_?id|requestI[dD]|req_?id|x-request-id|x-amzn-requestid|trace_?id|traceId|span_?id|spanId|correlation_?id|correlationId|etag|ETag|traceparent|tracestate|cf-ray|x-amz-cf-id|x-amz-id-2|x-amzn-trace-id|x-cloud-trace-context|x-vercel-id)';
 
 /** An ISO 8601 date with a time of day (a date alone is data). */
 export const ISO_DATETIME = '\\b\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?';
@@ -97,6 +97,22 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  * no `eta` or bar clock (a speed test's `Download 5.2 MB/s`), are data; so are a length or an age in no shape of
  * AGO, DOCKER_UP or TABLE_AGE below (`"length": "5m"`, `aged 12 years`).
  */
+/** Any letter case: an HTTP/1.1 server writes `CF-RAY`, `Age`; HTTP/2 lower case. */
+function anyCase(name: string): string {
+  return name.replace(/[a-z]/g, (letter) => `[${letter}${letter.toUpperCase()}]`);
+}
+/**
+ * Response headers that name the one response or time it, in a header dump (`curl -i`, `-I`,
+ * `-v`): W3C trace context, Cloudflare's `cf-ray`, CloudFront's and S3's ids, AWS X-Ray's and Google
+ * Cloud's trace ids, Vercel's id, a cache's `age` and Fastly's `x-timer`, `server-timing` and the
+ * upstream and runtime clocks, the rate limit's remaining count. The whole line, at a line's start
+ * (or after curl -v's `< `); the gate's literal is the status line's `HTTP/`, so `Age: 41` in a
+ * patient record is data.
+ */
+const HTTP_PER_RESPONSE_HEADER =
+  `(?<=^|\\n|\\\\n|< )(?:${['traceparent', 'tracestate', 'cf-ray', 'x-amz-cf-id', 'x-amz-id-2', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-vercel-id',
+    'age', 'x-timer', 'server-timing', 'x-runtime', 'x-response-time', 'x-envoy-upstream-service-time', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit-remaining']
+    .map(anyCase).join('|')}):[ \\t]*[^\\n\\\\]*`;
 /** HTTP's IMF-fixdate (RFC 9110 5.6.7), the only form a server sends today. */
 const HTTP_DATE = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT';
 /**
@@ -134,6 +150,7 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },
   // Literals led by a rare character (create-noise-filter.ts): a search for ` GMT` would stop at every space.
   { literal: 'GMT', pattern: `(?<=^|\\n|\\\\n|< )[dD]ate: ${HTTP_DATE}` },
+  { literal: 'HTTP/', pattern: HTTP_PER_RESPONSE_HEADER },
   { literal: '%|', pattern: TQDM_CLOCK_AND_RATE },
   { literal: 'Warning:', pattern: '\\(node:\\d+\\)(?= (?:\\[\\w+\\] )?\\w*Warning:)' },
   { literal: 'Started server process [', pattern: '(?<=Started server process \\[)\\d+(?=\\])' },

@@ -87,6 +87,15 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([verbose('Sun, 06 Dec 2026 09:10:00 GMT', '{"error":"upstream"}'), verbose('Mon, 07 Dec 2026 00:00:59 GMT', '{"error":"upstream"}')], verbose('Sun, 06 Dec 2026 09:10:00 GMT', '{"error":"database"}'));
     expect(hashOf('Ticket 12\nDue date: Mon, 07 Dec 2026 17:00:00 GMT')).to.not.equal(hashOf('Ticket 12\nDue date: Tue, 08 Dec 2026 17:00:00 GMT'));
     expect(hashOf('HTTP/2 200\nlast-modified: Sun, 06 Dec 2026 09:10:00 GMT')).to.not.equal(hashOf('HTTP/2 200\nlast-modified: Sun, 06 Dec 2026 09:12:00 GMT'));
+    // Behind a CDN or a cloud load balancer each response names itself and its timings in headers of
+    // their own (Cloudflare's cf-ray, CloudFront's x-amz-cf-id, a cache's age, server-timing): only those move.
+    const cdn = (ray: string, age: number, status: number) =>
+      `HTTP/2 ${status}\ncontent-type: application/json\ncf-ray: ${ray}\nx-amz-cf-id: ${ray}Zk9Q==\nAge: ${age}\nserver-timing: app;dur=${age * 3}.2\nx-ratelimit-remaining: ${4999 - age}\ntraceparent: 00-${ray.padEnd(32, '0')}-00f067aa0ba902b7-01`;
+    expectNoise([cdn('8f2a1c3b4d5e6f70-IAD', 12, 503), cdn('9b3a1c3b4d5e6f71-FRA', 47, 503)], cdn('8f2a1c3b4d5e6f70-IAD', 12, 200));
+    // The same header names in a JSON dump of the headers, and W3C trace context as a member.
+    expectNoise([{ status: 503, headers: { 'cf-ray': '8f2a1c3b4d5e6f70-IAD', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } }, { status: 503, headers: { 'cf-ray': '9b3a1c3b4d5e6f71-FRA', traceparent: '00-5cf92f3577b34da6a3ce929d0e0e4736-10f067aa0ba902b7-01' } }], { status: 200, headers: { 'cf-ray': '8f2a1c3b4d5e6f70-IAD' } });
+    // Outside a response's headers the same words are data.
+    expect(hashOf('Patient record\nAge: 41\nBlood type: A')).to.not.equal(hashOf('Patient record\nAge: 42\nBlood type: A'));
     // A training or evaluation script re-run with no edit: the bar's clock and rate move, the metric is the outcome.
     const tqdm = (bar: string, accuracy: string) => `Evaluating: 100%|██████████| 50/50 ${bar}\naccuracy: ${accuracy}`;
     expectNoise([tqdm('[00:03<00:00, 14.10it/s]', '0.42'), tqdm('[00:04<00:00, 12.87it/s]', '0.42')], tqdm('[00:03<00:00, 14.10it/s]', '0.57'));
