@@ -167,6 +167,15 @@ function httpHeadBehindCdn(status: number, ts: number, look: number): string {
     `server-timing: app;dur=${(12.5 + look * 3.1).toFixed(1)}\nx-ratelimit-remaining: ${4999 - look}\ntraceparent: 00-${ray}${ray}-00f067aa0ba902b7-01\n`;
 }
 
+/**
+ * One page of a ticket search a tool runs on Elasticsearch (`from`, `size` 10) over `total` hits, as
+ * such tools hand it on: the total, the search's own clock, the page's hits (none past the last).
+ */
+function esPage(total: number, from: number, took: number, term = 'refund'): unknown {
+  const hits = Array.from({ length: Math.max(0, Math.min(10, total - from)) }, (_, k) => ({ id: `${term}-${from + k}`, score: 2.1 - (from + k) / 100, subject: `${term} request #${from + k}` }));
+  return { total, took, hits };
+}
+
 /** jest's output under Node 21+, behind Node's punycode deprecation warning and its process id. */
 function jestWithNodeWarning(pid: number, failed: number, seconds: number): string {
   const warning = `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)`;
@@ -990,6 +999,25 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       })),
       { tool: 'web_search', args: { query: 'tool call loop OpenTelemetry', page: 1 }, result: webSearchPage(7), ts: T0 + 20_000 },
       { tool: 'web_search', args: { query: 'tool call loop OpenTelemetry', page: 2 }, result: 'No results found for page 2.', ts: T0 + 24_000 },
+    ],
+  },
+  // A search tool on Elasticsearch pages with its `from` and `size`; past the last hit it answers its
+  // total and its own clock (`took`) around an empty `hits`, for every further `from`.
+  {
+    name: 'elasticsearch-from-past-the-last-hit',
+    noiseClass: 'paging past the end',
+    label: 'looping',
+    loopStart: 3,
+    calls: Array.from({ length: 10 }, (_, i) => ({ tool: 'search_tickets', args: { query: 'refund', from: i * 10, size: 10 }, result: esPage(25, i * 10, 3 + (i % 4)), ts: T0 + i * 4_000 })),
+  },
+  {
+    name: 'elasticsearch-from-paged-to-its-last-hit',
+    noiseClass: 'paging past the end',
+    label: 'healthy',
+    // The agent pages to the first empty page, then asks another query.
+    calls: [
+      ...Array.from({ length: 4 }, (_, i) => ({ tool: 'search_tickets', args: { query: 'refund', from: i * 10, size: 10 }, result: esPage(25, i * 10, 4 + i), ts: T0 + i * 4_000 })),
+      { tool: 'search_tickets', args: { query: 'chargeback', from: 0, size: 10 }, result: esPage(3, 0, 5, 'chargeback'), ts: T0 + 20_000 },
     ],
   },
   {

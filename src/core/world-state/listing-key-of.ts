@@ -6,7 +6,8 @@ import type { ResolvedToolPolicy } from '../policy.js';
 /**
  * Arguments that pick a page of a listing, not what is listed (issue 24 #2): Stripe's
  * `starting_after`, Notion's `start_cursor`, GitHub's `page`, Google's `pageToken`, SQL-ish
- * `offset`/`skip`, and the tool's own `cursorArg`.
+ * `offset`/`skip`, and the tool's own `cursorArg`. Elasticsearch's `from` too, when it is a
+ * number (isPagingMember): a flight from "SFO" or a conversion from "USD" is what is asked.
  */
 const PAGING_ARGUMENTS = new Set([
   'page', 'page_number', 'pagenumber', 'cursor', 'start_cursor', 'startcursor', 'next_cursor', 'nextcursor', 'after', 'before',
@@ -24,7 +25,7 @@ export function listingKeyOf(tool: string, args: unknown, policy: ResolvedToolPo
   const record = args as Record<string, unknown>;
   let rest: Record<string, unknown> | undefined;
   for (const key in record) {
-    if (!isPagingArgument(key, policy)) continue;
+    if (!isPagingMember(key, record[key], policy)) continue;
     rest ??= { ...record };
     delete rest[key];
   }
@@ -33,6 +34,11 @@ export function listingKeyOf(tool: string, args: unknown, policy: ResolvedToolPo
 
 function isPagingArgument(key: string, policy: ResolvedToolPolicy): boolean {
   return PAGING_ARGUMENTS.has(key.toLowerCase()) || key === policy.cursorArg;
+}
+
+/** A paging argument by its name, or Elasticsearch's `from` holding an offset (a whole number). */
+function isPagingMember(key: string, value: unknown, policy: ResolvedToolPolicy): boolean {
+  return isPagingArgument(key, policy) || (key === 'from' && Number.isInteger(value) && (value as number) >= 0);
 }
 
 /**
@@ -52,14 +58,15 @@ export function callAndListingSignatures(
     const record = args as Record<string, unknown>;
     let paged = false;
     for (const key in record) {
-      if (isPagingArgument(key, policy)) {
+      if (isPagingMember(key, record[key], policy)) {
         paged = true;
         break;
       }
     }
     if (paged) {
       const value = withoutClockStamps(record, policy, startTime) as Record<string, unknown>;
-      const texts = canonicalJsonWithAndWithout(value, policy.volatileArgs, (key) => isPagingArgument(key, policy), true);
+      const fromIsOffset = isPagingMember('from', record.from, policy);
+      const texts = canonicalJsonWithAndWithout(value, policy.volatileArgs, (key) => isPagingArgument(key, policy) || (key === 'from' && fromIsOffset), true);
       if (texts === undefined) return { argsHash: callSignature(tool, args, policy, startTime), listingKey: listingKeyOf(tool, args, policy, startTime) };
       const prefix = `${tool}\u0000j:`;
       return { argsHash: hashPrefixed(prefix, texts[0]), listingKey: `listing:${hashPrefixed(prefix, texts[1])}` };

@@ -39,6 +39,26 @@ describe('paging past the end (issue 24 #2)', () => {
     expect(log.every((round) => round.after.action === 'continue')).to.equal(true);
   });
 
+  // Elasticsearch pages with `from` (and `size`): past the last hit every page answered the same
+  // empty `hits`, each for another `from`, new forever. `from` is a page's offset only as a number:
+  // a flight from "SFO", a conversion from "USD", mail from an address are what is asked.
+  const esPage = (from: number): ScriptedCall => ({
+    tool: 'es_search',
+    args: { index: 'docs', query: { match: { body: 'refund' } }, from, size: 10 },
+    outcome: { result: { took: 3, timed_out: false, hits: { total: { value: 20, relation: 'eq' }, max_score: from < 20 ? 1.2 : null, hits: from < 20 ? [{ _id: `d${from}`, _score: 1.1 }] : [] } } },
+  });
+
+  it("Elasticsearch's `from` past the last hit: the empty pages are stale and stop the run", () => {
+    const log = playRounds(newRun(), Array.from({ length: 9 }, (_, page) => [esPage(page * 10)]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.below(9);
+  });
+
+  it('a `from` that is not a number is what is asked: flights from one airport after another, none found, are new', () => {
+    const log = playRounds(newRun(), ['SFO', 'OAK', 'SJC', 'SMF', 'FAT', 'MRY', 'STS', 'SCK'].map((from) => [{ tool: 'search_flights', args: { from, to: 'JFK', date: '2026-12-24' }, outcome: { result: { flights: [] } } }]));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+  });
+
   describe('a write in between: the list may have grown (issue 24 #2)', () => {
     const ended = [
       [page('cus_1', 0, undefined, { object: 'list', data: [{ id: 'ch_1', amount: 500 }], has_more: true })],
