@@ -176,6 +176,14 @@ function esPage(total: number, from: number, took: number, term = 'refund'): unk
   return { total, took, hits };
 }
 
+/** `systemctl status` of a unit: its state and age, its usage so far, its last log lines. */
+function systemdStatus(age: string, state: string, look: number): string {
+  const failing = state.startsWith('activating');
+  return `● api.service - API server\n     Loaded: loaded (/etc/systemd/system/api.service; enabled; preset: enabled)\n     Active: ${state} since Mon 2026-12-07 16:01:02 UTC; ${age} ago\n` +
+    `   Main PID: 4242 (code=exited, status=${failing ? 1 : 0})\n     Memory: ${(12.3 + look / 10).toFixed(1)}M\n        CPU: ${120 + look * 3}ms\n\n` +
+    `Dec 07 16:01:02 web-1 api[4242]: ${failing ? 'Error: listen EADDRINUSE: address already in use :::8080' : 'Listening on :8083'}`;
+}
+
 /** jest's output under Node 21+, behind Node's punycode deprecation warning and its process id. */
 function jestWithNodeWarning(pid: number, failed: number, seconds: number): string {
   const warning = `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)`;
@@ -714,6 +722,26 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     label: 'looping',
     loopStart: 0,
     calls: Array.from({ length: 12 }, (_, i) => bash('docker ps --filter name=db', dockerPs(2 + i, 'starting'), T0 + i * 60_000)),
+  },
+  // systemctl status re-run at once on a unit that keeps restarting and failing the same way:
+  // its age (systemd's `5min 3s ago`) and the memory and CPU it has used tick, nothing else.
+  {
+    name: 'systemctl-status-rerun-at-once',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('systemctl status api --no-pager', systemdStatus(`${5 + i}min ${(7 * i) % 60}s`, 'activating (auto-restart)', 40 + i), T0 + i * 8_000)),
+  },
+  {
+    name: 'systemctl-status-after-each-fix',
+    noiseClass: 'shell polls (ages in the output)',
+    label: 'healthy',
+    // Fix the unit, restart it, look: each look follows a write; the third fix works.
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`sed -i 's/^Environment=PORT=.*/Environment=PORT=${8080 + attempt}/' /etc/systemd/system/api.service`, '', T0 + attempt * 60_000),
+      bash('systemctl daemon-reload && systemctl restart api', '', T0 + attempt * 60_000 + 5_000),
+      bash('systemctl status api --no-pager', systemdStatus(`${attempt * 3}s`, attempt < 3 ? 'activating (auto-restart)' : 'active (running)', 40 + attempt), T0 + attempt * 60_000 + 9_000),
+    ]),
   },
   {
     name: 'health-endpoint-rerun-at-once',

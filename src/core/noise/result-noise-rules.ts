@@ -113,6 +113,8 @@ const HTTP_PER_RESPONSE_HEADER =
   `(?<=^|\\n|\\\\n|< )(?:${['traceparent', 'tracestate', 'cf-ray', 'x-amz-cf-id', 'x-amz-id-2', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-vercel-id',
     'age', 'x-timer', 'server-timing', 'x-runtime', 'x-response-time', 'x-envoy-upstream-service-time', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit-remaining']
     .map(anyCase).join('|')}):[ \\t]*[^\\n\\\\]*`;
+/** `systemctl status`'s `Memory: 12.3M (peak: 14.1M)` and `CPU: 3min 1.234s` lines: the values, at a line's start. */
+const SYSTEMD_USAGE = '(?<=(?:^|\\n|\\\\n) {0,12}(?:Memory|CPU): )[^\\n\\\\]*';
 /** HTTP's IMF-fixdate (RFC 9110 5.6.7), the only form a server sends today. */
 const HTTP_DATE = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT';
 /**
@@ -158,19 +160,21 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: 'Z-debug-', pattern: '_logs/\\d{4}-\\d{2}-\\d{2}T\\d{2}_\\d{2}_\\d{2}_\\d{3}Z-debug-\\d+\\.log' },
   { literal: 'B/s eta', pattern: '\\b\\d+(?:\\.\\d+)? [kMG]?i?B/s eta (?:\\d+:)?\\d{1,2}:\\d{2}\\b' },
   { literal: '(most recent call last)', pattern: IPYTHON_EXECUTION_COUNT },
+  // systemctl status: the memory and CPU time a unit has used so far, which grow between two looks at a unit that stays as it is.
+  { literal: 'Loaded: ', pattern: SYSTEMD_USAGE },
 ];
 
 /**
  * Ages, which tick between two looks at the same state: a time before now (`3 minutes ago`,
- * gh's `about 1 hour ago`, kubectl's restart `(2m30s ago)`, whose `2m30s` the duration rule
- * took first and left as `#`), docker ps's `Up 3 minutes`, kubectl get's AGE column. Without
+ * gh's `about 1 hour ago`, systemd's `5min 3s ago` and `2 days 4h ago`, kubectl's restart
+ * `(2m30s ago)`, whose `2m30s` the duration rule took first and left as `#`), docker ps's `Up 3 minutes`, kubectl get's AGE column. Without
  * them `kubectl get pods` re-run at once on a pod stuck in CrashLoopBackOff, or `docker ps` on a
  * container that never turns healthy, answers "new" on every call, with no end. An uptime that
  * drops is no longer a restart by itself; Docker's `Restarting (1)` and kubectl's RESTARTS count
  * still are. Each is a pass of its own with its own exact gate (create-noise-filter.ts).
  */
 export const AGO =
-  '(?:\\b(?:(?:[aA]bout|[oO]ver|[aA]lmost|[lL]ess than) )?(?:\\d+(?:[smhdy](?:\\d+[smhd])?| (?:second|minute|hour|day|week|month|year)s?)|(?:an?|a few) (?:second|minute|hour|day|week|month|year)s?)|#) ago\\b';
+  '(?:\\b(?:(?:[aA]bout|[oO]ver|[aA]lmost|[lL]ess than) )?(?:\\d+(?:[smhdy](?:\\d+[smhd])?|min| (?:second|minute|hour|day|week|month|year)s?)(?: \\d+(?:min|[smh]| (?:day|week|month)s?))?|(?:an?|a few) (?:second|minute|hour|day|week|month|year)s?)|#) ago\\b';
 /** docker ps's STATUS: `Up 3 minutes`, `Up About an hour`, `Up Less than a second`. */
 export const DOCKER_UP = '\\bUp (?:\\d+|About an?|Less than an?) (?:second|minute|hour|day|week|month|year)s?\\b';
 /**

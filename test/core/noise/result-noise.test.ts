@@ -151,6 +151,12 @@ describe('noise in results (issue 24 #1)', () => {
     expectNoise([docker('Up 3 minutes (health: starting)', '3 minutes ago'), docker('Up About an hour (health: starting)', 'an hour ago')], docker('Up 3 minutes (healthy)', '3 minutes ago'));
     expectNoise(['Triggered via push about 1 minute ago', 'Triggered via push about 12 minutes ago'], 'Triggered via pull_request about 1 minute ago');
     expectNoise(['Triggered via push less than a minute ago', 'Triggered via push about 2 hours ago'], 'Triggered via pull_request less than a minute ago');
+    // systemctl status on a service that stays as it is: its age in systemd's own compact form and
+    // the memory and CPU time it has used so far tick; its state, PID and log lines do not.
+    const unit = (age: string, memory: string, cpu: string, state = 'active (running)') =>
+      `● nginx.service - A high performance web server\n     Loaded: loaded (/lib/systemd/system/nginx.service; enabled; vendor preset: enabled)\n     Active: ${state} since Mon 2026-12-07 16:01:02 UTC; ${age} ago\n   Main PID: 4242 (nginx)\n      Tasks: 3 (limit: 4915)\n     Memory: ${memory}\n        CPU: ${cpu}\n\nDec 07 16:01:02 web-1 systemd[1]: Started nginx.service.`;
+    expectNoise([unit('38s', '12.3M', '126ms'), unit('5min 3s', '12.9M (peak: 14.1M)', '1.234s')], unit('38s', '12.3M', '126ms', 'activating (auto-restart)'));
+    expectNoise([unit('1h 2min', '12.3M', '126ms'), unit('2 days 4h', '1.2G', '3min 1.2s')], unit('1h 2min', '12.3M', '126ms', 'failed (Result: exit-code)'));
     // Not an age in those shapes: a cable's length, a wine's age, a table without a kubectl AGE header.
     expect(hashOf({ item: 'HDMI cable', length: '5m' })).to.not.equal(hashOf({ item: 'HDMI cable', length: '10m' }));
     expect(hashOf('Scotch whisky, aged 12 years')).to.not.equal(hashOf('Scotch whisky, aged 18 years'));
