@@ -97,24 +97,6 @@ export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[
  * no `eta` or bar clock (a speed test's `Download 5.2 MB/s`), are data; so are a length or an age in no shape of
  * AGO, DOCKER_UP or TABLE_AGE below (`"length": "5m"`, `aged 12 years`).
  */
-/** Any letter case: an HTTP/1.1 server writes `CF-RAY`, `Age`; HTTP/2 lower case. */
-function anyCase(name: string): string {
-  return name.replace(/[a-z]/g, (letter) => `[${letter}${letter.toUpperCase()}]`);
-}
-/**
- * Response headers that name the one response or time it, in a header dump (`curl -i`, `-I`,
- * `-v`): W3C trace context, Cloudflare's `cf-ray`, CloudFront's and S3's ids, AWS X-Ray's and Google
- * Cloud's trace ids, Vercel's id, a cache's `age` and Fastly's `x-timer`, `server-timing` and the
- * upstream and runtime clocks, the rate limit's remaining count. The whole line, at a line's start
- * (or after curl -v's `< `); the gate's literal is the status line's `HTTP/`, so `Age: 41` in a
- * patient record is data.
- */
-const HTTP_PER_RESPONSE_HEADER =
-  `(?<=^|\\n|\\\\n|< )(?:${['traceparent', 'tracestate', 'cf-ray', 'x-amz-cf-id', 'x-amz-id-2', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-vercel-id',
-    'age', 'x-timer', 'server-timing', 'x-runtime', 'x-response-time', 'x-envoy-upstream-service-time', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit-remaining']
-    .map(anyCase).join('|')}):[ \\t]*[^\\n\\\\]*`;
-/** `systemctl status`'s `Memory: 12.3M (peak: 14.1M)` and `CPU: 3min 1.234s` lines: the values, at a line's start. */
-const SYSTEMD_USAGE = '(?<=(?:^|\\n|\\\\n) {0,12}(?:Memory|CPU): )[^\\n\\\\]*';
 /** HTTP's IMF-fixdate (RFC 9110 5.6.7), the only form a server sends today. */
 const HTTP_DATE = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT';
 /**
@@ -136,6 +118,25 @@ const TQDM_CLOCK_AND_RATE =
  * list of "Customer Case" links, against 0.06 for the header).
  */
 const IPYTHON_EXECUTION_COUNT = '(?<=Traceback \\(most recent call last\\)(?:\\n|\\\\n)(?:Cell In\\[|<ipython-input-))\\d+(?=\\], line \\d|-[0-9a-f]{12}>)';
+
+/** Any letter case: an HTTP/1.1 server writes `CF-RAY`, `Age`; HTTP/2 lower case. */
+function anyCase(name: string): string {
+  return name.replace(/[a-z]/g, (letter) => `[${letter}${letter.toUpperCase()}]`);
+}
+/**
+ * Response headers that name the one response or time it, in a header dump (`curl -i`, `-I`,
+ * `-v`): W3C trace context, Cloudflare's `cf-ray`, CloudFront's and S3's ids, AWS X-Ray's and Google
+ * Cloud's trace ids, Vercel's id, a cache's `age` and Fastly's `x-timer`, `server-timing` and the
+ * upstream and runtime clocks, the rate limit's remaining count. The whole line, at a line's start
+ * (or after curl -v's `< `); the gate's literal is the status line's `HTTP/`, so `Age: 41` in a
+ * patient record is data.
+ */
+const HTTP_PER_RESPONSE_HEADER =
+  `(?<=^|\\n|\\\\n|< )(?:${['traceparent', 'tracestate', 'cf-ray', 'x-amz-cf-id', 'x-amz-id-2', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-vercel-id',
+    'age', 'x-timer', 'server-timing', 'x-runtime', 'x-response-time', 'x-envoy-upstream-service-time', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit-remaining']
+    .map(anyCase).join('|')}):[ \\t]*[^\\n\\\\]*`;
+/** `systemctl status`'s `Memory: 12.3M (peak: 14.1M)` and `CPU: 3min 1.234s` lines: the values, at a line's start. */
+const SYSTEMD_USAGE = '(?<=(?:^|\\n|\\\\n) {0,12}(?:Memory|CPU): )[^\\n\\\\]*';
 
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
   { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
@@ -167,7 +168,8 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
 /**
  * Ages, which tick between two looks at the same state: a time before now (`3 minutes ago`,
  * gh's `about 1 hour ago`, systemd's `5min 3s ago` and `2 days 4h ago`, kubectl's restart
- * `(2m30s ago)`, whose `2m30s` the duration rule took first and left as `#`), docker ps's `Up 3 minutes`, kubectl get's AGE column. Without
+ * `(2m30s ago)`, whose `2m30s` the duration rule took first and left as `#`), docker ps's `Up 3
+ * minutes`, kubectl get's AGE column. Without
  * them `kubectl get pods` re-run at once on a pod stuck in CrashLoopBackOff, or `docker ps` on a
  * container that never turns healthy, answers "new" on every call, with no end. An uptime that
  * drops is no longer a restart by itself; Docker's `Restarting (1)` and kubectl's RESTARTS count
