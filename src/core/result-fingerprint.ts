@@ -12,7 +12,7 @@ import { defaultNoiseFilter } from './noise/create-noise-filter.js';
 import { describesAction, failureReportedBy, fingerprintPage, showsNoPage } from './world-state/page-state.js';
 import { saysCommandStillRunning } from './world-state/says-command-still-running.js';
 import { isPartListKey, objectSaysInProgress, textSaysInProgress } from './world-state/says-in-progress.js';
-import { codexShellOutput, isSilentCommandAnswer, isSilentExitError, withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
+import { codexShellOutput, isSilentCommandAnswer, isSilentExitMessage, withoutShellEnvelopeNoise } from './world-state/shell-answer-envelope.js';
 import { jsonTextShape, readJsonTextShape, VolatileKeyMatcher } from './json-text-shape.js';
 import { KEYED_MEMBER_NAMES } from './noise/keyed-member-names.js';
 
@@ -979,9 +979,9 @@ export function fingerprintError(error: unknown): PrehashedOutcome {
   return prehashed;
 }
 
-/** A shell's failure that printed nothing, only its exit code (Claude Code's `Exit code 1`), is an empty answer (isSilentExitError). */
+/** A shell's failure that printed nothing, only its exit code (Claude Code's `Exit code 1`), is an empty answer (isSilentExitMessage). */
 function fingerprintFailure(error: unknown, policy: ResolvedToolPolicy): PrehashedOutcome {
-  return policy.shellArg !== undefined && isSilentExitError(error) ? { outcome: 'empty' } : fingerprintError(error);
+  return policy.shellArg !== undefined && isSilentExitMessage(describeError(error).message) ? { outcome: 'empty' } : fingerprintError(error);
 }
 
 /** Fingerprints a raw outcome: exactly one of `result` or `error`. */

@@ -146,11 +146,11 @@ const CLAUDE_CODE_SILENT_EXIT = /^(?:Error: )?Exit code -?\d+\s*$/;
 
 /**
  * Claude Code answers a command that exited non-zero as an error (`is_error: true`, and the
- * `PostToolUseFailure` hook's text): `Exit code 1` (or `Error: Exit code 1`), then what it printed. With nothing printed
- * it is the grep that found nothing, an empty answer as in any other harness, not a failure:
- * read as one, five greps for five names were five failures in a row and stopped the run.
+ * `PostToolUseFailure` hook's text): `Exit code 1` (or `Error: Exit code 1`), then what it
+ * printed. With nothing printed it is the grep that found nothing, an empty answer as in any
+ * other harness, not a failure: read as one, five greps for five names were five failures in a
+ * row and stopped the run. The error's message (result-fingerprint.ts describeError).
  */
-export function isSilentExitError(error: unknown): boolean {
-  const message = typeof error === 'string' ? error : typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' && message.length <= 32 && CLAUDE_CODE_SILENT_EXIT.test(message);
+export function isSilentExitMessage(message: string): boolean {
+  return message.length <= 32 && CLAUDE_CODE_SILENT_EXIT.test(message);
 }
