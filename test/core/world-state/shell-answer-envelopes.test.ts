@@ -10,6 +10,8 @@ import { classifyShellCommand } from '../../../src/core/world-state/classify-she
 import { kinds, newRun, playRounds, type ScriptedCall } from '../play.js';
 
 const options = resolveOptions();
+/** Names an agent greps for one after another; none found (exit code 1, nothing printed) in the silent-grep tests. */
+const GREPPED_NAMES = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
 const execPolicy = options.tool('exec_command');
 
 let chunk = 0x3a41f0;
@@ -52,14 +54,13 @@ describe('world-state: Codex CLI shell tools', () => {
   });
 
   it('six different greps that find nothing (exit code 1), in each of its three shapes, are six new facts: the run goes on', () => {
-    const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
     const shapes: Array<[string, (query: string) => ScriptedCall]> = [
       ['exec_command', (query) => ({ tool: 'exec_command', args: { cmd: `rg -n "${query}" src/` }, outcome: { result: execOutput('', 1) } })],
       ['shell, text', (query) => ({ tool: 'shell', args: { command: ['bash', '-lc', `rg -n "${query}" src/`] }, outcome: { result: asText('', 1) } })],
       ['shell, JSON', (query) => ({ tool: 'shell', args: { command: ['bash', '-lc', `rg -n "${query}" src/`] }, outcome: { result: asJson('', 1) } })],
     ];
     for (const [shape, grep] of shapes) {
-      const log = playRounds(newRun(), queries.map((query) => [grep(query)]));
+      const log = playRounds(newRun(), GREPPED_NAMES.map((query) => [grep(query)]));
       expect(log.flatMap((round) => round.decisions).map((decision) => decision.action), shape).to.deep.equal(Array(6).fill('allow'));
       expect(log.at(-1)!.after.action, shape).to.equal('continue');
     }
@@ -159,10 +160,9 @@ describe('world-state: mini-swe-agent and OpenHands shell envelopes', () => {
   // stale streak, the grep family switched off and the run stopped (Codex's three shapes too).
   it('six different greps that find nothing (exit code 1) are six new facts, as bare empty outputs are; the same match six times still stops', () => {
     for (const [tool, envelope] of [['bash', miniSweAgent], ['execute_bash', openHands]] as const) {
-      const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
-      const silent = playRounds(newRun(), queries.map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('', 1) } }]));
+        const silent = playRounds(newRun(), GREPPED_NAMES.map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('', 1) } }]));
       expect(silent.at(-1)!.after, tool).to.include({ action: 'continue' });
-      const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('src/cli.py:12:    args = parse(argv)\n') } }]));
+      const same = playRounds(newRun(), [...GREPPED_NAMES, 'parse('].map((query) => [{ tool, args: { command: `grep -rn "${query}" src/` }, outcome: { result: envelope('src/cli.py:12:    args = parse(argv)\n') } }]));
       expect(same.at(-1)!.after, tool).to.include({ action: 'stop', reason: 'stale_rounds' });
     }
   });
@@ -173,7 +173,7 @@ describe('world-state: mini-swe-agent and OpenHands shell envelopes', () => {
 describe("world-state: Claude Code's Bash failing with nothing printed", () => {
   const bash = options.tool('Bash');
   const grep = (query: string, message: string): ScriptedCall => ({ tool: 'Bash', args: { command: `grep -rn "${query}" src/`, description: `Find ${query}` }, outcome: { error: { type: 'tool_error', message } } });
-  const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command', 'typer'];
+  const queries = [...GREPPED_NAMES, 'typer'];
 
   it('`Exit code 1` alone is an empty answer; with output it is the failure it reports', () => {
     expect(fingerprintOutcome({ error: { type: 'tool_error', message: 'Exit code 1' } }, bash, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
@@ -202,7 +202,6 @@ describe("world-state: Cline's and Roo Code's execute_command answers", () => {
   const cline = (output: string) => `Command executed.${output.length > 0 ? `\nOutput:\n${output}` : ''}`;
   const roo = (output: string, exit = 0) =>
     `Command executed in terminal  within working directory '/repo'. ${exit === 0 ? '' : 'Command execution was not successful, inspect the cause and adjust as needed.\n'}Exit code: ${exit}\nOutput:\n${output}`;
-  const queries = ['parse_args', 'ArgParser', 'argv', 'sys.argv', 'optparse', 'click.command'];
 
   it('nothing printed is an empty answer, whatever the exit code; an output is not', () => {
     expect(fingerprintResult(cline(''), executeCommand, options.maxFingerprintBytes)).to.deep.equal({ outcome: 'empty' });
@@ -214,11 +213,11 @@ describe("world-state: Cline's and Roo Code's execute_command answers", () => {
 
   it('six greps that find nothing go on (they stopped on stale rounds); the same match six times still stops', () => {
     for (const [name, answer] of [['Cline', () => cline('')], ['Roo Code', () => roo('', 1)]] as const) {
-      const silent = playRounds(newRun(), queries.map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: answer() } }]));
+      const silent = playRounds(newRun(), GREPPED_NAMES.map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: answer() } }]));
       expect(silent.at(-1)!.after.action, name).to.equal('continue');
       expect(kinds(silent.flatMap((round) => round.decisions)).filter((kind) => kind.startsWith('refuse')), name).to.deep.equal([]);
     }
-    const same = playRounds(newRun(), [...queries, 'parse('].map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: roo('src/cli.py:12:    args = parse(argv)\n') } }]));
+    const same = playRounds(newRun(), [...GREPPED_NAMES, 'parse('].map((query) => [{ tool: 'execute_command', args: { command: `grep -rn "${query}" src/` }, outcome: { result: roo('src/cli.py:12:    args = parse(argv)\n') } }]));
     expect(same.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
   });
 });
