@@ -298,7 +298,7 @@ function renderNoiseSection(outcomes: ScenarioOutcome[]): string {
   lines.push('');
   lines.push(
     'Not recorded runs: a looping run and its healthy twin per class, built from real tool output (pytest, go test, an ' +
-      'Elasticsearch response, GitHub\'s 401, tau-bench\'s retail lookups, Cline\'s task_progress, `gh`, `kubectl`, `docker`, `curl -sI`, tqdm and jest under Node 22, an IPython traceback as OpenHands\' notebook cell prints it, gemini-cli\'s shell answer, cargo test\'s parallel output, ' +
+      'Elasticsearch response, GitHub\'s 401, tau-bench\'s retail lookups, Cline\'s task_progress, `gh`, `kubectl`, `docker`, `curl -sI`, curl\'s progress meter, BuildKit\'s plain progress, MSBuild\'s summary, tqdm and jest under Node 22, an IPython traceback as OpenHands\' notebook cell prints it, gemini-cli\'s shell answer, cargo test\'s parallel output, ' +
       'file reads as Claude Code\'s Read, str_replace_editor, SWE-agent\'s viewer and mini-swe-agent\'s shell print them) with only ' +
       'the volatile parts varying, or (window re-reads) the range read (eval/noise-classes/scenarios.ts; issue 24, issue 18 #3 and #5). ' +
       'Replayed with the default profile and no options.',

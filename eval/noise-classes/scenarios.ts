@@ -184,6 +184,36 @@ function systemdStatus(age: string, state: string, look: number): string {
     `Dec 07 16:01:02 web-1 api[4242]: ${failing ? 'Error: listen EADDRINUSE: address already in use :::8080' : 'Listening on :8083'}`;
 }
 
+/**
+ * `curl` without `-s` under an agent's shell: its progress meter on stderr (the agent sees both
+ * streams), whose speeds and clocks differ on every request, and the body. `look` moves them.
+ */
+function curlWithMeter(look: number, body: string): string {
+  const size = body.length;
+  const speed = 1000 + ((look * 7919) % 4000);
+  return `  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n` +
+    `\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\r100   ${size}  100   ${size}    0     0   ${speed}      0 --:--:-- --:--:-- --:--:--  ${speed + 23}\n${body}`;
+}
+
+/** `docker build` with BuildKit's plain progress (not a terminal): each RUN line led by its seconds, the failed step's excerpt too. */
+function dockerBuild(look: number, failure: string | undefined): string {
+  const at = (k: number) => (0.2 + ((look * 37 + k * 101) % 900) / 1000).toFixed(3);
+  const run = failure === undefined ? ['added 212 packages in 3s'] : ['npm error code ERESOLVE', `npm error ${failure}`];
+  const lines = run.map((line, k) => `#9 ${at(k)} ${line}`).join('\n');
+  const head = `#0 building with "default" instance using docker driver\n\n#1 [internal] load build definition from Dockerfile\n#1 transferring dockerfile: 312B done\n#1 DONE 0.0s\n\n#9 [4/6] RUN npm ci\n${lines}\n`;
+  if (failure === undefined) return `${head}#9 DONE ${(3 + look / 10).toFixed(1)}s\n\n#12 exporting to image\n#12 naming to docker.io/library/shop:dev done\n#12 DONE 0.${look % 10}s`;
+  const excerpt = run.map((line, k) => `${at(k)} ${line}`).join('\n');
+  return `${head}#9 ERROR: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1\n------\n > [4/6] RUN npm ci:\n${excerpt}\n------\n` +
+    'Dockerfile:7\n--------------------\n   6 |     COPY package*.json ./\n   7 | >>> RUN npm ci\n--------------------\nERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1';
+}
+
+/** `dotnet build` (MSBuild's summary and its `Time Elapsed`). */
+function dotnetBuild(look: number, error: string | undefined): string {
+  const elapsed = `00:00:0${2 + (look % 7)}.${String(10 + ((look * 13) % 89)).padStart(2, '0')}`;
+  const body = error === undefined ? 'Build succeeded.\n    0 Warning(s)\n    0 Error(s)' : `/src/Shop/Program.cs(12,17): error ${error} [/src/Shop/Shop.csproj]\n\nBuild FAILED.\n\n    0 Warning(s)\n    1 Error(s)`;
+  return `  Determining projects to restore...\n  All projects are up-to-date for restore.\n${body}\n\nTime Elapsed ${elapsed}`;
+}
+
 /** jest's output under Node 21+, behind Node's punycode deprecation warning and its process id. */
 function jestWithNodeWarning(pid: number, failed: number, seconds: number): string {
   const warning = `(node:${pid}) [DEP0040] DeprecationWarning: The \`punycode\` module is deprecated. Please use a userland alternative instead.\n(Use \`node --trace-deprecation ...\` to show where the warning was created)`;
@@ -359,6 +389,23 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     label: 'looping',
     loopStart: 0,
     calls: ['0.00', '0.01', '0.00', '0.00', '0.01', '0.00', '0.00'].map((s, i) => bash('go test ./...', goTestOutput(s, `0.00${3 + (i % 4)}`), T0 + i * 15_000)),
+  },
+  // dotnet build re-run with no edit: only MSBuild's Time Elapsed moves.
+  {
+    name: 'dotnet-build-rerun-without-edit',
+    noiseClass: 'durations in results (MSBuild)',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => bash('dotnet build', dotnetBuild(i, "CS0103: The name 'conf' does not exist in the current context"), T0 + i * 20_000)),
+  },
+  {
+    name: 'dotnet-build-after-each-edit',
+    noiseClass: 'durations in results (MSBuild)',
+    label: 'healthy',
+    calls: [1, 2, 3].flatMap((attempt) => [
+      { tool: 'str_replace_editor', args: { command: 'str_replace', path: '/src/Shop/Program.cs', old_str: `conf${attempt - 1}`, new_str: `conf${attempt}` }, result: 'The file /src/Shop/Program.cs has been edited.', ts: T0 + attempt * 60_000 },
+      bash('dotnet build', dotnetBuild(attempt, attempt < 3 ? `CS0103: The name 'conf${attempt}' does not exist in the current context` : undefined), T0 + attempt * 60_000 + 5_000),
+    ]),
   },
   {
     name: 'es-search-reworded-same-hits',
@@ -805,6 +852,42 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     calls: [1, 2, 3].flatMap((attempt) => [
       bash(`kubectl set image deployment/api api=registry.example/api:1.4.${attempt}`, 'deployment.apps/api image updated', T0 + attempt * 60_000),
       bash('curl -sI https://api.example.com/v1/status', httpHeadBehindCdn(attempt < 3 ? 503 : 200, T0 + attempt * 60_000 + 30_000, attempt), T0 + attempt * 60_000 + 30_000),
+    ]),
+  },
+  // curl without -s re-run at once on an endpoint that keeps answering 404: its progress meter's
+  // speeds move, the body does not.
+  {
+    name: 'curl-with-progress-meter-rerun-at-once',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 10 }, (_, i) => bash('curl http://localhost:8000/api/items', curlWithMeter(i, '{"detail":"Not Found"}'), T0 + i * 6_000)),
+  },
+  {
+    name: 'curl-with-progress-meter-after-each-fix',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'healthy',
+    // Fix the route, look: the same 404 after an edit is no repeat; the third fix works.
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`sed -i 's#@app.get("/api/item[s]*/*")#@app.get("/api/items${attempt === 1 ? '/' : ''}")#' app/main.py`, '', T0 + attempt * 60_000),
+      bash('curl http://localhost:8000/api/items', curlWithMeter(attempt, attempt < 3 ? '{"detail":"Not Found"}' : '[{"id":1,"name":"lamp"}]'), T0 + attempt * 60_000 + 5_000),
+    ]),
+  },
+  // docker build re-run with no edit, failing the same way: BuildKit's per-line seconds move.
+  {
+    name: 'docker-build-rerun-without-edit',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => bash('docker build -t shop:dev .', dockerBuild(i, 'ERESOLVE unable to resolve dependency tree'), T0 + i * 40_000)),
+  },
+  {
+    name: 'docker-build-after-each-dockerfile-edit',
+    noiseClass: 'clocks, rates and process ids in output',
+    label: 'healthy',
+    calls: [1, 2, 3].flatMap((attempt) => [
+      bash(`sed -i 's/^RUN npm ci.*/RUN npm ci${attempt === 1 ? ' --legacy-peer-deps' : ' --force'}/' Dockerfile`, '', T0 + attempt * 90_000),
+      bash('docker build -t shop:dev .', dockerBuild(attempt, attempt < 3 ? 'ERESOLVE could not resolve' : undefined), T0 + attempt * 90_000 + 5_000),
     ]),
   },
   // An evaluation script re-run with no edit: tqdm's clock and rate move, the accuracy does not.

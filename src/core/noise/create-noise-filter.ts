@@ -7,6 +7,7 @@ import {
   RESPONSE_ID_FIELD_PATTERN,
   SCORE_FIELD_PATTERN,
   SHAPED_NOISE,
+  SHAPED_NOISE_OWN_PASS,
   TABLE_AGE,
   TABLE_AGE_HEADER,
   TEXT_DURATION_NUMBER_LED,
@@ -217,6 +218,15 @@ function holdsShapedNoise(text: string): boolean {
   return false;
 }
 
+const OWN_PASSES: ReadonlyArray<{ readonly literal: string; readonly pattern: RegExp }> = SHAPED_NOISE_OWN_PASS.map(({ literal, pattern }) => ({ literal, pattern: new RegExp(pattern, 'g') }));
+
+/** Shaped noise with a pass of its own (result-noise-rules.ts SHAPED_NOISE_OWN_PASS): the text itself when it holds none. */
+function replaceOwnPasses(text: string): string {
+  let out = text;
+  for (const pass of OWN_PASSES) if (out.indexOf(pass.literal) >= 0) out = out.replace(pass.pattern, '#');
+  return out;
+}
+
 function replaceUuid(match: string, offset: number, text: string): string {
   return isWholeStringValue(text, offset, match.length) ? match : '#';
 }
@@ -385,7 +395,7 @@ export function createNoiseFilter(options: NoiseFilterOptions = {}): NoiseFilter
   return (text, keyedAt) => {
     let out = replaceFamilies(text, families, keyedAt);
     if (holdsUuidGroups(out)) out = out.replace(UUID_PATTERN, replaceUuid);
-    const shaped = replaceAges(holdsShapedNoise(out) ? out.replace(SHAPED_NOISE_PATTERN, '#') : out);
+    const shaped = replaceAges(replaceOwnPasses(holdsShapedNoise(out) ? out.replace(SHAPED_NOISE_PATTERN, '#') : out));
     if (shaped !== out) out = shaped.includes('  ') ? shaped.replace(COLUMN_PADDING, ' ') : shaped;
     if (out !== text && out.includes('====')) out = out.replace(RULE_PATTERN, '==');
     if (recordIdentities) out = out.replace(RECORD_IDENTITY, replaceRecordIdentity);

@@ -109,6 +109,32 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('Speed test: Download 5.2 MB/s, Upload 1.1 MB/s')).to.not.equal(hashOf('Speed test: Download 48.3 MB/s, Upload 12.0 MB/s'));
   });
 
+  it("build and fetch tools' own clocks: curl's progress meter, BuildKit's per-line seconds, MSBuild's `Time Elapsed`, RSpec's and minitest's seeds; numbers outside those shapes are data", () => {
+    // curl without -s (the meter goes to stderr whenever stdout is not a terminal): rows of sizes, speeds and clocks.
+    const meter = (speed: number, clock: string, body: string) =>
+      `  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\r100    22  100    22    0     0   ${speed}      0 ${clock} ${clock} --:--:--  ${speed + 7}\n${body}`;
+    expectNoise([meter(1211, '--:--:--', '{"detail":"Not Found"}'), meter(4377, ' 0:00:01', '{"detail":"Not Found"}')], meter(1211, '--:--:--', '{"detail":"Forbidden"}'));
+    // The same inside a harness's JSON object (escaped line breaks and carriage returns), and with more rows for a slower transfer.
+    expectNoise([{ returncode: 0, output: meter(1211, '--:--:--', 'ok') }, { returncode: 0, output: meter(98, ' 0:00:02', 'ok').replace('\n{', '\r100    22  100    22    0     0     11      0  0:00:02  0:00:02 --:--:--    11\n{') }], { returncode: 0, output: meter(1211, '--:--:--', 'not ok') });
+    // BuildKit's plain progress: `#9 0.512 …` in the log, `0.512 …` in the failed step's excerpt.
+    const build = (seconds: [string, string], error: string) =>
+      `#9 [4/6] RUN npm ci\n#9 ${seconds[0]} npm error code ERESOLVE\n#9 ${seconds[1]} npm error ${error}\n#9 ERROR: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1\n------\n > [4/6] RUN npm ci:\n${seconds[0]} npm error code ERESOLVE\n${seconds[1]} npm error ${error}\n------\nERROR: failed to solve: process "/bin/sh -c npm ci" did not complete successfully: exit code: 1`;
+    expectNoise([build(['0.512', '0.533'], 'ERESOLVE unable to resolve'), build(['1.204', '1.251'], 'ERESOLVE unable to resolve')], build(['0.512', '0.533'], 'notarget No matching version'));
+    expectNoise([{ output: build(['0.512', '0.533'], 'a "peer" dep') }, { output: build(['2.010', '2.044'], 'a "peer" dep') }], { output: build(['0.512', '0.533'], 'a "dev" dep') });
+    // MSBuild's summary, RSpec's and minitest's seeds.
+    const msbuild = (elapsed: string, errors: number) => `Build FAILED.\n\n    0 Warning(s)\n    ${errors} Error(s)\n\nTime Elapsed ${elapsed}`;
+    expectNoise([msbuild('00:00:02.10', 1), msbuild('00:00:04.87', 1)], msbuild('00:00:02.10', 2));
+    const rspec = (seed: number, failures: number) => `Randomized with seed ${seed}\n.F.\n\n3 examples, ${failures} failure\n\nRandomized with seed ${seed}`;
+    expectNoise([rspec(31415, 1), rspec(2718, 1)], rspec(31415, 2));
+    const minitest = (seed: number, failures: number) => `Run options: -n test_sum --seed ${seed}\n\n# Running:\n\nF\n\n1 runs, 1 assertions, ${failures} failures, 0 errors, 0 skips`;
+    expectNoise([minitest(31415, 1), minitest(2718, 1)], minitest(31415, 0));
+    // Outside those shapes the same numbers are data: a table of floats, a seed in prose, an elapsed time in a report.
+    expect(hashOf('0.512 npm\n0.533 yarn')).to.not.equal(hashOf('0.612 npm\n0.533 yarn'));
+    expect(hashOf('The orchard was planted with seed 31415')).to.not.equal(hashOf('The orchard was planted with seed 2718'));
+    expect(hashOf('Race results\nTime Elapsed 02:11:09')).to.not.equal(hashOf('Race results\nTime Elapsed 02:12:40'));
+    expect(hashOf('run 1  100  22  100  22  0  0  1211  0  --:--:--')).to.not.equal(hashOf('run 1  100  22  100  22  0  0  4377  0  --:--:--'));
+  });
+
   it("process ids in a runtime's own notices: Node's `(node:48213) … Warning:`, uvicorn's `Started server process [31000]`, npm's debug log named by the clock; a pid anywhere else is data", () => {
     // Every npx of a 2025 toolchain on Node 21+ prints the punycode warning with its process id.
     const jest = (pid: number, failed: number) =>
