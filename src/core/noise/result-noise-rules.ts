@@ -150,19 +150,22 @@ const METER_CLOCK = '(?:--:--:--|\\d+:\\d{2}:\\d{2})';
  * way leaves different speeds and clocks every time. The rows in a run (between `\r` or line breaks)
  * become one `#`; the header stays, and so does the body, which is the answer. A row is its own
  * context (twelve columns, the last four three clocks and a speed), wherever the body put it.
+ * Every repetition that can start a match is bounded (` {0,3}`, `\\d{1,3}`): a leading ` *` made
+ * a long run of spaces quadratic (40,000 spaces after `% Xferd`: 0.75 s).
  */
-const CURL_METER_ROW = ` *\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +${METER_SIZE} +${METER_SIZE} +${METER_CLOCK} +${METER_CLOCK} +${METER_CLOCK} +${METER_SIZE}`;
+const CURL_METER_ROW = ` {0,3}\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +${METER_SIZE} +${METER_SIZE} +${METER_CLOCK} +${METER_CLOCK} +${METER_CLOCK} +${METER_SIZE}`;
 const CURL_METER_ROWS = `${CURL_METER_ROW}(?:${ROW_BREAK}+${CURL_METER_ROW})*`;
 /**
  * BuildKit's plain progress (`docker build` when its output is not a terminal): each line a RUN
  * step prints is led by the step's number and the seconds since the step started (`#9 0.512 npm
  * ERR! code ERESOLVE`), and the excerpt of a failed step repeats those lines with the seconds alone
  * after its ` > [4/5] RUN npm ci:` header. The same build failing the same way moves only these.
- * The lookahead comes first so that the lookbehind runs only before such a number.
+ * The lookahead comes first so that the lookbehind runs only before such a number; its digits are
+ * bounded, as `\\d+` there made a long run of digits quadratic (40,000 digits: 1.6 s).
  */
-const BUILDKIT_STEP_SECONDS = '(?=\\d+\\.\\d{3} )(?<=(?:^|\\n|\\\\n)#\\d{1,4} )\\d+\\.\\d{3}';
+const BUILDKIT_STEP_SECONDS = '(?=\\d{1,6}\\.\\d{3} )(?<=(?:^|\\n|\\\\n)#\\d{1,4} )\\d{1,6}\\.\\d{3}';
 const BUILDKIT_EXCERPT_SECONDS =
-  `(?=\\d+\\.\\d{3} )(?<=(?:\\n|\\\\n) > \\[\\d+/\\d+\\] ${LINE_CHARACTER}{1,400}:(?:\\n|\\\\n)(?:\\d+\\.\\d{3} ${LINE_CHARACTER}{0,2000}(?:\\n|\\\\n)){0,20})\\d+\\.\\d{3}`;
+  `(?=\\d{1,6}\\.\\d{3} )(?<=(?:\\n|\\\\n) > \\[\\d{1,4}/\\d{1,4}\\] ${LINE_CHARACTER}{1,400}:(?:\\n|\\\\n)(?:\\d{1,6}\\.\\d{3} ${LINE_CHARACTER}{0,2000}(?:\\n|\\\\n)){0,20})\\d{1,6}\\.\\d{3}`;
 /** `systemctl status`'s `Memory: 12.3M (peak: 14.1M)` and `CPU: 3min 1.234s` lines: the values, at a line's start. */
 const SYSTEMD_USAGE = '(?<=(?:^|\\n|\\\\n) {0,12}(?:Memory|CPU): )[^\\n\\\\]*';
 
@@ -178,7 +181,9 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
   { literal: 'Memory: ', pattern: '\\bTime: \\d{2}:\\d{2}(?:\\.\\d{3})?, Memory: \\d+\\.\\d{2} MB\\b' },
   { literal: 'Finished ', pattern: 'Finished [^,\\n"]{1,40}, \\d+(?:\\.\\d+)? runs/s, \\d+(?:\\.\\d+)? assertions/s' },
   { literal: '_ms', pattern: '\\bduration_ms:? \\d+(?:\\.\\d+)?' },
-  { literal: '=setup[', pattern: '\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },
+  // `\\b` first: a match cannot start inside a run of digits, which `\\d+` alone made quadratic
+  // (the shared pass took 3.7 s on 80,000 digits next to any literal; now linear).
+  { literal: '=setup[', pattern: '\\b\\d+(?:\\.\\d+)?=setup\\[\\d+(?:\\.\\d+)?\\]\\+cmd\\[\\d+(?:\\.\\d+)?\\]' },
   // Literals led by a rare character (create-noise-filter.ts): a search for ` GMT` would stop at every space.
   { literal: 'GMT', pattern: `(?<=^|\\n|\\\\n|< )[dD]ate: ${HTTP_DATE}` },
   { literal: 'HTTP/', pattern: HTTP_PER_RESPONSE_HEADER },

@@ -3,6 +3,7 @@ import { callSignature } from '../../../src/core/call-signature.js';
 import { LoopGuardConfigError } from '../../../src/core/errors.js';
 import { createNoiseFilter } from '../../../src/core/noise/create-noise-filter.js';
 import { isCallClockStamp } from '../../../src/core/noise/is-call-clock-stamp.js';
+import { AGO, DOCKER_UP, ISO_DATETIME, SHAPED_NOISE, SHAPED_NOISE_OWN_PASS, TABLE_AGE, TEXT_DURATION, TEXT_REQUEST_ID_PREFIX, UUID } from '../../../src/core/noise/result-noise-rules.js';
 import { resolveOptions } from '../../../src/core/policy.js';
 import { fingerprintError, fingerprintResult } from '../../../src/core/result-fingerprint.js';
 
@@ -133,6 +134,22 @@ describe('noise in results (issue 24 #1)', () => {
     expect(hashOf('The orchard was planted with seed 31415')).to.not.equal(hashOf('The orchard was planted with seed 2718'));
     expect(hashOf('Race results\nTime Elapsed 02:11:09')).to.not.equal(hashOf('Race results\nTime Elapsed 02:12:40'));
     expect(hashOf('run 1  100  22  100  22  0  0  1211  0  --:--:--')).to.not.equal(hashOf('run 1  100  22  100  22  0  0  4377  0  --:--:--'));
+  });
+
+  it('no rule can start a match anywhere inside a long run: each begins with `\\b`, a lookbehind, a literal or a bounded repetition', () => {
+    // A rule whose first token is an unbounded repetition (`\\d+`, ` *`) is retried from every
+    // place inside a long run of what it repeats, and each try runs to the run's end: tox's
+    // `\\d+=setup[` made the shared pass quadratic (80,000 digits next to any literal: 3.7 s; a
+    // megabyte: minutes, the host stalled), as did a first draft of curl's meter (` *`, 40,000
+    // spaces: 0.75 s) and of BuildKit's seconds (`(?=\\d+\\.`, 40,000 digits: 1.6 s).
+    const rules = [...SHAPED_NOISE, ...SHAPED_NOISE_OWN_PASS].map(({ literal, pattern }) => ({ name: literal, pattern }));
+    rules.push({ name: 'AGO', pattern: AGO }, { name: 'DOCKER_UP', pattern: DOCKER_UP }, { name: 'TABLE_AGE', pattern: TABLE_AGE }, { name: 'TEXT_DURATION', pattern: TEXT_DURATION });
+    rules.push({ name: 'ISO_DATETIME', pattern: ISO_DATETIME }, { name: 'UUID', pattern: UUID }, { name: 'TEXT_REQUEST_ID_PREFIX', pattern: TEXT_REQUEST_ID_PREFIX });
+    for (const { name, pattern } of rules) expect(unanchoredStarts(pattern), name).to.deep.equal([]);
+    // The check itself finds each of those three.
+    expect(unanchoredStarts('\\d+(?:\\.\\d+)?=setup\\[')).to.have.length(1);
+    expect(unanchoredStarts(' *\\d{1,3} +\\d')).to.have.length(1);
+    expect(unanchoredStarts('(?=\\d+\\.\\d{3} )(?<=#\\d{1,4} )\\d+')).to.have.length(1);
   });
 
   it("process ids in a runtime's own notices: Node's `(node:48213) … Warning:`, uvicorn's `Started server process [31000]`, npm's debug log named by the clock; a pid anywhere else is data", () => {
@@ -312,3 +329,65 @@ describe('noise in arguments (issue 24 #7) and bookkeeping arguments (issue 18 #
     expect(() => resolveOptions({ bookkeepingArgs: 'plan' as unknown as string[] })).to.throw(LoopGuardConfigError, /bookkeepingArgs/);
   });
 });
+
+/**
+ * The alternatives of a regular expression's source whose first token is an unbounded repetition
+ * not held to a place by `\\b` or a lookbehind (a leading lookahead is read for its own first token).
+ */
+function unanchoredStarts(source: string): string[] {
+  const found: string[] = [];
+  for (const alternative of topLevelAlternatives(source)) {
+    if (alternative.startsWith('\\b') || alternative.startsWith('(?<=') || alternative.startsWith('(?<!')) continue;
+    if (alternative.startsWith('(?=') || alternative.startsWith('(?!') || alternative.startsWith('(?:') || alternative.startsWith('(')) {
+      const close = closingParenthesis(alternative, 0);
+      const inner = alternative.slice(alternative.startsWith('(?') ? 3 : 1, close);
+      const quantified = /^(?:[+*]|\{\d+,\})/.test(alternative.slice(close + 1));
+      if (quantified) found.push(alternative);
+      else found.push(...unanchoredStarts(inner));
+      continue;
+    }
+    const atom = /^(?:\\.|\[(?:\\.|[^\]])*\]|.)/.exec(alternative)![0];
+    if (/^(?:[+*]|\{\d+,\})/.test(alternative.slice(atom.length))) found.push(alternative);
+  }
+  return found;
+}
+
+/** The source's alternatives at the top level (not inside parentheses or a class). */
+function topLevelAlternatives(source: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '[') i = classEnd(source, i);
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      parts.push(source.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(source.slice(from));
+  return parts;
+}
+
+function classEnd(source: string, open: number): number {
+  for (let i = open + 1; i < source.length; i++) {
+    if (source[i] === '\\') i++;
+    else if (source[i] === ']') return i;
+  }
+  return source.length;
+}
+
+function closingParenthesis(source: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '[') i = classEnd(source, i);
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return source.length;
+}
