@@ -63,8 +63,11 @@ export const TEXT_DURATION_WORD_LED = '\\b(?:in|took|after|elapsed|estimated|[tT
  */
 export const TEXT_DURATION = `${TEXT_DURATION_NUMBER_LED.join('|')}|${TEXT_DURATION_WORD_LED}`;
 
-/** What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`). */
-export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*[:=]?\\s*"?\'?';
+/**
+ * What comes before a request or trace id written into text (`request id: `, `X-Request-Id=`, `trace_id `); the id is the 6+ word characters, `-` or `:` after it (GitHub's `CA1F:1E4D:5B7B8:…`).
+ * One `\\s*` per run of spaces (`\\s*(?:[:=]\\s*)?`): `\\s*[:=]?\\s*` split a long run every way (77 KB: 8.4 s).
+ */
+export const TEXT_REQUEST_ID_PREFIX = '\\b(?:[rR]equest|REQUEST|[tT]race|TRACE|[cC]orrelation|req)[-_ ]?(?:[iI][dD])\\b"?\'?\\s*(?:[:=]\\s*)?"?\'?';
 
 /**
  * Noise a few tools print in a shape of their own, each with a literal every one of its
@@ -135,8 +138,6 @@ const HTTP_PER_RESPONSE_HEADER =
   `(?<=^|\\n|\\\\n|< )(?:${['traceparent', 'tracestate', 'cf-ray', 'x-amz-cf-id', 'x-amz-id-2', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-vercel-id',
     'age', 'x-timer', 'server-timing', 'x-runtime', 'x-response-time', 'x-envoy-upstream-service-time', 'x-ratelimit-remaining', 'x-ratelimit-used', 'ratelimit-remaining']
     .map(anyCase).join('|')}):[ \\t]*[^\\n\\\\]*`;
-/** Between two line breaks, a raw one or one written `\\n` in JSON text: the other escapes (`\\"`) are part of the line. */
-const LINE_CHARACTER = '(?:[^\\n\\\\]|\\\\[^n])';
 /** A raw or JSON-escaped line break, or a carriage return (a progress meter's rows overwrite each other). */
 const ROW_BREAK = '(?:\\r|\\n|\\\\r|\\\\n)';
 /** A size as curl's meter writes it: `1234`, `1234k`, `12.3M`. */
@@ -150,27 +151,27 @@ const METER_CLOCK = '(?:--:--:--|\\d+:\\d{2}:\\d{2})';
  * way leaves different speeds and clocks every time. The rows in a run (between `\r` or line breaks)
  * become one `#`; the header stays, and so does the body, which is the answer. A row is its own
  * context (twelve columns, the last four three clocks and a speed), wherever the body put it.
- * Every repetition that can start a match is bounded (` {0,3}`, `\\d{1,3}`): a leading ` *` made
- * a long run of spaces quadratic (40,000 spaces after `% Xferd`: 0.75 s).
+ * A row starts after neither a digit nor a space, and its leading spaces are bounded: a leading
+ * ` *` made a long run of spaces quadratic (40,000 spaces after `% Xferd`: 0.75 s).
  */
-const CURL_METER_ROW = ` {0,3}\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +${METER_SIZE} +${METER_SIZE} +${METER_CLOCK} +${METER_CLOCK} +${METER_CLOCK} +${METER_SIZE}`;
+const CURL_METER_ROW = `(?<![\\d ]) {0,3}\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +\\d{1,3} +${METER_SIZE} +${METER_SIZE} +${METER_SIZE} +${METER_CLOCK} +${METER_CLOCK} +${METER_CLOCK} +${METER_SIZE}`;
 const CURL_METER_ROWS = `${CURL_METER_ROW}(?:${ROW_BREAK}+${CURL_METER_ROW})*`;
 /**
  * BuildKit's plain progress (`docker build` when its output is not a terminal): each line a RUN
  * step prints is led by the step's number and the seconds since the step started (`#9 0.512 npm
  * ERR! code ERESOLVE`), and the excerpt of a failed step repeats those lines with the seconds alone
- * after its ` > [4/5] RUN npm ci:` header. The same build failing the same way moves only these.
- * The lookahead comes first so that the lookbehind runs only before such a number; its digits are
- * bounded, as `\\d+` there made a long run of digits quadratic (40,000 digits: 1.6 s).
+ * after its ` > [4/6] RUN npm ci:` header. The same build failing the same way moves only these.
+ * Only in a text that holds a step's header (the pass's literal `] RUN `): there every line that
+ * starts with seconds is one of these, as a step's own lines all start with `#N`.
  */
-const BUILDKIT_STEP_SECONDS = '(?=\\d{1,6}\\.\\d{3} )(?<=(?:^|\\n|\\\\n)#\\d{1,4} )\\d{1,6}\\.\\d{3}';
-const BUILDKIT_EXCERPT_SECONDS =
-  `(?=\\d{1,6}\\.\\d{3} )(?<=(?:\\n|\\\\n) > \\[\\d{1,4}/\\d{1,4}\\] ${LINE_CHARACTER}{1,400}:(?:\\n|\\\\n)(?:\\d{1,6}\\.\\d{3} ${LINE_CHARACTER}{0,2000}(?:\\n|\\\\n)){0,20})\\d{1,6}\\.\\d{3}`;
+const BUILDKIT_SECONDS = '(?<=(?:^|\\n|\\\\n)(?:#\\d{1,4} )?)\\d{1,6}\\.\\d{3}(?= )';
 /** `systemctl status`'s `Memory: 12.3M (peak: 14.1M)` and `CPU: 3min 1.234s` lines: the values, at a line's start. */
 const SYSTEMD_USAGE = '(?<=(?:^|\\n|\\\\n) {0,12}(?:Memory|CPU): )[^\\n\\\\]*';
 
 export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pattern: string }> = [
-  { literal: '-of-', pattern: 'pytest-of-[\\w.-]+/pytest-\\d+' },
+  // Bounded (a user name, a run number): `[\\w.-]+` read from every `pytest-of-` to the end of a
+  // text of many of them (180 KB: 3.4 s).
+  { literal: '-of-', pattern: 'pytest-of-[\\w.-]{1,64}/pytest-\\d{1,9}' },
   { literal: '0x', pattern: ' at 0x[0-9a-fA-F]{6,16}>' },
   { literal: '/tmp', pattern: '/tmp/tmp[a-z0-9_]{8}\\b' },
   { literal: 'PYTHONHASHSEED=', pattern: 'random seed: +\\d+(?:\\n|\\\\n)hash randomization: on \\(PYTHONHASHSEED=\\d+\\)' },
@@ -213,10 +214,10 @@ export const SHAPED_NOISE_OWN_PASS: ReadonlyArray<{ readonly literal: string; re
   // RSpec's and minitest's seeds, drawn on every run: `Randomized with seed 31415` (RSpec, twice),
   // `Run options: --seed 31415` (minitest and `bin/rails test`, after any other options).
   { literal: 'zed with seed ', pattern: '(?<=Randomized with seed )\\d+' },
-  { literal: '--seed ', pattern: `(?<=Run options: ${LINE_CHARACTER}{0,200}?--seed )\\d+` },
+  { literal: '--seed ', pattern: '(?<=Run options: (?:[^\\n\\\\ ]{1,200} ){0,8}--seed )\\d+' },
   { literal: '% Xferd', pattern: CURL_METER_ROWS },
   // Every BuildKit text with timed lines holds the header of the RUN step that printed them, or of its excerpt.
-  { literal: '] RUN ', pattern: `${BUILDKIT_STEP_SECONDS}|${BUILDKIT_EXCERPT_SECONDS}` },
+  { literal: '] RUN ', pattern: BUILDKIT_SECONDS },
 ];
 /**
  * Ages, which tick between two looks at the same state: a time before now (`3 minutes ago`,

@@ -24,7 +24,8 @@ import type { PrehashedOutcome } from '../types.js';
 const MAX_NODES = 4096;
 
 /** Element ids that number nodes per snapshot: `[ref=e12]`, `[a85]`/`[123]` bids, `bid=…`. */
-const ELEMENT_ID = /\[ref=[^\]]*\]|^\s*\[[A-Za-z]*\d+\]\s*|\bbid=['"]?[\w-]+['"]?,?\s*|\[cursor=pointer\]|\[active\]/g;
+// A ref's id is short, on its line, and holds no `[` (`[^\]\n[]{0,64}`): `[^\]]*` read to the end of the page from every unclosed `[ref=`.
+export const ELEMENT_ID = /\[ref=[^\]\n[]{0,64}\]|^\s*\[[A-Za-z]*\d+\]\s*|\bbid=['"]?[\w-]+['"]?,?\s*|\[cursor=pointer\]|\[active\]/g;
 
 /** The text of a page result: a string, or the text parts of an MCP tool result. */
 function pageText(result: unknown): string | undefined {

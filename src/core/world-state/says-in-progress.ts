@@ -71,13 +71,16 @@ export function isPartListKey(key: string): boolean {
   return PART_LIST_KEYS.has(key);
 }
 export const SUBJECT_KEY_TOKENS: ReadonlySet<string> = new Set([...SUBJECT_KEYS].map((key) => `"${key}"`));
+/** A status value longer than this is no state's name (`PIPELINE_STATE_QUEUED` is 21). */
+const MAX_STATUS_VALUE = 64;
 /**
  * A status value that says so, whole: also behind the enum's own prefix, as Google Cloud writes
  * its states (Vertex AI's and Dataflow's `JOB_STATE_RUNNING`, `PIPELINE_STATE_PENDING`; before,
  * a training job polled every minute answered the same state and the third look was refused),
- * but never `NOT_RUNNING`.
+ * but never `NOT_RUNNING`. At most {@link MAX_STATUS_VALUE} characters, checked first: the enum
+ * prefix can be split into words many ways, and a long value of `a_a_a_…` took seconds.
  */
-export const MOVING_VALUE = new RegExp(`^(?!not[_ -])(?:[a-z]+_)*(?:${MOVING})$`, 'i');
+export const MOVING_VALUE = new RegExp(`^(?=[^]{1,${MAX_STATUS_VALUE}}$)(?!not[_ -])(?:[a-z]+_)*(?:${MOVING})$`, 'i');
 /** What an envelope says of the request, not of the thing (JSend's `"status": "success"`): read past at the top. */
 const ENVELOPE_VALUE = /^(?:ok|success)$/i;
 /** A line of its own in text: `Status: Running`, `state = pending`. */

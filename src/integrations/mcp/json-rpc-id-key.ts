@@ -21,7 +21,10 @@ export function jsonRpcIdKey(rawId: string): string | undefined {
   if (digits === '') return 'n:0';
   // Exponents as BigInt: `1e400` and `1e401` are different ids too.
   let power = BigInt(exponent) - BigInt(fraction.length);
-  const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
+  // Counted from the end: `/0+$/` retried from every zero of an inner run (a peer's id of 50,000 digits: 1.5 s).
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  const trailingZeros = digits.length - end;
   digits = digits.slice(0, digits.length - trailingZeros);
   power += BigInt(trailingZeros);
   return `n:${sign}${digits}e${power}`;
