@@ -176,6 +176,12 @@ function esPage(total: number, from: number, took: number, term = 'refund'): unk
   return { total, took, hits };
 }
 
+/** A page of Jira's search (`/rest/api/2/search`): the issues from `startAt`, up to 50, of `total`. */
+function jiraPage(total: number, startAt: number, project = 'OPS'): unknown {
+  const count = Math.max(0, Math.min(50, total - startAt));
+  return { expand: 'schema,names', startAt, maxResults: 50, total, issues: Array.from({ length: count }, (_, i) => ({ id: String(10_000 + startAt + i), key: `${project}-${startAt + i + 1}`, fields: { summary: `Issue ${startAt + i + 1}`, status: { name: 'Open' } } })) };
+}
+
 /** `systemctl status` of a unit: its state and age, its usage so far, its last log lines. */
 function systemdStatus(age: string, state: string, look: number): string {
   const failing = state.startsWith('activating');
@@ -1129,6 +1135,25 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
     calls: [
       ...Array.from({ length: 4 }, (_, i) => ({ tool: 'search_tickets', args: { query: 'refund', from: i * 10, size: 10 }, result: esPage(25, i * 10, 4 + i), ts: T0 + i * 4_000 })),
       { tool: 'search_tickets', args: { query: 'chargeback', from: 0, size: 10 }, result: esPage(3, 0, 5, 'chargeback'), ts: T0 + 20_000 },
+    ],
+  },
+  // Jira's search pages with `startAt`; past the last issue it answers its total around an empty
+  // `issues`, for every further `startAt`.
+  {
+    name: 'jira-startat-past-the-last-issue',
+    noiseClass: 'paging past the end',
+    label: 'looping',
+    loopStart: 1,
+    calls: Array.from({ length: 9 }, (_, i) => ({ tool: 'jira_search', args: { jql: 'project = OPS AND status = Open', startAt: i * 50, maxResults: 50 }, result: jiraPage(42, i * 50), ts: T0 + i * 4_000 })),
+  },
+  {
+    name: 'jira-startat-paged-then-another-query',
+    noiseClass: 'paging past the end',
+    label: 'healthy',
+    calls: [
+      ...Array.from({ length: 3 }, (_, i) => ({ tool: 'jira_search', args: { jql: 'project = OPS AND status = Open', startAt: i * 50, maxResults: 50 }, result: jiraPage(120, i * 50), ts: T0 + i * 4_000 })),
+      { tool: 'jira_search', args: { jql: 'project = OPS AND status = Open', startAt: 150, maxResults: 50 }, result: jiraPage(120, 150), ts: T0 + 12_000 },
+      { tool: 'jira_search', args: { jql: 'project = SEC AND status = Open', startAt: 0, maxResults: 50 }, result: jiraPage(7, 0, 'SEC'), ts: T0 + 16_000 },
     ],
   },
   {

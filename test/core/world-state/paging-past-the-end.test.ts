@@ -59,6 +59,35 @@ describe('paging past the end (issue 24 #2)', () => {
     expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
   });
 
+  // Jira and Confluence page with `startAt` (the MCP servers' `start_at`), AWS with `NextToken`:
+  // past the last issue every page answered the same `issues: []` for another `startAt`, new forever.
+  const jiraPage = (startAt: number): ScriptedCall => ({
+    tool: 'jira_search',
+    args: { jql: 'project = OPS AND status = Open', startAt, maxResults: 50 },
+    outcome: { result: { startAt, maxResults: 50, total: 42, issues: startAt === 0 ? Array.from({ length: 42 }, (_, i) => ({ key: `OPS-${i + 1}` })) : [] } },
+  });
+
+  it("Jira's `startAt` past the last issue: the empty pages are stale and stop the run", () => {
+    const log = playRounds(newRun(), Array.from({ length: 9 }, (_, page) => [jiraPage(page * 50)]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+    expect(log.length).to.be.below(9);
+  });
+
+  it('a `start_at` that is a time is what is asked: the calendar of one morning after another, empty, is new', () => {
+    const log = playRounds(newRun(), Array.from({ length: 8 }, (_, day) => [{ tool: 'list_events', args: { start_at: `2026-12-${String(day + 7).padStart(2, '0')}T09:00:00Z`, calendar: 'team' }, outcome: { result: { events: [] } } }]));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+  });
+
+  it("AWS's `NextToken` past the last page: the same empty page for another token is stale", () => {
+    const token = (page: number) => (page === 0 ? undefined : `eyJwYWdlIjo${page}fQ==`);
+    const log = playRounds(newRun(), Array.from({ length: 9 }, (_, page) => [{
+      tool: 'list_log_groups',
+      args: { logGroupNamePrefix: '/aws/lambda/', ...(token(page) === undefined ? {} : { NextToken: token(page) }) },
+      outcome: { result: page === 0 ? { logGroups: [{ logGroupName: '/aws/lambda/api' }] } : { logGroups: [] } },
+    }]));
+    expect(log.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
+  });
+
   describe('a write in between: the list may have grown (issue 24 #2)', () => {
     const ended = [
       [page('cus_1', 0, undefined, { object: 'list', data: [{ id: 'ch_1', amount: 500 }], has_more: true })],
