@@ -1069,6 +1069,21 @@ export const NOISE_SCENARIOS: readonly NoiseScenario[] = [
       ts: T0 + i * 2_000,
     })),
   },
+  // A verdict of yes/no flags for one item after another (Shopify-style inventory check): each tells
+  // about the SKU asked; the same SKU asked again with the same verdict is the loop.
+  {
+    name: 'stock-check-of-eight-skus-all-in-stock',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'healthy',
+    calls: Array.from({ length: 8 }, (_, i) => ({ tool: 'check_inventory', args: { sku: `LAMP-${100 + i}`, location: 'warehouse-2' }, result: { in_stock: true, backorder: false }, ts: T0 + i * 3_000 })),
+  },
+  {
+    name: 'stock-check-of-the-same-sku-again',
+    noiseClass: 'the same acknowledgement for different targets',
+    label: 'looping',
+    loopStart: 0,
+    calls: Array.from({ length: 8 }, (_, i) => ({ tool: 'check_inventory', args: { sku: 'LAMP-104', location: 'warehouse-2' }, result: { in_stock: false, backorder: true }, ts: T0 + i * 3_000 })),
+  },
   // 2. Paging past the end. Notion's search API: `{"object":"list","results":[…],
   // "next_cursor":…,"has_more":…}`; the agent asks by page number past the last page.
   {

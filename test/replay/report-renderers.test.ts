@@ -43,7 +43,7 @@ describe('report renderers', () => {
 
   it('text: a stop decided after the last round says nothing was left to skip', async () => {
     const lines: object[] = [];
-    for (let i = 1; i <= 6; i++) lines.push({ run: 'ends-stale', round: i, tool: 'search', args: { q: i }, result: { same: true } });
+    for (let i = 1; i <= 6; i++) lines.push({ run: 'ends-stale', round: i, tool: 'search', args: { q: i }, result: { same: 'document' } });
     const { runs } = await replayFiles([writeTempLines('ends-stale.jsonl', lines)], { escalation: { enabled: false } });
     const run = runNamed(runs, 'ends-stale');
     expect(run.stop?.reason).to.equal('stale_rounds');

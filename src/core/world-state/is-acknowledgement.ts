@@ -3,8 +3,8 @@
  * (issue 24 #5)? Slack's Web API answers `{"ok":true}`, Linear's GraphQL mutations
  * `{"data":{"issueAddLabel":{"success":true}}}`, Elasticsearch `{"acknowledged":true}`. The
  * same acknowledgement for another target is not a stale result: it says nothing new because
- * it says nothing at all. A result with anything else in it (an id, a count, a name) is judged
- * as data, and `{"ok":false}` is no acknowledgement.
+ * it says nothing at all. A yes/no verdict is judged alike (below). A result with anything else
+ * in it (an id, a count, a name) is judged as data, and `{"ok":false}` is no acknowledgement.
  *
  * Only structured results: a bare "OK." is what WebShop's `think[...]` answers, and treating
  * it as an acknowledgement let a WebShop loop cycling through thoughts and clicks escape the
@@ -22,6 +22,11 @@ export function isAcknowledgement(value: unknown): boolean {
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) break;
     object = inner as Record<string, unknown>;
   }
+  // A verdict of yes/no flags (`{"in_stock": false}`, `{"available": true, "backorder": false}`)
+  // tells only about what the call asked, so the same verdict for another SKU, date or address is
+  // no seen result either. Judged seen, a run checking the stock of eight items one at a time, all
+  // in stock, was stopped at the sixth (stale_rounds). A bare `false` stays data (a refusal).
+  if (isFlagVerdict(object)) return true;
   const keys = Object.keys(object);
   if (keys.length === 0 || keys.length > MAX_KEYS) return false;
   let affirmed = false;
@@ -33,6 +38,15 @@ export function isAcknowledgement(value: unknown): boolean {
     else return false;
   }
   return affirmed;
+}
+
+/** One to {@link MAX_KEYS} members, each a boolean, none an acknowledgement's own (`{"ok": false}` reports a failure). */
+function isFlagVerdict(object: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const key in object) {
+    if (typeof object[key] !== 'boolean' || ++count > MAX_KEYS || ACKNOWLEDGEMENT_KEYS.has(key.toLowerCase())) return false;
+  }
+  return count > 0;
 }
 
 const MAX_ENVELOPE_DEPTH = 3;

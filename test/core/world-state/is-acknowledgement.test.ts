@@ -15,6 +15,25 @@ describe('world-state/is-acknowledgement (issue 24 #5)', () => {
     }
   });
 
+  it('a verdict of yes/no flags is one too: what it tells is about what the call asked; flags beside data, or an acknowledgement key saying no, are not', () => {
+    for (const verdict of [{ in_stock: true }, { available: false }, { available: true, backorder: false }, { data: { isMember: false } }]) {
+      expect(isAcknowledgement(verdict), JSON.stringify(verdict)).to.equal(true);
+    }
+    for (const data of [{ in_stock: true, quantity: 3 }, { available: false, next_date: '2026-12-09' }, { success: false }, { ok: false, retry: true }, { a: true, b: true, c: true, d: true }]) {
+      expect(isAcknowledgement(data), JSON.stringify(data)).to.equal(false);
+    }
+  });
+
+  it('through the engine: a stock check of eight items, all in stock, keeps the run going; the same item asked again is a repeat', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 8 }, (_, i) => [{ tool: 'check_stock', args: { sku: `SKU-${i}` }, outcome: { result: { in_stock: true } } }]));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+    expect(run.staleRoundStreak).to.equal(0);
+    const again = newRun();
+    const againLog = playRounds(again, Array.from({ length: 6 }, () => [{ tool: 'check_stock', args: { sku: 'SKU-1' }, outcome: { result: { in_stock: true } } }]));
+    expect(againLog.some((round) => round.decisions[0]!.action === 'refuse')).to.equal(true);
+  });
+
   it('through the engine: {"ok":true} for 12 different targets keeps the run going; a changed answer is still new', () => {
     const run = newRun();
     const log = playRounds(run, Array.from({ length: 12 }, (_, i) => [{ tool: 'label_issue', args: { issue: `ENG-${i}` }, outcome: { result: { ok: true } } }]));
