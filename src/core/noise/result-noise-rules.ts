@@ -201,9 +201,9 @@ export const SHAPED_NOISE: ReadonlyArray<{ readonly literal: string; readonly pa
 
 /**
  * Shaped noise with a pass of its own behind its own literal, for rules whose pattern starts with a
- * lookaround or a space, where the shared alternation's search cannot skip ahead: as six more
- * alternatives there they cost every text the shared gate lets in about half again (57 → 85 µs on
- * 2 KB of prose holding `GMT`, tsx probe). Literals led by a rare character, as above: all five
+ * lookaround, where the shared alternation's search cannot skip ahead: as alternatives there
+ * they cost every text the shared gate lets in about half again (57 → 85 µs on 2 KB of prose
+ * holding `GMT`, tsx probe). Literals led by a rare character, as above: all five
  * searches together cost about 0.4 µs on a 2 KB text that holds none (`Randomized with seed `
  * alone 0.2 µs on JSON text full of capital R's, `zed with seed ` within noise).
  */
