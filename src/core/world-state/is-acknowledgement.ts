@@ -1,3 +1,5 @@
+import { isStatusKey, MOVING_VALUE } from './says-in-progress.js';
+
 /**
  * Is this result only an acknowledgement — "done", with no fact about the world in it
  * (issue 24 #5)? Slack's Web API answers `{"ok":true}`, Linear's GraphQL mutations
@@ -22,11 +24,14 @@ export function isAcknowledgement(value: unknown): boolean {
     if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) break;
     object = inner as Record<string, unknown>;
   }
-  // A verdict of yes/no flags (`{"in_stock": false}`, `{"available": true, "backorder": false}`)
-  // tells only about what the call asked, so the same verdict for another SKU, date or address is
-  // no seen result either. Judged seen, a run checking the stock of eight items one at a time, all
-  // in stock, was stopped at the sixth (stale_rounds). A bare `false` stays data (a refusal).
-  if (isFlagVerdict(object)) return true;
+  // A verdict of yes/no flags (`{"in_stock": false}`, `{"available": true, "backorder": false}`),
+  // or a thing's settled state alone (`{"status": "delivered"}`), tells only about what the call
+  // asked, so the same verdict for another SKU, date or order is no seen result either. Judged
+  // seen, a run checking the stock of eight items one at a time, all in stock, or the status of
+  // eight orders, all delivered, was stopped at the sixth (stale_rounds). A bare `false` stays
+  // data (a refusal), and so does one word under any other name: `{"answer": "30 days"}` for a
+  // reworded question is document 000's same answer again.
+  if (isVerdict(object)) return true;
   const keys = Object.keys(object);
   if (keys.length === 0 || keys.length > MAX_KEYS) return false;
   let affirmed = false;
@@ -40,14 +45,27 @@ export function isAcknowledgement(value: unknown): boolean {
   return affirmed;
 }
 
-/** One to {@link MAX_KEYS} members, each a boolean, none an acknowledgement's own (`{"ok": false}` reports a failure). */
-function isFlagVerdict(object: Record<string, unknown>): boolean {
+/**
+ * One to {@link MAX_KEYS} members, each a boolean not under an acknowledgement's own key (`{"ok":
+ * false}` reports a failure), or a status's state name (letters, spaces, `_`, `-`: an id has
+ * digits) neither failed nor still moving (a reworded poll answered `running` again is judged as any call).
+ */
+function isVerdict(object: Record<string, unknown>): boolean {
   let count = 0;
   for (const key in object) {
-    if (typeof object[key] !== 'boolean' || ++count > MAX_KEYS || ACKNOWLEDGEMENT_KEYS.has(key.toLowerCase())) return false;
+    const field = object[key];
+    if (++count > MAX_KEYS) return false;
+    if (typeof field === 'boolean') {
+      if (ACKNOWLEDGEMENT_KEYS.has(key.toLowerCase())) return false;
+    } else if (typeof field !== 'string' || !isStatusKey(key) || !STATE_WORD.test(field) || FAILED_STATE.test(field) || MOVING_VALUE.test(field)) {
+      return false;
+    }
   }
   return count > 0;
 }
+
+const STATE_WORD = /^[A-Za-z][A-Za-z_ -]{0,31}$/;
+const FAILED_STATE = /^(?:error|errored|fail|failed|failure|invalid|denied|forbidden|unauthorized|rejected|not[_ -]?found|unknown)$/i;
 
 const MAX_ENVELOPE_DEPTH = 3;
 /** `{ok, error: null, warning: null}` is the widest acknowledgement seen in real APIs. */

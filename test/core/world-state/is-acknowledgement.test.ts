@@ -15,13 +15,23 @@ describe('world-state/is-acknowledgement (issue 24 #5)', () => {
     }
   });
 
-  it('a verdict of yes/no flags is one too: what it tells is about what the call asked; flags beside data, or an acknowledgement key saying no, are not', () => {
-    for (const verdict of [{ in_stock: true }, { available: false }, { available: true, backorder: false }, { data: { isMember: false } }]) {
+  it('a verdict of yes/no flags or a settled state is one too: it tells about what the call asked; data, a failure, a state still moving, one word under another name are not', () => {
+    for (const verdict of [{ in_stock: true }, { available: false }, { available: true, backorder: false }, { data: { isMember: false } }, { status: 'delivered' }, { order_status: 'In Transit', gift: false }]) {
       expect(isAcknowledgement(verdict), JSON.stringify(verdict)).to.equal(true);
     }
-    for (const data of [{ in_stock: true, quantity: 3 }, { available: false, next_date: '2026-12-09' }, { success: false }, { ok: false, retry: true }, { a: true, b: true, c: true, d: true }]) {
+    const notVerdicts: unknown[] = [{ in_stock: true, quantity: 3 }, { available: false, next_date: '2026-12-09' }, { success: false }, { ok: false, retry: true }, { a: true, b: true, c: true, d: true }];
+    notVerdicts.push({ status: 'failed' }, { status: 'not_found' }, { status: 'running' }, { state: 'JOB_STATE_PENDING' }, { status: 'W1234' }, { answer: 'same' }, { label: 'spam' });
+    for (const data of notVerdicts) {
       expect(isAcknowledgement(data), JSON.stringify(data)).to.equal(false);
     }
+  });
+
+  it('through the engine: the status of eight orders, all delivered, keeps the run going; eight reworded questions answered the same word are stale', () => {
+    const run = newRun();
+    const log = playRounds(run, Array.from({ length: 8 }, (_, i) => [{ tool: 'get_order_status', args: { order_id: `#W${1000 + i}` }, outcome: { result: { status: 'delivered' } } }]));
+    expect(log.map((round) => round.after.action)).to.deep.equal(Array(8).fill('continue'));
+    const reworded = playRounds(newRun(), Array.from({ length: 8 }, (_, i) => [{ tool: 'ask_kb', args: { question: `how long is the refund window, take ${i}` }, outcome: { result: { answer: 'thirty days' } } }]));
+    expect(reworded.at(-1)!.after).to.include({ action: 'stop', reason: 'stale_rounds' });
   });
 
   it('through the engine: a stock check of eight items, all in stock, keeps the run going; the same item asked again is a repeat', () => {
