@@ -31,6 +31,7 @@ export function outcomeFactsText(outcome: PrehashedOutcome, withItems: boolean):
   if (outcome.stepRejected === true) text += ',"stepRejected":true';
   if (outcome.inProgress === true) text += ',"inProgress":true';
   if (outcome.wroteNothing === true) text += ',"wroteNothing":true';
+  if (outcome.errorAnswer === true) text += ',"errorAnswer":true';
   if (outcome.window !== undefined) text += `,"window":${JSON.stringify(outcome.window)}`;
   if (outcome.askedFrom !== undefined) text += `,"askedFrom":${JSON.stringify(outcome.askedFrom)}`;
   if (withItems) {
@@ -52,6 +53,7 @@ const FLAGS = [
   'stepRejected',
   'inProgress',
   'wroteNothing',
+  'errorAnswer',
 ] as const satisfies ReadonlyArray<keyof PrehashedOutcome>;
 
 /**

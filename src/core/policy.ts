@@ -11,6 +11,7 @@ import {
   WELL_KNOWN_POLL_TOOLS,
   WELL_KNOWN_READ_TOOLS,
   WELL_KNOWN_SHELL_TOOLS,
+  WELL_KNOWN_SQL_TOOLS,
   WELL_KNOWN_TERMINAL_TOOLS,
   WELL_KNOWN_THOUGHT_TOOLS,
   WELL_KNOWN_WRITE_TOOLS,
@@ -330,6 +331,7 @@ export function ownToolName(name: string): string {
 function isWellKnownTool(name: string): boolean {
   return (
     WELL_KNOWN_SHELL_TOOLS.has(name) ||
+    WELL_KNOWN_SQL_TOOLS.has(name) ||
     WELL_KNOWN_READ_TOOLS.has(name) ||
     WELL_KNOWN_WRITE_TOOLS.has(name) ||
     isCodeInterpreterName(name) ||
@@ -396,16 +398,22 @@ function resolveEffectPolicy(policy: ToolPolicy, name: string | undefined, profi
     else if (policy.shell === true) shellArg = (name !== undefined && WELL_KNOWN_SHELL_TOOLS.get(name)) || 'command';
     else if (policy.shell === undefined && known) shellArg = WELL_KNOWN_SHELL_TOOLS.get(name);
   }
-  const editor = effect === undefined && shellArg === undefined && known && WELL_KNOWN_EDITOR_TOOLS.has(name);
+  // A SQL tool's statement says whether it reads (world-state/classify-sql-statement.ts).
+  let sqlArg: string | undefined;
+  if (effect === undefined && shellArg === undefined) {
+    if (typeof policy.sql === 'string') sqlArg = policy.sql;
+    else if (policy.sql === true || (policy.sql === undefined && known && WELL_KNOWN_SQL_TOOLS.has(name))) sqlArg = '';
+  }
+  const editor = effect === undefined && shellArg === undefined && sqlArg === undefined && known && WELL_KNOWN_EDITOR_TOOLS.has(name);
   // Browser tools (world-state/page-state.ts): the page is their world, not the workspace.
   const page = policy.browser !== undefined ? policy.browser !== false : known && isBrowserToolName(name);
   if (effect === undefined && known) {
     if (WELL_KNOWN_READ_TOOLS.has(name)) effect = 'read';
     else if (WELL_KNOWN_WRITE_TOOLS.has(name) || isCodeInterpreterName(name)) effect = 'write';
-    else if (!page && shellArg === undefined && !editor && namesAWrite(name)) effect = 'write';
+    else if (!page && shellArg === undefined && sqlArg === undefined && !editor && namesAWrite(name)) effect = 'write';
   }
   const pageActionArg = typeof policy.browser === 'string' ? policy.browser : page && name !== undefined ? browserActionArgOf(name) : undefined;
-  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, editor, terminal, page, pageActionArg, ownName: name };
+  return { effect: effect ?? (general ? 'unknown' : 'read'), shellArg, sqlArg, editor, terminal, page, pageActionArg, ownName: name };
 }
 
 function escapeRegExp(text: string): string {
@@ -477,7 +485,7 @@ const TOP_LEVEL_KEYS = [
 ] as const;
 const TOOL_KEYS = [
   'exempt', 'approval', 'poll', 'cursorArg', 'retries', 'timeoutMs', 'volatileArgs', 'volatileResult',
-  'readOnly', 'writes', 'shell', 'terminal', 'annotations',
+  'readOnly', 'writes', 'shell', 'sql', 'terminal', 'annotations',
   'browser',
   // Noise (noise/, docs/concepts/noise-and-identity.md).
   'resultNoise', 'resultNoisePatterns',
@@ -591,6 +599,9 @@ export function validateOptions(value: unknown, source?: string): LoopGuardOptio
       }
       if (policy.shell !== undefined && typeof policy.shell !== 'boolean' && (typeof policy.shell !== 'string' || policy.shell === '')) {
         fail(`${path}.shell`, 'must be true or the name of the argument that holds the command line (e.g. "command")', source);
+      }
+      if (policy.sql !== undefined && typeof policy.sql !== 'boolean' && (typeof policy.sql !== 'string' || policy.sql === '')) {
+        fail(`${path}.sql`, `must be true, false or the name of the argument that holds the statement (e.g. "query"); got ${describeConfigValue(policy.sql)}`, source);
       }
       if (policy.annotations !== undefined) {
         if (!isPlainObject(policy.annotations)) fail(`${path}.annotations`, 'must be an object of MCP tool annotations like {"readOnlyHint":true}', source);

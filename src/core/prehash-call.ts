@@ -48,7 +48,7 @@ function readArguments(call: ToolCall, policy: ResolvedToolPolicy, shellPolls: S
   // The world-state model needs the arguments only for shell and editor tools; every
   // other tool's effect is a field of its resolved policy (read in the engine's factsOf).
   if (call.effect !== undefined) prehashed.effect = call.effect;
-  else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined) {
+  else if (policy.shellArg !== undefined || policy.editor || policy.pageActionArg !== undefined || policy.sqlArg !== undefined) {
     const info = resolveCallEffect(policy, call.args, shellPolls);
     prehashed.effect = info.effect;
     if (info.family !== undefined) prehashed.family = info.family;

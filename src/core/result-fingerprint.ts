@@ -287,6 +287,9 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
     if (namesWhatItRejects(rejection)) prehashed.namesRejected = true;
   }
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
+  // A failure handed back as the answer, by a tool that is not a shell (a shell's output is a
+  // program's: `grep error app.log` prints data that starts with "error").
+  else if (policy.shellArg === undefined && !policy.page && isErrorAnswer(said ?? result)) prehashed.errorAnswer = true;
   if (said !== undefined && EDIT_NOT_APPLIED.test(said)) {
     // Its old_str or its text was wrong: another edit after it is narrowing down, as after a "not found".
     prehashed.wroteNothing = true;
@@ -857,6 +860,18 @@ function argumentErrorAnswerOf(result: unknown, plainTextCounts: boolean): strin
   if ((isObject || ERROR_ANSWER_LEAD.test(text)) && (NOT_FOUND_PATTERN.test(text) || ARGUMENT_ERROR_PATTERN.test(text))) return text;
   return plainTextCounts && !isObject && isPlainArgumentError(text.trim()) ? text : undefined;
 }
+
+/**
+ * A short answer written as an error, in prose: `Error executing query: Unknown column 'name' in
+ * 'field list'` (InterCode-SQL's tool), `ERROR: …`, `Exception: …` — what a thrown error would have
+ * said, handed back as the result. Prose only: JSON text is judged as the value it stands for
+ * (json-text-results.test.ts), and an object with an `error` member stays data.
+ */
+function isErrorAnswer(result: unknown): boolean {
+  return typeof result === 'string' && result.length <= MAX_NOT_FOUND_ANSWER_LENGTH && PROSE_ERROR_LEAD.test(result);
+}
+
+const PROSE_ERROR_LEAD = /^\s*(?:error|exception)\b/i;
 
 /** A name in quotes: `'shop.teachers'`, `"bob@example.com"`, `` `users` ``. */
 const QUOTED_NAME = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`/;

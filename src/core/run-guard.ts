@@ -430,6 +430,7 @@ export class RunGuard implements RunView, SharedReplica {
           outcomeTag: 0,
           confirmations: 0,
           inProgress: false,
+          answeredError: false,
           changeSerial: 0,
         });
       } else {
@@ -642,6 +643,7 @@ export class RunGuard implements RunView, SharedReplica {
       record.confirmations = tag === 0 || unconfirmable ? 0 : confirmed ? record.confirmations + 1 : 1;
       record.outcomeTag = tag;
       record.inProgress = !failed && prehashed.inProgress === true;
+      record.answeredError = !failed && prehashed.errorAnswer === true;
       record.changeSerial = ledger.changeSerial;
     }
     if (failed) {

@@ -41,6 +41,8 @@ export interface SignatureRecord {
    * same answer again is a wait, polled until the poll deadline (run-guard.ts policyOf).
    */
   inProgress: boolean;
+  /** The last outcome was an error handed back as the answer (PrehashedOutcome.errorAnswer). */
+  answeredError: boolean;
 }
 
 /** Tallies of the round being played; closed into the run's streaks when the next round begins. */
@@ -530,11 +532,12 @@ const OUTCOME_TAG = 9;
 const FIRST_TIME = 10;
 const LAST_TIME = 12;
 /**
- * Confirmations saturate here (29 bits): the checks only ask whether there were two or more
+ * Confirmations saturate here (28 bits): the checks only ask whether there were two or more
  * (checks/outcome-confirmed-repeat.ts), or ten for a poll, and a run cannot make half a billion
- * identical calls. Bit 29 of the word is `inProgress`, bits 30–31 the state.
+ * identical calls. Bit 28 of the word is `answeredError`, bit 29 `inProgress`, bits 30–31 the state.
  */
-const MAX_CONFIRMATIONS = 0x1fffffff;
+const MAX_CONFIRMATIONS = 0x0fffffff;
+const ANSWERED_ERROR_BIT = 0x10000000;
 const IN_PROGRESS_BIT = 0x20000000;
 
 /** A float64 seen as two 32-bit words, to keep times in the same Uint32Array as the counters. */
@@ -778,7 +781,7 @@ class SignatureView implements SignatureRecord {
   set state(value: CallState) {
     const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
     const data = this.table.data;
-    data[at] = ((value << 30) | (data[at]! & (MAX_CONFIRMATIONS | IN_PROGRESS_BIT))) >>> 0;
+    data[at] = ((value << 30) | (data[at]! & (MAX_CONFIRMATIONS | ANSWERED_ERROR_BIT | IN_PROGRESS_BIT))) >>> 0;
   }
   get round(): number {
     return this.table.data[this.entry * STRIDE + ROUND]!;
@@ -836,6 +839,14 @@ class SignatureView implements SignatureRecord {
     const data = this.table.data;
     data[at] = (value ? data[at]! | IN_PROGRESS_BIT : data[at]! & ~IN_PROGRESS_BIT) >>> 0;
   }
+  get answeredError(): boolean {
+    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & ANSWERED_ERROR_BIT) !== 0;
+  }
+  set answeredError(value: boolean) {
+    const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
+    const data = this.table.data;
+    data[at] = (value ? data[at]! | ANSWERED_ERROR_BIT : data[at]! & ~ANSWERED_ERROR_BIT) >>> 0;
+  }
   get firstTime(): number {
     return this.table.time(this.entry * STRIDE + FIRST_TIME);
   }
@@ -868,6 +879,7 @@ function copyInto(view: SignatureRecord, fields: SignatureRecord): SignatureReco
   view.outcomeTag = fields.outcomeTag;
   view.confirmations = fields.confirmations;
   view.inProgress = fields.inProgress;
+  view.answeredError = fields.answeredError;
   view.changeSerial = fields.changeSerial;
   return view;
 }

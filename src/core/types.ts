@@ -218,6 +218,13 @@ export interface PrehashedOutcome {
    * no write epoch, so the tests run again after it are a repeat, not a re-run after an edit.
    */
   wroteNothing?: boolean;
+  /**
+   * For a success of a tool that is not a shell: the result is a short text written as an error
+   * (`Error executing query: Unknown column 'name'`, `ERROR: …`): the tool handed
+   * a failure back as its answer. A read so answered is no fact to refuse run-wide; the same
+   * answer twice confirms it, as a thrown error's third attempt is refused (checks/run-wide-repeat.ts).
+   */
+  errorAnswer?: boolean;
   endTime?: number;
 }
 
@@ -244,6 +251,15 @@ export interface ToolPolicy {
    * `Bash`, …) in the general profile.
    */
   shell?: boolean | string;
+  /**
+   * A SQL tool: each call's statement is classified — `SELECT`, `SHOW`, `DESCRIBE` and
+   * `EXPLAIN` that call only built-in functions and read no clock are reads; `INSERT`,
+   * `UPDATE`, `CREATE` … are writes; anything else keeps the tool's effect.
+   * `true` reads the statement from `sql`, `query`, `statement` or the only string argument;
+   * a string names the argument; `false` turns it off. Default: on for well-known SQL tool
+   * names (`execute_sql`, `sql_db_query`, `read_query`, `query`, …) in the general profile.
+   */
+  sql?: boolean | string;
   /**
    * Delivers the answer, hands off, submits or finishes the task (`send_msg_to_user`,
    * `respond`, `transfer_to_human_agents`, `final_answer`, `submit`): never refused (not by

@@ -62,9 +62,10 @@ describe('outcome facts text (loopguard.tool.outcome_facts)', () => {
       resultHash: 'h',
       transient: false,
       stepRejected: true,
+      errorAnswer: true,
       window: { resource: '/a.py', numbered: true, ranges: [[1, 40]] as Array<[number, number]>, lastLine: 90 },
     };
-    expect(readOutcomeFacts(outcomeFactsText(outcome, true)!)).to.deep.equal({ transient: false, stepRejected: true, window: outcome.window });
+    expect(readOutcomeFacts(outcomeFactsText(outcome, true)!)).to.deep.equal({ transient: false, stepRejected: true, errorAnswer: true, window: outcome.window });
   });
 
   it('is absent for an outcome with nothing read beyond its hash', () => {

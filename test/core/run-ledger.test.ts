@@ -16,6 +16,7 @@ describe('run ledger packed tables', () => {
     outcomeTag: (index * 2654435761) >>> 0,
     confirmations: index % 6,
     inProgress: index % 7 === 0,
+    answeredError: index % 11 === 0,
     changeSerial: (index * 40503) >>> 0,
   });
 
@@ -37,13 +38,15 @@ describe('run ledger packed tables', () => {
         live.changeSerial = 0xfffffffe - index;
         live.lastTime = 2e12 + index;
         live.callId = `later_${index}`;
-        // State, confirmations and inProgress share a word: each written alone keeps the others.
+        // State, confirmations, inProgress and answeredError share a word: each written alone keeps the others.
         live.inProgress = !live.inProgress;
-        live.confirmations = 0x1fffffff;
+        live.answeredError = !live.answeredError;
+        live.confirmations = 0x0fffffff;
         live.state = CallState.FailedTransient;
         const expected = reference.get(key)!;
         expected.inProgress = !expected.inProgress;
-        expected.confirmations = 0x1fffffff;
+        expected.answeredError = !expected.answeredError;
+        expected.confirmations = 0x0fffffff;
         expected.state = CallState.FailedTransient;
         expected.retries += 1;
         expected.inFlight += 2;
@@ -67,6 +70,7 @@ describe('run ledger packed tables', () => {
         inFlight: record.inFlight,
         outcomeTag: record.outcomeTag,
         inProgress: record.inProgress,
+        answeredError: record.answeredError,
         confirmations: record.confirmations,
         changeSerial: record.changeSerial,
       };

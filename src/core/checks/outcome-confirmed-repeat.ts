@@ -16,7 +16,8 @@ export const CONFIRMING_EXECUTIONS = 2;
  * check refuses a back-to-back repeat (document 000), but only when the outcome agrees.
  */
 export const refuseConfirmedRepeat: CallCheck = ({ record, epoch, options, effect, policy }) => {
-  if (record === undefined || record.state !== CallState.Succeeded || effect === 'read' || !options.runWideRepeat) return undefined;
+  // A read is refused at its first repeat (run-wide-repeat.ts), unless it was answered with an error.
+  if (record === undefined || record.state !== CallState.Succeeded || (effect === 'read' && !record.answeredError) || !options.runWideRepeat) return undefined;
   if (record.confirmations >= CONFIRMING_EXECUTIONS && record.epoch === epoch) {
     // A shell command re-run at once is often a wait (`kubectl get pods` until Running): the
     // message tells the model how to wait instead, with a command that sleeps first (a poll).

@@ -23,6 +23,12 @@ export const refuseRunWideRepeat: CallCheck = ({ record, epoch, options, policy,
   if (read && isRereadAfterWrite(record, epoch)) return { allow: 'reread' };
   if (policy.cursorArg !== undefined) return { refuse: 'pagination.cursor_not_advanced', facts: { cursorArg: policy.cursorArg } };
   if (!options.runWideRepeat) return undefined;
-  if (read || policy.approval || options.profile === 'researcher') return { refuse: 'repeat.run_wide' };
+  if (policy.approval || options.profile === 'researcher') return { refuse: 'repeat.run_wide' };
+  // A read the tool answered with an error (`Error executing query: Unknown column …`) is judged
+  // as the thrown error it stands for, whose identical third attempt is refused: by its outcomes
+  // (outcome-confirmed-repeat.ts). Refused at the first repeat, a model that retried a failing
+  // query three times, then fixed it, was stopped by refused rounds one turn before the fix
+  // (InterCode-SQL, eval/WIDE.md: 3 of 1,812 healthy runs).
+  if (read && !record.answeredError) return { refuse: 'repeat.run_wide' };
   return undefined;
 };

@@ -90,7 +90,9 @@ export function encodeRunEvent(event: RunEvent, writer?: string): string {
         // A status still moving makes the same answer again a poll (checks/polling.ts).
         (outcome.inProgress === true ? 2048 : 0) |
         // An edit the editor did not apply moves no epoch: a replica that lost it would.
-        (outcome.wroteNothing === true ? 4096 : 0);
+        (outcome.wroteNothing === true ? 4096 : 0) |
+        // A read answered with an error is judged by its outcomes, not refused at once.
+        (outcome.errorAnswer === true ? 8192 : 0);
       encoded = ['f', event.key, event.time, outcome.outcome, outcome.resultHash ?? 0, flags, outcome.errorType ?? 0];
       // Items are read lazily (result-fingerprint.ts); only a whole result that is new needs
       // them (run-guard.ts, judgeNovelty). A result the writer had already seen whole is seen by
@@ -339,6 +341,7 @@ export function decodeRunEvent(json: string, where: string): RunEvent {
       if (flags & 1024) outcome.namesRejected = true;
       if (flags & 2048) outcome.inProgress = true;
       if (flags & 4096) outcome.wroteNothing = true;
+      if (flags & 8192) outcome.errorAnswer = true;
       const errorType = optionalText(v[6]);
       if (errorType !== undefined) outcome.errorType = errorType;
       if (Array.isArray(v[7])) outcome.items = (v[7] as unknown[]).filter((item): item is number => typeof item === 'number');

@@ -1,5 +1,7 @@
 import type { CallEffect } from '../types.js';
 import { classifyShellCommand } from './classify-shell-command.js';
+import { classifySqlStatement } from './classify-sql-statement.js';
+import { SQL_STATEMENT_ARGUMENTS } from './well-known-tools.js';
 
 /** What the world-state model knows about one call. */
 export interface CallEffectInfo {
@@ -30,6 +32,8 @@ export interface EffectPolicy {
   readonly effect: CallEffect;
   /** Shell tool: the argument that holds the command line. */
   readonly shellArg: string | undefined;
+  /** A SQL tool: the argument that holds the statement, or '' to look for it (classify-sql-statement.ts). */
+  readonly sqlArg: string | undefined;
   /** A file editor whose `command` argument is `view` for reads. */
   readonly editor: boolean;
   readonly terminal: boolean;
@@ -55,8 +59,13 @@ const MAX_PARSED_ARGUMENT_LENGTH = 64 * 1024;
  * call run again.
  */
 export function resolveCallEffect(policy: EffectPolicy, args: unknown, shellPolls?: ShellPollRules): CallEffectInfo {
-  if (policy.shellArg === undefined && !policy.editor && policy.pageActionArg === undefined) return { effect: policy.effect, terminal: policy.terminal };
+  if (policy.shellArg === undefined && !policy.editor && policy.pageActionArg === undefined && policy.sqlArg === undefined) return { effect: policy.effect, terminal: policy.terminal };
   const value = parseArguments(args);
+  if (policy.sqlArg !== undefined) {
+    const statement = sqlStatementText(value, policy.sqlArg);
+    const effect = statement === undefined ? undefined : classifySqlStatement(statement);
+    return { effect: effect ?? policy.effect, terminal: policy.terminal };
+  }
   if (policy.shellArg === undefined && !policy.editor) {
     // `browser_action {action: "scroll_down"}`: the action is the family the ladder may switch off.
     // OpenAI's computer tool names it by an object's type: `{action: {type: "scroll", …}}`.
@@ -130,6 +139,22 @@ function commandText(value: unknown, argument: string): string | undefined {
     // other argv is its words.
     if (Array.isArray(text) && text.length > 0 && text.every((part) => typeof part === 'string')) return argvLine(text as string[]);
   }
+  return onlyStringArgument(value);
+}
+
+/** The statement: the named argument, else the first of SQL_STATEMENT_ARGUMENTS, else the only string argument. */
+function sqlStatementText(value: unknown, argument: string): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!isRecord(value)) return undefined;
+  for (const key of argument === '' ? SQL_STATEMENT_ARGUMENTS : [argument]) {
+    const text = value[key];
+    if (typeof text === 'string') return text;
+  }
+  return onlyStringArgument(value);
+}
+
+/** The value's one string member, or undefined when it has none or several. */
+function onlyStringArgument(value: Record<string, unknown>): string | undefined {
   let only: string | undefined;
   for (const key in value) {
     const text = value[key];

@@ -31,6 +31,22 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
+ * SQL tools: each call's statement is classified (world-state/classify-sql-statement.ts), a
+ * `SELECT` a read, an `INSERT` a write, anything it cannot tell unknown. Value: the arguments
+ * that may hold the statement, first string found. InterCode and Supabase's MCP server call it
+ * `execute_sql`; LangChain's SQL toolkit `sql_db_query`; the reference SQLite MCP server
+ * `read_query` / `write_query`, the reference Postgres server `query` (with `sql`).
+ */
+export const WELL_KNOWN_SQL_TOOLS: ReadonlySet<string> = new Set([
+  'execute_sql', 'run_sql', 'sql', 'sql_query', 'query_sql', 'execute_sql_query', 'run_sql_query', 'sql_db_query',
+  'execute_query', 'run_query', 'query', 'read_query', 'write_query', 'db_query', 'query_database', 'mysql_query',
+  'postgres_query', 'pg_query', 'sqlite_query', 'duckdb_query',
+]);
+
+/** The arguments a SQL tool's statement is looked for in, in order; else its only string argument. */
+export const SQL_STATEMENT_ARGUMENTS: readonly string[] = ['sql', 'query', 'statement', 'sql_query'];
+
+/**
  * Browser tools that read the current page through a model and change nothing: browser-use's
  * `extract_structured_data` (`extract_content` before 0.5), Stagehand's `extract` and `observe`
  * as its MCP servers name them. Their answer is an extraction written anew on every call, so the

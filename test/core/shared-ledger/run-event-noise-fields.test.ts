@@ -85,6 +85,13 @@ describe('shared-ledger/run-event: issue 24 facts survive the run log', () => {
     expect(applied).not.to.have.nested.property('outcome.wroteNothing');
   });
 
+  it('a read answered with an error (a replica without the flag would refuse its first repeat, which its writer let run)', () => {
+    const failed = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', errorAnswer: true } }), 'test:1');
+    expect(failed).to.nested.include({ 'outcome.errorAnswer': true });
+    const answered = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k2', time: 5, outcome: { outcome: 'success', resultHash: 'r' } }), 'test:2');
+    expect(answered).not.to.have.nested.property('outcome.errorAnswer');
+  });
+
   it('the lines a window read returned (issue 24 #6), with and without items; an entry without them has none', () => {
     const window = { resource: '/r/m.py', numbered: true, ranges: [[1, 50], [90, 120]] as Array<[number, number]> };
     const plain = decodeRunEvent(encodeRunEvent({ type: 'finish', key: 'k1', time: 5, outcome: { outcome: 'success', resultHash: 'r', window } }), 'test:1');
