@@ -737,9 +737,50 @@ const pipRule: ReadRule = (args) => PIP_READS.has(args[0]) || hasOption(args, ['
 
 const PYTHON_PROGRAM = /^python[\d.]*$/;
 
-/** Python reads only as a version query or `-m pip list|show|freeze|check`; a script or `-c` may do anything. */
+/**
+ * Python reads as a version query, `-m pip list|show|freeze|check`, or `-c` with code that can
+ * only compute and read (isComputingSnippet); a script or any other `-c` may do anything.
+ */
 const pythonRule = (program: string): ReadRule => (args) =>
-  isVersionQuery(program, args) || (args[0] === '-m' && (args[1] === 'pip' || args[1] === 'pip3') && PIP_READS.has(args[2]));
+  isVersionQuery(program, args) ||
+  (args[0] === '-m' && (args[1] === 'pip' || args[1] === 'pip3') && PIP_READS.has(args[2])) ||
+  (args[0] === '-c' && args[1] !== undefined && isComputingSnippet(args[1]));
+
+/**
+ * Standard-library modules that only compute: `python3 -c "import hashlib; print(hashlib.md5(b'x').hexdigest())"`
+ * prints the same for the same code. Not `time`, `random`, `datetime` (the same code answers
+ * differently), nor anything that reaches files, processes or the network.
+ */
+const COMPUTING_MODULES: ReadonlySet<string> = new Set([
+  'hashlib', 'json', 'math', 'cmath', 're', 'base64', 'binascii', 'string', 'itertools', 'functools', 'collections',
+  'struct', 'decimal', 'fractions', 'statistics', 'textwrap', 'unicodedata', 'codecs', 'zlib', 'operator', 'heapq',
+  'bisect', 'sys', 'keyword', 'difflib', 'html', 'hmac', 'array', 'ipaddress', 'pprint', 'string', 'typing',
+]);
+
+/** Names that write, run code, reach the system or the network, or hide a name from this check (dunders, eval). */
+const NOT_COMPUTING = /\b(?:exec|eval|compile|getattr|setattr|delattr|globals|locals|vars|breakpoint|input|os|subprocess|shutil|pathlib|socket|tempfile|pickle|shelve|sqlite3|urllib|requests|http|ctypes|importlib|signal|threading|multiprocessing|asyncio|write\w*|remove|unlink|rename|mkdir|makedirs|rmdir|rmtree|system|popen|kill|chmod|chown|truncate|dump)\b|__/;
+
+/** `open` with a quoted path and no mode or a read mode. */
+const OPEN_FOR_READING = /\bopen\(\s*(['"])[^'"\\\n]{1,200}\1\s*(?:,\s*(['"])[rbt]{1,2}\2\s*)?\)/g;
+
+/**
+ * `-c` code that only computes, and reads files it names: every import is of a computing
+ * standard module, every `open(` opens a quoted path for reading, and no name that writes,
+ * runs code or reaches the system appears anywhere, strings included (an f-string can call
+ * anything). Measured on InterCode-CTF: gpt-4 trying one password per turn with
+ * `python3 -c "import hashlib; print(hashlib.md5(b'password3').digest() == open('level3.hash.bin', 'rb').read())"`,
+ * each printing `False`, was unknown and ran until the turn cap; as reads of the same answer
+ * they are stale rounds. Anything unclear stays unknown: document 000, unclear leans to "new fact".
+ */
+function isComputingSnippet(code: string): boolean {
+  if (code.length > 4096 || NOT_COMPUTING.test(code)) return false;
+  for (const match of code.matchAll(/\b(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))/g)) {
+    const modules = (match[1] ?? match[2]!).split(',');
+    if (!modules.every((module) => COMPUTING_MODULES.has(module.trim().split('.')[0]!))) return false;
+  }
+  // Every `open(` must be one that reads: remove those, and none may be left.
+  return !/\bopen\(/.test(code.replace(OPEN_FOR_READING, ''));
+}
 
 /** sed reads unless it edits in place (`-i`), runs a script file we cannot see, or writes/executes from the script (`w`, `e`). */
 const sedRule: ReadRule = (args) => {
