@@ -132,6 +132,8 @@ let inSubject = false;
 let inWrapper = false;
 /** The first item of a top-level member's list is being scanned (a list of one is the thing itself). */
 let inFirstItem = false;
+/** The first item of a top-level list is being scanned: a SQL tool's one row (`[{"status": "running"}]`). */
+let inTopFirstItem = false;
 /**
  * A status member of a wrapper or of a list's first item says "moving": kept only if the
  * wrapper has no second member, or the list holds that one item (says-in-progress.ts).
@@ -231,6 +233,7 @@ export function readJsonTextShape(text: string, volatile?: VolatileKeyMatcher, k
   inSubject = false;
   inWrapper = false;
   inFirstItem = false;
+  inTopFirstItem = false;
   pendingSaysMoving = false;
   shape.hasVolatileMember = false;
   shape.keyedMembersListed = keyed !== undefined;
@@ -378,6 +381,7 @@ function scanArray(start: number, depth: number): number {
   for (;;) {
     // depth 1: the list is a top-level member's value (or a top-level list's), its items at depth 2.
     if (depth === 1) inFirstItem = count === 0;
+    else if (depth === 0) inTopFirstItem = count === 0;
     at = scanValue(at, depth + 1, false);
     if (at < 0) return -1;
     count++;
@@ -386,8 +390,12 @@ function scanArray(start: number, depth: number): number {
     if (next !== 44 /* , */) return -1;
     at++;
   }
-  if (depth === 0) jsonTextShape.topCount = count;
-  else if (depth === 1) inFirstItem = false;
+  if (depth === 0) {
+    jsonTextShape.topCount = count;
+    inTopFirstItem = false;
+    // The one row of a top-level list said "moving" (objectSaysInProgress reads a list of one as its record).
+    if (count === 1 && pendingSaysMoving) jsonTextShape.statusSaysMoving = true;
+  } else if (depth === 1) inFirstItem = false;
   lastArrayCount = count;
   return at + 1;
 }
@@ -437,8 +445,8 @@ function scanObject(start: number, depth: number, inChain: boolean): number {
     }
     at = scanValue(valueStart, depth + 1, level !== undefined);
     if (at < 0) return -1;
-    if (valueCode === 34 /* " */ && (depth === 0 || (depth === 1 && (inSubject || inWrapper)) || (depth === 2 && inFirstItem))) {
-      readStatusMember(keyStart, keyEnd, valueStart, at, depth === 2 || (depth === 1 && inWrapper));
+    if (valueCode === 34 /* " */ && (depth === 0 || (depth === 1 && (inSubject || inWrapper || inTopFirstItem)) || (depth === 2 && inFirstItem))) {
+      readStatusMember(keyStart, keyEnd, valueStart, at, depth === 2 || (depth === 1 && (inWrapper || inTopFirstItem)));
     }
     if (depth === 0) {
       readTopMember(keyStart, keyEnd, valueStart, at);

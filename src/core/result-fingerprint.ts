@@ -459,7 +459,7 @@ function fingerprintResultValue(result: unknown, policy: ResolvedToolPolicy, max
     const listed = new ListedOutcome(prehashed.resultHash!, prehashed.acknowledgement, prehashed.lastPage, text, list.items.length, list.path, '', 0, 0, 0, 0);
     // Asked only of a list of parts or a list of one: a for-in over every listed result cost
     // 0.3–0.5 µs on the bench's 2 KB object (interleaved medians of 9 × 20,000 fingerprints).
-    if (!policy.page && list.path.length === 1 && (list.items.length === 1 || isPartListKey(list.path[0]!)) && objectSaysInProgress(value)) listed.inProgress = true;
+    if (!policy.page && list.path.length <= 1 && (list.items.length === 1 || isPartListKey(list.path[0] ?? '')) && objectSaysInProgress(value)) listed.inProgress = true;
     return listed;
   }
   if (moving ?? (!policy.page && objectSaysInProgress(value))) prehashed.inProgress = true;

@@ -98,9 +98,16 @@ export function textSaysInProgress(text: string): boolean {
   return text.length <= MAX_STATUS_TEXT && (TEXT_STATUS.test(text) || TEXT_STILL_MOVING.test(text));
 }
 
-/** A JSON value (parsed or given) with one status that says "moving", no status that says otherwise, no list of things it is about (recordSaysInProgress). */
+/**
+ * A JSON value (parsed or given) with one status that says "moving", no status that says
+ * otherwise, no list of things it is about (recordSaysInProgress). A list of one record is that
+ * record: a SQL tool's rows for `SELECT status FROM jobs WHERE id = 5` are `[{"status": "running"}]`.
+ */
 export function objectSaysInProgress(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && recordSaysInProgress(value as Record<string, unknown>, 0, false);
+  if (typeof value !== 'object' || value === null) return false;
+  if (!Array.isArray(value)) return recordSaysInProgress(value as Record<string, unknown>, 0, false);
+  const only: unknown = value.length === 1 ? value[0] : undefined;
+  return typeof only === 'object' && only !== null && !Array.isArray(only) && recordSaysInProgress(only as Record<string, unknown>, 1, true);
 }
 
 /**

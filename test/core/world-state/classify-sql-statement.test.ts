@@ -121,6 +121,13 @@ describe('SQL tools in the engine (general profile, no policy)', () => {
     expect(kinds(playRounds(newRun(), [[grep], [grep]]).flatMap((round) => round.decisions))).to.deep.equal(['allow:new', 'refuse:repeat.run_wide']);
   });
 
+  it('a SELECT of one row whose status still moves is a poll, not a repeat: the job is looked at until it ends', () => {
+    const look = (status: string, at: number): ScriptedCall => ({ tool: 'execute_sql', args: { query: 'SELECT status FROM jobs WHERE id = 5' }, outcome: { result: JSON.stringify([{ status }]) }, at });
+    const { judged, stop } = judgeEachCall([look('running', 0), look('running', 30_000), look('running', 60_000), look('succeeded', 90_000), look('succeeded', 120_000)]);
+    expect(judged).to.deep.equal(['new', 'neutral', 'neutral', 'new', 'refused:repeat.run_wide']);
+    expect(stop).to.equal(undefined);
+  });
+
   it('the researcher profile keeps document 000: any identical call is refused, an error answer included', () => {
     const failing = sql('SELECT nme FROM t', "Error executing query: Unknown column 'nme'");
     const log = playRounds(newRun({ profile: 'researcher', tools: { execute_sql: { sql: true } } }), [[failing], [failing]]);

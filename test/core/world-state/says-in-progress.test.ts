@@ -24,6 +24,9 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
       { id: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm1', name: 'vm1', properties: { provisioningState: 'Updating' } },
       { id: 'dpl_89qjc', url: 'web-git-fix.vercel.app', readyState: 'BUILDING' },
       { status: { phase: 'Running' }, metadata: { name: 'job-1' } },
+      // A list of one is the thing itself: a SQL tool's one row for `SELECT status FROM jobs WHERE id = 5`.
+      [{ status: 'running' }],
+      [{ id: 5, job_status: 'queued', attempts: 1 }],
     ]) {
       expect(saysInProgress(answer), JSON.stringify(answer)).to.equal(true);
       expect(saysInProgress(JSON.stringify(answer)), `text ${JSON.stringify(answer)}`).to.equal(true);
@@ -38,7 +41,8 @@ describe('world-state/says-in-progress: a result reporting a state still moving'
     expect(saysInProgress({ job_id: 'j-42', status: 'succeeded' })).to.equal(false);
     expect(saysInProgress({ status: 'ok' })).to.equal(false);
     expect(saysInProgress({ tickets: [{ id: 1, status: 'pending' }, { id: 2, status: 'open' }] })).to.equal(false);
-    expect(saysInProgress('[{"status":"running"}]')).to.equal(false);
+    expect(saysInProgress('[{"status":"running"},{"status":"queued"}]')).to.equal(false);
+    expect(saysInProgress([{ id: 1, status: 'running' }, { id: 2, status: 'done' }])).to.equal(false);
     expect(saysInProgress('{"status":"running","jobs":[{"status":"done"}]}')).to.equal(false);
     expect(saysInProgress({ job: { status: 'running' }, status: 'failed' })).to.equal(false);
     expect(saysInProgress('The status: running late, says the driver')).to.equal(false);
