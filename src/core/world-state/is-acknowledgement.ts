@@ -29,7 +29,7 @@ export function isAcknowledgement(value: unknown): boolean {
   // asked, so the same verdict for another SKU, date or order is no seen result either. Judged
   // seen, a run checking the stock of eight items one at a time, all in stock, or the status of
   // eight orders, all delivered, was stopped at the sixth (stale_rounds). A bare `false` stays
-  // data (a refusal), and so does one word under any other name: `{"answer": "30 days"}` for a
+  // data (a refusal), and so does a short answer under any other name: `{"answer": "30 days"}` for a
   // reworded question is document 000's same answer again.
   if (isVerdict(object)) return true;
   const keys = Object.keys(object);
