@@ -289,7 +289,7 @@ export function fingerprintResult(result: unknown, policy: ResolvedToolPolicy, m
   if (policy.shellArg !== undefined && said !== undefined && saysCommandStillRunning(said)) prehashed.commandRunning = true;
   // A failure handed back as the answer, by a tool that is not a shell (a shell's output is a
   // program's: `grep error app.log` prints data that starts with "error").
-  else if (policy.shellArg === undefined && !policy.page && isErrorAnswer(said ?? result)) prehashed.errorAnswer = true;
+  if (policy.shellArg === undefined && !policy.page && isErrorAnswer(said ?? result)) prehashed.errorAnswer = true;
   if (said !== undefined && EDIT_NOT_APPLIED.test(said)) {
     // Its old_str or its text was wrong: another edit after it is narrowing down, as after a "not found".
     prehashed.wroteNothing = true;
@@ -835,7 +835,8 @@ const MAX_NOT_FOUND_ANSWER_LENGTH = 512;
 const MAX_PLAIN_ARGUMENT_ERROR_LENGTH = 240;
 const PLAIN_ARGUMENT_ERROR_HEAD = 40;
 /** An answer written as an error: `Error: …`, `ERROR …`, `Exception: …`, or JSON text of `{"error": …}`. */
-const ERROR_ANSWER_LEAD = /^\s*(?:error|exception)\b|^\{"error":/i;
+const PROSE_ERROR_LEAD = /^\s*(?:error|exception)\b/i;
+const ERROR_ANSWER_LEAD = new RegExp(`${PROSE_ERROR_LEAD.source}|^\\{"error":`, 'i');
 
 /**
  * A successful result that is an error saying what its arguments name does not exist:
@@ -870,8 +871,6 @@ function argumentErrorAnswerOf(result: unknown, plainTextCounts: boolean): strin
 function isErrorAnswer(result: unknown): boolean {
   return typeof result === 'string' && result.length <= MAX_NOT_FOUND_ANSWER_LENGTH && PROSE_ERROR_LEAD.test(result);
 }
-
-const PROSE_ERROR_LEAD = /^\s*(?:error|exception)\b/i;
 
 /** A name in quotes: `'shop.teachers'`, `"bob@example.com"`, `` `users` ``. */
 const QUOTED_NAME = /'[^'\n]{1,200}'|"[^"\n]{1,200}"|`[^`\n]{1,200}`/;

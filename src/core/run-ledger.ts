@@ -832,20 +832,25 @@ class SignatureView implements SignatureRecord {
     data[at] = ((data[at]! & ~MAX_CONFIRMATIONS) | Math.min(value, MAX_CONFIRMATIONS)) >>> 0;
   }
   get inProgress(): boolean {
-    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & IN_PROGRESS_BIT) !== 0;
+    return this.flag(IN_PROGRESS_BIT);
   }
   set inProgress(value: boolean) {
-    const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
-    const data = this.table.data;
-    data[at] = (value ? data[at]! | IN_PROGRESS_BIT : data[at]! & ~IN_PROGRESS_BIT) >>> 0;
+    this.setFlag(IN_PROGRESS_BIT, value);
   }
   get answeredError(): boolean {
-    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & ANSWERED_ERROR_BIT) !== 0;
+    return this.flag(ANSWERED_ERROR_BIT);
   }
   set answeredError(value: boolean) {
+    this.setFlag(ANSWERED_ERROR_BIT, value);
+  }
+  /** One of the boolean bits that share the state word with the state and the confirmations. */
+  private flag(bit: number): boolean {
+    return (this.table.data[this.entry * STRIDE + STATE_AND_CONFIRMATIONS]! & bit) !== 0;
+  }
+  private setFlag(bit: number, value: boolean): void {
     const at = this.entry * STRIDE + STATE_AND_CONFIRMATIONS;
     const data = this.table.data;
-    data[at] = (value ? data[at]! | ANSWERED_ERROR_BIT : data[at]! & ~ANSWERED_ERROR_BIT) >>> 0;
+    data[at] = (value ? data[at]! | bit : data[at]! & ~bit) >>> 0;
   }
   get firstTime(): number {
     return this.table.time(this.entry * STRIDE + FIRST_TIME);

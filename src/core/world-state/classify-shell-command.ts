@@ -754,11 +754,16 @@ const pythonRule = (program: string): ReadRule => (args) =>
 const COMPUTING_MODULES: ReadonlySet<string> = new Set([
   'hashlib', 'json', 'math', 'cmath', 're', 'base64', 'binascii', 'string', 'itertools', 'functools', 'collections',
   'struct', 'decimal', 'fractions', 'statistics', 'textwrap', 'unicodedata', 'codecs', 'zlib', 'operator', 'heapq',
-  'bisect', 'sys', 'keyword', 'difflib', 'html', 'hmac', 'array', 'ipaddress', 'pprint', 'string', 'typing',
+  'bisect', 'sys', 'keyword', 'difflib', 'html', 'hmac', 'array', 'ipaddress', 'pprint', 'typing',
 ]);
 
 /** Names that write, run code, reach the system or the network, or hide a name from this check (dunders, eval). */
 const NOT_COMPUTING = /\b(?:exec|eval|compile|getattr|setattr|delattr|globals|locals|vars|breakpoint|input|os|subprocess|shutil|pathlib|socket|tempfile|pickle|shelve|sqlite3|urllib|requests|http|ctypes|importlib|signal|threading|multiprocessing|asyncio|write\w*|remove|unlink|rename|mkdir|makedirs|rmdir|rmtree|system|popen|kill|chmod|chown|truncate|dump)\b|__/;
+
+/** `import a, b.c` and `from a.b import …`: the modules a snippet loads. */
+const SNIPPET_IMPORTS = /\b(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))/g;
+
+const OPEN_CALL = /\bopen\(/;
 
 /** `open` with a quoted path and no mode or a read mode. */
 const OPEN_FOR_READING = /\bopen\(\s*(['"])[^'"\\\n]{1,200}\1\s*(?:,\s*(['"])[rbt]{1,2}\2\s*)?\)/g;
@@ -774,12 +779,12 @@ const OPEN_FOR_READING = /\bopen\(\s*(['"])[^'"\\\n]{1,200}\1\s*(?:,\s*(['"])[rb
  */
 function isComputingSnippet(code: string): boolean {
   if (code.length > 4096 || NOT_COMPUTING.test(code)) return false;
-  for (const match of code.matchAll(/\b(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))/g)) {
+  for (const match of code.matchAll(SNIPPET_IMPORTS)) {
     const modules = (match[1] ?? match[2]!).split(',');
     if (!modules.every((module) => COMPUTING_MODULES.has(module.trim().split('.')[0]!))) return false;
   }
   // Every `open(` must be one that reads: remove those, and none may be left.
-  return !/\bopen\(/.test(code.replace(OPEN_FOR_READING, ''));
+  return !OPEN_CALL.test(code.replace(OPEN_FOR_READING, ''));
 }
 
 /** sed reads unless it edits in place (`-i`), runs a script file we cannot see, or writes/executes from the script (`w`, `e`). */

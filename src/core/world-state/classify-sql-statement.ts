@@ -60,14 +60,13 @@ export function classifySqlStatement(text: string): 'read' | 'write' | undefined
       const previous = tokens[index - 1] ?? '';
       const word = previous.toUpperCase();
       const qualified = tokens[index - 2] === '.';
-      if (isWord(previous) && !PAREN_KEYWORDS.has(word) && !pragma && (qualified || !PURE_FUNCTIONS.has(word.toLowerCase()))) reads = false;
+      if (isWord(previous) && !PAREN_KEYWORDS.has(word) && !pragma && (qualified || !PURE_FUNCTIONS.has(previous.toLowerCase()))) reads = false;
       else if (previous.startsWith('"') || previous.startsWith('`')) reads = false;
     } else if (isWord(token)) {
       const word = token.toUpperCase();
       // A read word's statement that writes inside (`WITH x AS (DELETE … RETURNING *) SELECT`,
       // `SELECT … INTO t`, `EXPLAIN ANALYZE UPDATE`) may write: unknown, not read.
-      if (WRITE_WORDS.has(word)) reads = false;
-      else if (CLOCK_WORDS.has(word)) reads = false;
+      if (WRITE_WORDS.has(word) || CLOCK_WORDS.has(word)) reads = false;
     }
   }
   if (statements === 0) return undefined;

@@ -32,8 +32,8 @@ export const WELL_KNOWN_SHELL_TOOLS: ReadonlyMap<string, string> = new Map([
 
 /**
  * SQL tools: each call's statement is classified (world-state/classify-sql-statement.ts), a
- * `SELECT` a read, an `INSERT` a write, anything it cannot tell unknown. Value: the arguments
- * that may hold the statement, first string found. InterCode and Supabase's MCP server call it
+ * `SELECT` a read, an `INSERT` a write, anything it cannot tell unknown; the statement is read
+ * from SQL_STATEMENT_ARGUMENTS. InterCode and Supabase's MCP server call it
  * `execute_sql`; LangChain's SQL toolkit `sql_db_query`; the reference SQLite MCP server
  * `read_query` / `write_query`, the reference Postgres server `query` (with `sql`).
  */
